@@ -1,0 +1,131 @@
+"""Exceptions raised by kruleset.
+
+Every refusal of user input is a :class:`ScenarioError` (a ``ValueError``) that
+carries the place it points at, so callers can catch the built-in they expect
+and still get structured fields.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = [
+    "KrulesetError",
+    "ManifestError",
+    "NotImplementedMechanism",
+    "ScenarioError",
+    "Span",
+    "did_you_mean",
+]
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """A place in a source file: 1-based line and column, and the line's text."""
+
+    file: str = "<text>"
+    line: int = 0
+    column: int = 0
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NO_SPAN = Span()
+
+
+class KrulesetError(Exception):
+    """Base class of every error kruleset raises on purpose."""
+
+
+class ScenarioError(KrulesetError, ValueError):
+    """A scenario, manifest or profile that kruleset refuses.
+
+    Fields: ``file``, ``line``, ``column`` (1-based; 0 when unknown), ``message``
+    (what is wrong), ``expected`` (what would have been accepted, may be empty),
+    ``suggestion`` (a near name or a fix, may be empty) and ``source_line``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        span: Span | None = None,
+        *,
+        expected: str = "",
+        suggestion: str = "",
+    ) -> None:
+        span = span or NO_SPAN
+        self.message = message
+        self.span = span
+        self.file = span.file
+        self.line = span.line
+        self.column = span.column
+        self.source_line = span.text
+        self.expected = expected
+        self.suggestion = suggestion
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The full message: ``FILE:LINE:COL: message``, the line, a caret, hints."""
+        head = f"{self.file}:{self.line}:{self.column}: " if self.line else (
+            f"{self.file}: " if self.file != "<text>" else ""
+        )
+        parts = [head + self.message]
+        if self.source_line and self.line:
+            parts.append("    " + self.source_line.rstrip("\n"))
+            parts.append("    " + " " * max(self.column - 1, 0) + "^")
+        if self.expected:
+            parts.append(f"expected: {self.expected}")
+        if self.suggestion:
+            parts.append(f"hint: {self.suggestion}")
+        return "\n".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        """The ``error`` object of the JSON report."""
+        msg = self.message
+        if self.suggestion:
+            msg += f" ({self.suggestion})"
+        return {"line": self.line, "column": self.column, "message": msg}
+
+
+class ManifestError(ScenarioError):
+    """A Kubernetes YAML file kruleset refuses: names the file, document and field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str,
+        document: int | None = None,
+        field: str = "",
+        span: Span | None = None,
+        suggestion: str = "",
+    ) -> None:
+        self.document = document
+        self.field = field
+        where = file
+        if document is not None:
+            where += f", document {document}"
+        if field:
+            where += f", field {field}"
+        super().__init__(f"{where}: {message}", span, suggestion=suggestion)
+
+
+class NotImplementedMechanism(KrulesetError, NotImplementedError):
+    """A statement whose mechanism kruleset does not simulate yet (exit status 3)."""
+
+    def __init__(self, mechanism: str, span: Span | None = None) -> None:
+        self.mechanism = mechanism
+        self.span = span or NO_SPAN
+        where = f"{self.span}: " if self.span.line else ""
+        super().__init__(f"{where}{mechanism} is not simulated yet by this version of kruleset")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"did you mean 'x'?"`` for the nearest choice, or ``""`` when none is near."""
+    found = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    return f"did you mean '{found[0]}'?" if found else ""

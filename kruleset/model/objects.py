@@ -1,0 +1,395 @@
+"""The Kubernetes objects kruleset reasons about, as frozen attrs classes.
+
+Derived facts (QoS class, effective requests, critical-ness) are computed once
+when an object is built and kept in slots; ``attrs.evolve`` recomputes them.
+Times are integers of milliseconds on the simulation clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from ..errors import NO_SPAN, Span
+from .resources import ZERO, Resources
+from .selectors import LabelSelector, NodeSelectorTerm, Requirement, Taint, Toleration
+
+__all__ = [
+    "BEST_EFFORT",
+    "BURSTABLE",
+    "GUARANTEED",
+    "SYSTEM_CLUSTER_CRITICAL",
+    "SYSTEM_CRITICAL_PRIORITY",
+    "SYSTEM_NODE_CRITICAL",
+    "HIGHEST_USER_PRIORITY",
+    "Container",
+    "Deployment",
+    "ElasticQuota",
+    "EmptyDir",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "Pod",
+    "PodAffinityTerm",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "RuntimeClass",
+    "TopologySpreadConstraint",
+    "WeightedNodeTerm",
+    "WeightedPodAffinityTerm",
+    "BUILTIN_PRIORITY_CLASSES",
+    "frozen_labels",
+]
+
+GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
+HIGHEST_USER_PRIORITY = 1_000_000_000
+SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_PRIORITY
+SYSTEM_CLUSTER_CRITICAL = "system-cluster-critical"
+SYSTEM_NODE_CRITICAL = "system-node-critical"
+PREEMPT_LOWER = "PreemptLowerPriority"
+NEVER = "Never"
+
+Labels = Mapping[str, str]
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def frozen_labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
+    """A read-only copy of ``labels`` (keys sorted, so output is deterministic)."""
+    if not labels:
+        return _EMPTY
+    return MappingProxyType(dict(sorted(labels.items())))
+
+
+def _labels_field() -> Any:
+    return attrs.field(factory=lambda: _EMPTY, converter=frozen_labels, eq=True)
+
+
+@attrs.frozen(slots=True)
+class PriorityClass:
+    """scheduling.k8s.io/v1 PriorityClass."""
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = PREEMPT_LOWER
+    description: str = ""
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+
+BUILTIN_PRIORITY_CLASSES: tuple[PriorityClass, ...] = (
+    PriorityClass(SYSTEM_NODE_CRITICAL, SYSTEM_CRITICAL_PRIORITY + 1000,
+                  description="Used for system critical pods that must not be moved from their current node."),
+    PriorityClass(SYSTEM_CLUSTER_CRITICAL, SYSTEM_CRITICAL_PRIORITY,
+                  description="Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."),
+)
+
+
+@attrs.frozen(slots=True)
+class RuntimeClass:
+    """node.k8s.io/v1 RuntimeClass: only its pod overhead matters here."""
+
+    name: str
+    overhead: Resources = ZERO
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+
+@attrs.frozen(slots=True)
+class Namespace:
+    """A namespace and its labels (for namespaceSelector)."""
+
+    name: str
+    labels: Labels = _labels_field()
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+
+@attrs.frozen(slots=True)
+class Node:
+    """A node as declared: capacity, reserved, labels, taints, filesystems."""
+
+    name: str
+    capacity: Resources
+    reserved: Resources = ZERO
+    labels: Labels = _labels_field()
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    imagefs: int | None = None        # bytes; None: no separate imagefs
+    containerfs: int | None = None    # bytes; None: no separate containerfs
+    inodes: Mapping[str, int] = attrs.field(factory=dict)  # nodefs/imagefs/containerfs -> inodes
+    pid_max: int | None = None
+    images_unused: int = 0            # bytes image GC can free
+    containers_dead: int = 0          # bytes dead-container GC can free
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    allocatable: Resources = attrs.field(init=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        labels = self.labels
+        if "kubernetes.io/hostname" not in labels:
+            labels = frozen_labels({**labels, "kubernetes.io/hostname": self.name})
+            object.__setattr__(self, "labels", labels)
+        alloc = self.capacity - self.reserved
+        object.__setattr__(self, "allocatable", alloc)
+
+
+@attrs.frozen(slots=True)
+class Container:
+    """A container or init container: requests, limits, and sidecar-ness."""
+
+    name: str
+    requests: Resources = ZERO
+    limits: Resources = ZERO
+    restart_always: bool = False  # an init container with restartPolicy Always: a sidecar
+
+
+@attrs.frozen(slots=True)
+class EmptyDir:
+    """An emptyDir volume, for local-storage eviction."""
+
+    name: str
+    size_limit: int | None = None
+    medium_memory: bool = False
+    usage: int = 0
+
+
+@attrs.frozen(slots=True)
+class WeightedNodeTerm:
+    """A preferred node-affinity term with its weight."""
+
+    weight: int
+    term: NodeSelectorTerm
+
+
+@attrs.frozen(slots=True)
+class NodeAffinity:
+    """spec.affinity.nodeAffinity: required terms (ORed) and preferred terms."""
+
+    required: tuple[NodeSelectorTerm, ...] | None = None  # None: no required affinity
+    preferred: tuple[WeightedNodeTerm, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class PodAffinityTerm:
+    """A pod (anti-)affinity term."""
+
+    selector: LabelSelector
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term with its weight."""
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@attrs.frozen(slots=True)
+class TopologySpreadConstraint:
+    """spec.topologySpreadConstraints[i]."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str = "DoNotSchedule"
+    selector: LabelSelector = LabelSelector()
+    min_domains: int | None = None
+    match_label_keys: tuple[str, ...] = ()
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+
+
+def _sum(rs: tuple[Resources, ...]) -> Resources:
+    total = ZERO
+    for r in rs:
+        total = total + r
+    return total
+
+
+@attrs.frozen(slots=True)
+class Pod:
+    """A pod spec with its derived facts.
+
+    ``priority`` is ``None`` until priority admission resolved it (see
+    ``kruleset.rules.priority``); ``priority_class`` keeps the class name the
+    user wrote (or the global default's name once admitted).
+    """
+
+    namespace: str
+    name: str
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: Resources = ZERO
+    runtime_class: str = ""
+    labels: Labels = _labels_field()
+    priority_class: str = ""
+    priority: int | None = None
+    preemption_policy: str | None = None
+    node_name: str = ""                 # spec.nodeName (`on NODE` / nodeName)
+    node_selector: Labels = _labels_field()
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    spread: tuple[TopologySpreadConstraint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    gates: tuple[str, ...] = ()
+    host_ports: tuple[tuple[int, str], ...] = ()  # (port, protocol)
+    grace_period: int = 30_000           # ms
+    started: int | None = None           # ms on the simulation clock, may be negative
+    static: bool = False
+    owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
+    owner_name: str = ""
+    emptydirs: tuple[EmptyDir, ...] = ()
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    # --- derived once ---
+    key: str = attrs.field(init=False, eq=False)
+    requests: Resources = attrs.field(init=False, eq=False, repr=False)
+    limits: Resources = attrs.field(init=False, eq=False, repr=False)
+    qos: str = attrs.field(init=False, eq=False)
+    critical: bool = attrs.field(init=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        s = object.__setattr__
+        s(self, "key", f"{self.namespace}/{self.name}")
+        s(self, "requests", _effective(self.containers, self.init_containers, self.overhead,
+                                       "requests"))
+        s(self, "limits", _effective(self.containers, self.init_containers, self.overhead,
+                                     "limits"))
+        s(self, "qos", _qos(self.containers + self.init_containers))
+        s(self, "critical", self.static or (
+            self.priority is not None and self.priority >= SYSTEM_CRITICAL_PRIORITY))
+
+    @property
+    def effective_priority(self) -> int:
+        """spec.priority, 0 when not set (as the scheduler reads it)."""
+        return self.priority if self.priority is not None else 0
+
+    @property
+    def effective_preemption_policy(self) -> str:
+        """spec.preemptionPolicy, PreemptLowerPriority when not set."""
+        return self.preemption_policy or PREEMPT_LOWER
+
+    @property
+    def node_critical(self) -> bool:
+        """Node-critical is decided by the class name (upstream IsNodeCriticalPod)."""
+        return self.critical and self.priority_class == SYSTEM_NODE_CRITICAL
+
+    @property
+    def besteffort(self) -> bool:
+        """QoS class BestEffort."""
+        return self.qos == BEST_EFFORT
+
+
+def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
+               overhead: Resources, which: str) -> Resources:
+    """Upstream PodRequests: max(containers + sidecars, each init + earlier sidecars), + overhead.
+
+    Overhead is added per resource only where the total so far is non-zero,
+    as component-helpers does; the pod count is always 1 for requests.
+    """
+    total = _sum(tuple(getattr(c, which) for c in containers))
+    sidecars = ZERO
+    peak = ZERO
+    for c in inits:
+        res = getattr(c, which)
+        if c.restart_always:
+            sidecars = sidecars + res
+            total = total + res
+        else:
+            peak = peak.max_with(res + sidecars)
+    total = total.max_with(peak)
+    if not overhead.is_zero():
+        values = total.as_dict()
+        for k, v in overhead.items():
+            if values.get(k):
+                values[k] += v
+        total = Resources.of(values)
+    if which == "requests":
+        total = attrs.evolve(total, pods=1)
+    return total
+
+
+def _qos(containers: tuple[Container, ...]) -> str:
+    """Upstream ComputePodQOS over cpu and memory, summing containers and init containers."""
+    req: dict[str, int] = {}
+    lim: dict[str, int] = {}
+    complete = True
+    for c in containers:
+        for name in ("cpu", "memory"):
+            r = c.requests.get(name)
+            if r > 0:
+                req[name] = req.get(name, 0) + r
+            v = c.limits.get(name)
+            if v > 0:
+                lim[name] = lim.get(name, 0) + v
+            else:
+                complete = False
+    if not req and not lim:
+        return BEST_EFFORT
+    if complete and len(req) == len(lim) and all(lim.get(k) == v for k, v in req.items()):
+        return GUARANTEED
+    return BURSTABLE
+
+
+@attrs.frozen(slots=True)
+class Deployment:
+    """A deployment: keeps ``replicas`` pods made from ``template``."""
+
+    namespace: str
+    name: str
+    replicas: int
+    template: Pod
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen(slots=True)
+class PodDisruptionBudget:
+    """policy/v1 PodDisruptionBudget. Exactly one of min_available / max_unavailable is set.
+
+    Values are ``int`` or a percentage string such as ``"50%"``.
+    """
+
+    namespace: str
+    name: str
+    selector: LabelSelector
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    unhealthy_pod_eviction_policy: str = "IfHealthyBudget"
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen(slots=True)
+class ElasticQuota:
+    """scheduling.x-k8s.io ElasticQuota for one namespace.
+
+    ``min``/``max`` are ``None`` when the whole list is absent; a resource left
+    out of a present list is 0 for cpu, memory, ephemeral-storage and pods
+    (unlimited for extended resources in ``max``), as upstream's data layout makes it.
+    """
+
+    namespace: str
+    min: Resources | None = None
+    max: Resources | None = None
+    name: str = ""
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+
+# Re-exported for convenience of rule modules.
+Requirement = Requirement
+NodeSelectorTerm = NodeSelectorTerm

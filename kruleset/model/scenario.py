@@ -1,0 +1,260 @@
+"""A scenario: the cluster at time 0, a timeline of events, and expectations.
+
+This is what ``kruleset.lang`` (and the Gherkin steps) produce and what
+``kruleset.sim`` consumes.  Every statement keeps the :class:`Span` it came
+from, so the simulation and the report point at the user's line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Union
+
+import attrs
+
+from ..errors import NO_SPAN, Span
+from .config import KubeletConfig, SchedulerConfig
+from .objects import (
+    Deployment,
+    ElasticQuota,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+)
+from .selectors import Taint
+
+__all__ = [
+    "Action",
+    "Cordon",
+    "Create",
+    "DeleteObject",
+    "DeletePod",
+    "DrainNode",
+    "Event",
+    "EvictPod",
+    "Expectation",
+    "KubeletBlock",
+    "LabelNode",
+    "NodeReadiness",
+    "NodeUsage",
+    "PodPhase",
+    "PodReadiness",
+    "PodUsage",
+    "ScaleDeployment",
+    "Scenario",
+    "TaintNode",
+    "Ungate",
+    "Object",
+]
+
+Object = Union[
+    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget, ElasticQuota
+]
+
+
+def _span() -> Any:
+    return attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+
+@attrs.frozen(slots=True)
+class KubeletBlock:
+    """A ``kubelet NODE { … }`` or ``kubelet * { … }`` block."""
+
+    node: str  # "*" for every node
+    config: KubeletConfig
+    span: Span = _span()
+
+
+# --- timeline actions -------------------------------------------------------
+
+@attrs.frozen(slots=True)
+class Create:
+    """``create …``: any declaration at that time (a pod is created pending unless ``on``)."""
+
+    obj: Object
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class ScaleDeployment:
+    """``scale deployment REF replicas=N``."""
+
+    ref: str
+    replicas: int
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class DeletePod:
+    """``delete pod REF [grace-period=D]``."""
+
+    ref: str
+    grace_period: int | None = None
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class EvictPod:
+    """``evict pod REF [dry-run]``: the Eviction API."""
+
+    ref: str
+    dry_run: bool = False
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class DrainNode:
+    """``drain node NAME``."""
+
+    node: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class Cordon:
+    """``cordon node NAME`` (``unschedulable=True``) or ``uncordon node NAME``."""
+
+    node: str
+    unschedulable: bool
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class TaintNode:
+    """``taint node NAME k=v:E`` (``add=True``) or ``untaint node NAME k:E``."""
+
+    node: str
+    taint: Taint
+    add: bool
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class LabelNode:
+    """``label node NAME key=value``."""
+
+    node: str
+    key: str
+    value: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class NodeReadiness:
+    """``node NAME not-ready`` / ``node NAME ready``."""
+
+    node: str
+    ready: bool
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class PodUsage:
+    """``usage pod REF KEY=Q …`` (keys: memory, ephemeral-storage, writable-layer, inodes, pids)."""
+
+    ref: str
+    usage: Mapping[str, int]
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class NodeUsage:
+    """``usage node NAME SIGNAL=Q …``: the signal is made to read Q now."""
+
+    node: str
+    signals: Mapping[str, int]
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class Ungate:
+    """``ungate pod REF GATE``."""
+
+    ref: str
+    gate: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class PodReadiness:
+    """``ready pod REF`` / ``unready pod REF``."""
+
+    ref: str
+    ready: bool
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class PodPhase:
+    """``complete pod REF`` (Succeeded) / ``fail pod REF`` (Failed)."""
+
+    ref: str
+    phase: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class DeleteObject:
+    """``delete priorityclass NAME | delete quota NAMESPACE | delete pdb REF``."""
+
+    kind: str  # "priorityclass" | "quota" | "pdb"
+    name: str
+    span: Span = _span()
+
+
+Action = Union[
+    Create, ScaleDeployment, DeletePod, EvictPod, DrainNode, Cordon, TaintNode, LabelNode,
+    NodeReadiness, PodUsage, NodeUsage, Ungate, PodReadiness, PodPhase, DeleteObject,
+    KubeletBlock,
+]
+
+
+@attrs.frozen(slots=True)
+class Event:
+    """An action at a time (ms). ``seq`` keeps file order within an instant."""
+
+    time: int
+    seq: int
+    action: Action
+
+
+@attrs.frozen(slots=True)
+class Expectation:
+    """One ``expect …`` line.
+
+    ``form`` is one of:
+    ``pod`` (``state`` in running/pending/nominated/preempted/evicted/rejected/deleted/
+    terminating/succeeded/failed, ``negated`` for ``not preempted|evicted``),
+    ``pods-count``, ``victims``, ``evictions``, ``eviction-status``, ``node-condition``,
+    ``node-taint``, ``quota-used``, ``pdb-allowed``, ``qos``, ``priority``, ``critical``,
+    ``oom-score-adj``.  ``args`` holds the rest (``node``, ``reason``, ``by``, ``count``,
+    ``refs``, ``status``, ``condition``, ``taint``, ``absent``, ``used``, ``value``,
+    ``preemption``, ``container``).  ``time`` is ``None`` for end-of-run checks.
+    """
+
+    form: str
+    ref: str
+    text: str
+    state: str = ""
+    negated: bool = False
+    args: Mapping[str, Any] = attrs.field(factory=dict)
+    time: int | None = None
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class Scenario:
+    """A parsed and validated scenario, ready to simulate."""
+
+    title: str = ""
+    file: str = "<text>"
+    objects: tuple[Object, ...] = ()          # declarations at time 0, in file order
+    kubelets: tuple[KubeletBlock, ...] = ()
+    scheduler: SchedulerConfig | None = None
+    events: tuple[Event, ...] = ()
+    expectations: tuple[Expectation, ...] = ()
+    run_until: int | None = None
+    source: str = ""                          # the text, for error rendering

@@ -1,0 +1,294 @@
+"""The mutable cluster: objects plus the indexes rules need, kept incrementally.
+
+Objects (:class:`Pod`, :class:`Node`, …) are frozen; what changes over time
+(phase, node, nomination, usage, conditions) lives in the small mutable
+:class:`PodState` / :class:`NodeState` records.  Per-node requested totals and
+per-namespace bound totals are updated on every bind and unbind, never
+recomputed.  Mechanisms that need more indexes subscribe to bind/unbind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+import attrs
+
+from .objects import (
+    BUILTIN_PRIORITY_CLASSES,
+    Deployment,
+    ElasticQuota,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+)
+from .resources import Resources
+from .selectors import Taint
+
+__all__ = [
+    "ClusterState",
+    "Listener",
+    "NodeState",
+    "PodState",
+    "PENDING",
+    "RUNNING",
+    "SUCCEEDED",
+    "FAILED",
+]
+
+PENDING, RUNNING, SUCCEEDED, FAILED = "Pending", "Running", "Succeeded", "Failed"
+
+
+class Tally:
+    """A mutable resource total (the hot path adds and subtracts in place)."""
+
+    __slots__ = ("cpu", "memory", "ephemeral_storage", "pods", "scalars")
+
+    def __init__(self) -> None:
+        self.cpu = 0
+        self.memory = 0
+        self.ephemeral_storage = 0
+        self.pods = 0
+        self.scalars: dict[str, int] = {}
+
+    def add(self, r: Resources, sign: int = 1) -> None:
+        """Add (or with ``sign=-1`` subtract) a resource vector."""
+        self.cpu += sign * r.cpu
+        self.memory += sign * r.memory
+        self.ephemeral_storage += sign * r.ephemeral_storage
+        self.pods += sign * r.pods
+        for k, v in r.scalars:
+            self.scalars[k] = self.scalars.get(k, 0) + sign * v
+
+    def get(self, name: str) -> int:
+        """The total for ``name``."""
+        if name == "cpu":
+            return self.cpu
+        if name == "memory":
+            return self.memory
+        if name == "ephemeral-storage":
+            return self.ephemeral_storage
+        if name == "pods":
+            return self.pods
+        return self.scalars.get(name, 0)
+
+    def freeze(self) -> Resources:
+        """A frozen copy."""
+        return Resources(self.cpu, self.memory, self.ephemeral_storage, self.pods,
+                         tuple(sorted((k, v) for k, v in self.scalars.items() if v)))
+
+
+class PodState:
+    """What is true of one pod now.
+
+    ``outcome`` records how the pod ended or is ending: ``preempted``,
+    ``evicted``, ``deleted``, ``rejected`` (with ``by``, ``reason`` and
+    ``message``); ``deletion_time`` is set while it terminates (the instant its
+    grace period ends).
+    """
+
+    __slots__ = (
+        "pod", "seq", "created", "phase", "node", "nominated", "start_time",
+        "deletion_time", "outcome", "by", "reason", "message", "ready", "usage",
+        "conditions", "schedule_message", "gone", "extra",
+    )
+
+    def __init__(self, pod: Pod, seq: int, created: int) -> None:
+        self.pod = pod
+        self.seq = seq                      # creation order, the final tie-break
+        self.created = created
+        self.phase = PENDING
+        self.node: str | None = None        # bound node (spec.nodeName once bound)
+        self.nominated: str | None = None   # status.nominatedNodeName
+        self.start_time: int | None = None
+        self.deletion_time: int | None = None
+        self.outcome: str | None = None
+        self.by: str = ""
+        self.reason: str = ""
+        self.message: str = ""
+        self.ready = True
+        self.usage: dict[str, int] = {}
+        self.conditions: dict[str, str] = {}  # type -> reason, e.g. DisruptionTarget
+        self.schedule_message: str = ""     # the latest scheduling attempt's message
+        self.gone = False                   # removed from the API (deleted or finished)
+        self.extra: dict[str, object] = {}  # per-mechanism bookkeeping
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return self.pod.key
+
+    @property
+    def terminating(self) -> bool:
+        """Deleted (preempted, evicted, deleted) but its grace period is not over."""
+        return self.deletion_time is not None and not self.gone
+
+    @property
+    def bound(self) -> bool:
+        """Holding its node's resources (running or terminating)."""
+        return self.node is not None and self.phase in (PENDING, RUNNING) and not self.gone
+
+    @property
+    def effective_start(self) -> int:
+        """The start time rules order by: ``started=`` if given, else when it started."""
+        if self.pod.started is not None:
+            return self.pod.started
+        return self.start_time if self.start_time is not None else self.created
+
+    def __repr__(self) -> str:
+        return f"PodState({self.key}, {self.phase}, node={self.node})"
+
+
+class NodeState:
+    """What is true of one node now: its object, dynamic spec, totals and pods."""
+
+    __slots__ = (
+        "node", "index", "labels", "taints", "unschedulable", "ready", "conditions",
+        "requested", "pods", "usage", "extra",
+    )
+
+    def __init__(self, node: Node, index: int) -> None:
+        self.node = node
+        self.index = index                  # declaration order, the tie-break
+        self.labels: dict[str, str] = dict(node.labels)
+        self.taints: list[Taint] = list(node.taints)
+        self.unschedulable = node.unschedulable
+        self.ready = True
+        self.conditions: dict[str, int] = {}  # condition type -> time it was last observed
+        self.requested = Tally()            # sum of bound pods' requests (pods counts 1 each)
+        self.pods: dict[str, PodState] = {}  # bound pods, in bind order
+        self.usage: dict[str, int] = {}     # non-pod consumption per signal
+        self.extra: dict[str, object] = {}
+
+    @property
+    def name(self) -> str:
+        """The node's name."""
+        return self.node.name
+
+    @property
+    def allocatable(self) -> Resources:
+        """Capacity minus reserved."""
+        return self.node.allocatable
+
+    def __repr__(self) -> str:
+        return f"NodeState({self.name})"
+
+
+class Listener(Protocol):
+    """Something that keeps its own index in step with binds and unbinds."""
+
+    def on_bind(self, state: ClusterState, ps: PodState) -> None: ...  # noqa: D102
+    def on_unbind(self, state: ClusterState, ps: PodState) -> None: ...  # noqa: D102
+
+
+@attrs.define(slots=True, eq=False)
+class ClusterState:
+    """Every object of the simulated cluster with incremental indexes."""
+
+    nodes: dict[str, NodeState] = attrs.field(factory=dict)
+    pods: dict[str, PodState] = attrs.field(factory=dict)
+    priority_classes: dict[str, PriorityClass] = attrs.field(
+        factory=lambda: {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES})
+    runtime_classes: dict[str, RuntimeClass] = attrs.field(factory=dict)
+    namespaces: dict[str, Namespace] = attrs.field(
+        factory=lambda: {"default": Namespace("default")})
+    pdbs: dict[str, PodDisruptionBudget] = attrs.field(factory=dict)
+    quotas: dict[str, ElasticQuota] = attrs.field(factory=dict)
+    deployments: dict[str, Deployment] = attrs.field(factory=dict)
+    by_namespace: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
+    ns_bound: dict[str, Tally] = attrs.field(factory=dict)
+    listeners: list[Listener] = attrs.field(factory=list)
+    now: int = 0
+    _seq: int = 0
+
+    # --- nodes ---------------------------------------------------------------
+    def add_node(self, node: Node) -> NodeState:
+        """Add a node (or replace its object, keeping its pods and totals)."""
+        existing = self.nodes.get(node.name)
+        if existing is not None:
+            existing.node = node
+            existing.labels = dict(node.labels)
+            existing.taints = list(node.taints)
+            existing.unschedulable = node.unschedulable
+            return existing
+        ns = NodeState(node, len(self.nodes))
+        self.nodes[node.name] = ns
+        return ns
+
+    def node_list(self) -> list[NodeState]:
+        """Nodes in declaration order."""
+        return list(self.nodes.values())
+
+    # --- pods ----------------------------------------------------------------
+    def add_pod(self, pod: Pod, now: int | None = None) -> PodState:
+        """Record a new pod (pending, unbound)."""
+        self._seq += 1
+        ps = PodState(pod, self._seq, self.now if now is None else now)
+        self.pods[pod.key] = ps
+        self.by_namespace.setdefault(pod.namespace, {})[pod.key] = ps
+        if pod.namespace not in self.namespaces:
+            self.namespaces[pod.namespace] = Namespace(pod.namespace)
+        return ps
+
+    def bind(self, ps: PodState, node_name: str, now: int | None = None) -> None:
+        """Put ``ps`` on ``node_name``: it starts running and holds the node's resources."""
+        if ps.bound:
+            raise RuntimeError(f"{ps.key} is already bound to {ps.node}")
+        node = self.nodes[node_name]
+        ps.node = node_name
+        ps.nominated = None
+        ps.phase = RUNNING
+        ps.start_time = self.now if now is None else now
+        node.pods[ps.key] = ps
+        node.requested.add(ps.pod.requests)
+        tally = self.ns_bound.get(ps.pod.namespace)
+        if tally is None:
+            tally = self.ns_bound[ps.pod.namespace] = Tally()
+        tally.add(ps.pod.requests)
+        for listener in self.listeners:
+            listener.on_bind(self, ps)
+
+    def unbind(self, ps: PodState, phase: str) -> None:
+        """Take ``ps`` off its node (it ended with ``phase``), freeing what it held."""
+        if not ps.bound:
+            ps.phase = phase
+            return
+        assert ps.node is not None
+        node = self.nodes[ps.node]
+        del node.pods[ps.key]
+        node.requested.add(ps.pod.requests, -1)
+        self.ns_bound[ps.pod.namespace].add(ps.pod.requests, -1)
+        for listener in self.listeners:
+            listener.on_unbind(self, ps)
+        ps.phase = phase
+
+    def pending(self) -> Iterator[PodState]:
+        """Pods waiting for a node, in creation order."""
+        for ps in self.pods.values():
+            if ps.phase == PENDING and ps.node is None and not ps.gone:
+                yield ps
+
+    def live_pods(self) -> Iterator[PodState]:
+        """Pods that exist in the API now (pending, running or terminating)."""
+        for ps in self.pods.values():
+            if not ps.gone and ps.phase in (PENDING, RUNNING):
+                yield ps
+
+    def priority_of(self, pod: Pod) -> int:
+        """The pod's effective priority."""
+        return pod.effective_priority
+
+    def subscribe(self, listener: Listener) -> None:
+        """Keep ``listener`` informed of binds and unbinds (existing bound pods replayed)."""
+        self.listeners.append(listener)
+        for node in self.nodes.values():
+            for ps in node.pods.values():
+                listener.on_bind(self, ps)
+
+
+def find_pods(state: ClusterState, match: Callable[[PodState], bool]) -> list[PodState]:
+    """Pods (in creation order) for which ``match`` holds."""
+    return [ps for ps in state.pods.values() if match(ps)]

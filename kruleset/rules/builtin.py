@@ -1,0 +1,15 @@
+"""Imports every built-in rules module so their rules register themselves.
+
+One module per mechanism; add a new module here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_MODULES = (
+    "priority",
+)
+
+for _name in _MODULES:
+    importlib.import_module(f"{__package__}.{_name}")

@@ -1,0 +1,315 @@
+"""Rules, rule sets, traces.
+
+A :class:`Rule` is a named, documented function.  Its name is stable and
+dotted (``scheduler.filter.TaintToleration``): users write it in profiles and
+read it in traces.  Every rule function has the signature
+``fn(ctx, args, *subjects)`` where ``ctx`` is the mechanism's context (it
+carries the cluster state, the clock and the trace) and ``args`` the rule's
+arguments after the profile applied.
+
+A :class:`RuleSet` is an ordered list of rules with one way of combining them
+(:data:`PREDICATE`, :data:`ORDERING`, :data:`SCORE`, :data:`PIPELINE`).  Which
+rules run, in which order and with which arguments is decided by a
+:class:`~kruleset.rules.profile.Profile`, which turns a rule set into an
+:class:`ActiveRuleSet`.
+
+Tracing costs nothing when off: ``ctx.trace`` is ``None`` and every record is
+behind ``if trace is not None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "ActiveRule",
+    "ActiveRuleSet",
+    "Failure",
+    "ORDERING",
+    "PIPELINE",
+    "PREDICATE",
+    "Rule",
+    "RuleSet",
+    "SCORE",
+    "Stop",
+    "Trace",
+    "TraceEntry",
+    "UNSCHEDULABLE",
+    "UNRESOLVABLE",
+]
+
+PREDICATE, ORDERING, SCORE, PIPELINE = "predicate", "ordering", "score", "pipeline"
+KINDS = (PREDICATE, ORDERING, SCORE, PIPELINE)
+
+# Failure codes: the scheduler's two (preemption depends on which), and the
+# generic one used by admission-like predicates.
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+REJECTED = "Rejected"
+
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
+
+
+@attrs.frozen(slots=True)
+class Failure:
+    """Why a predicate rule refused: an upstream-worded ``reason`` and a ``code``.
+
+    ``rule`` is filled in by the engine; ``detail`` carries structured data
+    (for instance the insufficient resources) for later rules.
+    """
+
+    reason: str
+    code: str = UNSCHEDULABLE
+    rule: str = ""
+    detail: Any = None
+
+    @property
+    def unresolvable(self) -> bool:
+        """True for UnschedulableAndUnresolvable."""
+        return self.code == UNRESOLVABLE
+
+
+@attrs.frozen(slots=True)
+class Stop:
+    """A pipeline step's way of ending the chain, with the result and why."""
+
+    result: Any = None
+    why: str = ""
+
+
+@attrs.frozen(slots=True)
+class Rule:
+    """A named, documented unit of decision.
+
+    ``normalize`` (score rules only) maps the raw scores of all nodes to
+    0–100 as the upstream plugin's NormalizeScore does.
+    """
+
+    name: str
+    doc: str
+    source: str
+    fn: Callable[..., Any]
+    args: Mapping[str, Any] = attrs.field(default=_NO_ARGS, converter=lambda m: MappingProxyType(dict(m)))
+    weight: int = 1
+    enabled: bool = True
+    normalize: Callable[..., Any] | None = None
+    describe: Callable[[Any], str] | None = None  # ordering: how to print a key
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen(slots=True)
+class TraceEntry:
+    """One record of a trace: which rule ran on what, with what result and why."""
+
+    rule: str
+    subject: str
+    result: str
+    why: str = ""
+    time: int = 0
+
+    def __str__(self) -> str:
+        why = f": {self.why}" if self.why else ""
+        return f"{self.rule} [{self.subject}] {self.result}{why}"
+
+
+class Trace:
+    """An append-only list of :class:`TraceEntry`, optionally for one subject only."""
+
+    __slots__ = ("entries", "now")
+
+    def __init__(self) -> None:
+        self.entries: list[TraceEntry] = []
+        self.now = 0
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
+        """Record one evaluation."""
+        self.entries.append(TraceEntry(rule, subject, result, why, self.now))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __bool__(self) -> bool:  # an empty trace is still "on"
+        return True
+
+    def about(self, text: str) -> list[TraceEntry]:
+        """Entries whose subject or explanation mentions ``text``."""
+        return [e for e in self.entries if text in e.subject or text in e.why]
+
+
+@attrs.frozen(slots=True)
+class ActiveRule:
+    """A rule as a profile enables it: with its arguments and weight."""
+
+    rule: Rule
+    args: Mapping[str, Any]
+    weight: int
+
+    @property
+    def name(self) -> str:
+        """The rule's name."""
+        return self.rule.name
+
+
+@attrs.define(slots=True)
+class RuleSet:
+    """An ordered list of rules combined one way (see module doc)."""
+
+    name: str
+    kind: str
+    doc: str
+    rules: list[Rule] = attrs.field(factory=list)
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown rule-set kind {self.kind!r}")
+
+    def add(self, rule: Rule, *, before: str | None = None, after: str | None = None) -> Rule:
+        """Add ``rule`` (at the end, or before/after a named rule)."""
+        if any(r.name == rule.name for r in self.rules):
+            raise ValueError(f"rule {rule.name!r} is already in rule set {self.name!r}")
+        anchor = before or after
+        if anchor is None:
+            self.rules.append(rule)
+            return rule
+        for i, r in enumerate(self.rules):
+            if r.name == anchor:
+                self.rules.insert(i if before else i + 1, rule)
+                return rule
+        raise ValueError(f"rule set {self.name!r} has no rule {anchor!r}")
+
+    def rule(self, name: str) -> Rule:
+        """The rule called ``name``."""
+        for r in self.rules:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def defaults(self) -> ActiveRuleSet:
+        """The rule set as upstream's defaults enable it."""
+        return ActiveRuleSet(
+            self, tuple(ActiveRule(r, r.args, r.weight) for r in self.rules if r.enabled)
+        )
+
+
+@attrs.frozen(slots=True)
+class ActiveRuleSet:
+    """The enabled rules of a rule set, in order, with their arguments."""
+
+    ruleset: RuleSet
+    rules: tuple[ActiveRule, ...]
+
+    @property
+    def name(self) -> str:
+        """The rule set's name."""
+        return self.ruleset.name
+
+    def names(self) -> tuple[str, ...]:
+        """Enabled rule names in order."""
+        return tuple(a.rule.name for a in self.rules)
+
+    def enabled(self, name: str) -> bool:
+        """Whether the rule called ``name`` is enabled."""
+        return any(a.rule.name == name for a in self.rules)
+
+    def get(self, name: str) -> ActiveRule | None:
+        """The enabled rule called ``name``, if any."""
+        for a in self.rules:
+            if a.rule.name == name:
+                return a
+        return None
+
+    # --- predicate ------------------------------------------------------------
+    def first_failure(self, ctx: Any, *subjects: Any, subject: str = "") -> Failure | None:
+        """Run every rule in order; the first failure wins (``None``: all passed)."""
+        trace = getattr(ctx, "trace", None)
+        for a in self.rules:
+            f = a.rule.fn(ctx, a.args, *subjects)
+            if f is not None:
+                if not f.rule:
+                    f = attrs.evolve(f, rule=a.rule.name)
+                if trace is not None:
+                    trace.add(a.rule.name, subject, "fail", f.reason)
+                return f
+            if trace is not None:
+                trace.add(a.rule.name, subject, "pass")
+        return None
+
+    def all_failures(self, ctx: Any, *subjects: Any, subject: str = "") -> list[Failure]:
+        """Run every rule; collect every failure (kubelet admission reports them all)."""
+        trace = getattr(ctx, "trace", None)
+        out: list[Failure] = []
+        for a in self.rules:
+            f = a.rule.fn(ctx, a.args, *subjects)
+            if f is not None:
+                if not f.rule:
+                    f = attrs.evolve(f, rule=a.rule.name)
+                out.append(f)
+                if trace is not None:
+                    trace.add(a.rule.name, subject, "fail", f.reason)
+            elif trace is not None:
+                trace.add(a.rule.name, subject, "pass")
+        return out
+
+    # --- ordering -------------------------------------------------------------
+    def key(self, ctx: Any) -> Callable[[Any], tuple[Any, ...]]:
+        """A sort key: the tuple of every rule's key, lexicographic."""
+        fns = [(a.rule.fn, a.args) for a in self.rules]
+
+        def composite(item: Any) -> tuple[Any, ...]:
+            return tuple(fn(ctx, args, item) for fn, args in fns)
+
+        return composite
+
+    def sort(self, ctx: Any, items: Iterable[Any]) -> list[Any]:
+        """Items sorted by the rules (stable: ties keep input order)."""
+        return sorted(items, key=self.key(ctx))
+
+    def decider(self, ctx: Any, a: Any, b: Any) -> tuple[str, str] | None:
+        """Which rule put ``a`` and ``b`` in their order, and how: ``(rule, "x < y")``."""
+        for r in self.rules:
+            ka, kb = r.rule.fn(ctx, r.args, a), r.rule.fn(ctx, r.args, b)
+            if ka != kb:
+                show = r.rule.describe or repr
+                op = "<" if ka < kb else ">"
+                return r.rule.name, f"{show(ka)} {op} {show(kb)}"
+        return None
+
+    # --- score ----------------------------------------------------------------
+    def scores(
+        self, ctx: Any, pod: Any, nodes: Sequence[Any]
+    ) -> tuple[list[int], dict[str, list[int]]]:
+        """Weighted total per node, and each rule's normalised scores."""
+        totals = [0] * len(nodes)
+        per_rule: dict[str, list[int]] = {}
+        for a in self.rules:
+            fn = a.rule.fn
+            raw = [fn(ctx, a.args, pod, n) for n in nodes]
+            if a.rule.normalize is not None:
+                raw = a.rule.normalize(ctx, a.args, pod, nodes, raw)
+            per_rule[a.rule.name] = raw
+            w = a.weight
+            for i, s in enumerate(raw):
+                totals[i] += w * s
+        return totals, per_rule
+
+    # --- pipeline -------------------------------------------------------------
+    def run(self, ctx: Any, data: Any, subject: str = "") -> Any:
+        """Run the steps in order; a step returning :class:`Stop` ends the chain."""
+        trace = getattr(ctx, "trace", None)
+        for a in self.rules:
+            out = a.rule.fn(ctx, a.args, data)
+            if isinstance(out, Stop):
+                if trace is not None:
+                    trace.add(a.rule.name, subject, "stop", out.why)
+                return out
+            if trace is not None:
+                trace.add(a.rule.name, subject, "continue")
+            if out is not None:
+                data = out
+        return data
