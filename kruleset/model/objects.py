@@ -246,6 +246,8 @@ class Pod:
     owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
     owner_name: str = ""
     emptydirs: tuple[EmptyDir, ...] = ()
+    usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # initial usage(…)
+    ready: bool = True                   # False: `not-ready` (running but not Ready)
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     # --- derived once ---
     key: str = attrs.field(init=False, eq=False)
