@@ -252,6 +252,7 @@ class Pod:
     # --- derived once ---
     key: str = attrs.field(init=False, eq=False)
     requests: Resources = attrs.field(init=False, eq=False, repr=False)
+    nonzero_requests: Resources = attrs.field(init=False, eq=False, repr=False)
     limits: Resources = attrs.field(init=False, eq=False, repr=False)
     qos: str = attrs.field(init=False, eq=False)
     critical: bool = attrs.field(init=False, eq=False)
@@ -261,6 +262,9 @@ class Pod:
         s(self, "key", f"{self.namespace}/{self.name}")
         s(self, "requests", _effective(self.containers, self.init_containers, self.overhead,
                                        "requests"))
+        s(self, "nonzero_requests", _effective(
+            tuple(_nonzero(c) for c in self.containers),
+            tuple(_nonzero(c) for c in self.init_containers), self.overhead, "requests"))
         s(self, "limits", _effective(self.containers, self.init_containers, self.overhead,
                                      "limits"))
         s(self, "qos", _qos(self.containers + self.init_containers))
@@ -315,6 +319,20 @@ def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
     if which == "requests":
         total = attrs.evolve(total, pods=1)
     return total
+
+
+# The scheduler's scoring defaults for a container that requests no cpu/memory
+# (pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+def _nonzero(c: Container) -> Container:
+    r = c.requests
+    if r.cpu and r.memory:
+        return c
+    return attrs.evolve(c, requests=attrs.evolve(
+        r, cpu=r.cpu or DEFAULT_MILLI_CPU_REQUEST, memory=r.memory or DEFAULT_MEMORY_REQUEST))
 
 
 def _qos(containers: tuple[Container, ...]) -> str:

@@ -147,7 +147,7 @@ class NodeState:
 
     __slots__ = (
         "node", "index", "labels", "taints", "unschedulable", "ready", "conditions",
-        "requested", "pods", "usage", "extra",
+        "requested", "nonzero", "pods", "usage", "extra",
     )
 
     def __init__(self, node: Node, index: int) -> None:
@@ -159,6 +159,7 @@ class NodeState:
         self.ready = True
         self.conditions: dict[str, int] = {}  # condition type -> time it was last observed
         self.requested = Tally()            # sum of bound pods' requests (pods counts 1 each)
+        self.nonzero = Tally()              # the same with the scheduler's scoring defaults
         self.pods: dict[str, PodState] = {}  # bound pods, in bind order
         self.usage: dict[str, int] = {}     # non-pod consumption per signal
         self.extra: dict[str, object] = {}
@@ -244,6 +245,7 @@ class ClusterState:
         ps.start_time = self.now if now is None else now
         node.pods[ps.key] = ps
         node.requested.add(ps.pod.requests)
+        node.nonzero.add(ps.pod.nonzero_requests)
         tally = self.ns_bound.get(ps.pod.namespace)
         if tally is None:
             tally = self.ns_bound[ps.pod.namespace] = Tally()
@@ -260,6 +262,7 @@ class ClusterState:
         node = self.nodes[ps.node]
         del node.pods[ps.key]
         node.requested.add(ps.pod.requests, -1)
+        node.nonzero.add(ps.pod.nonzero_requests, -1)
         self.ns_bound[ps.pod.namespace].add(ps.pod.requests, -1)
         for listener in self.listeners:
             listener.on_unbind(self, ps)

@@ -9,6 +9,10 @@ import importlib
 
 _MODULES = (
     "priority",
+    "scheduling",
+    "filters_basic",
+    "scores_resources",
+    "postfilter",
 )
 
 for _name in _MODULES:

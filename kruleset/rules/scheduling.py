@@ -1,0 +1,220 @@
+"""One scheduling cycle: queue order, filters, scores, and the FitError message.
+
+This module holds the cycle's driver and the rule sets; each filter and score
+lives in its own module (``filters_*.py``, ``scores_*.py``) and registers on
+:data:`FILTERS` / :data:`SCORES`.  Upstream: ``pkg/scheduler/schedule_one.go``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..model.objects import Pod
+from ..model.state import ClusterState, NodeState, PodState
+from .engine import UNRESOLVABLE, Failure, Trace
+from .profile import Profile
+from .registry import define_ruleset, rule
+
+__all__ = [
+    "FILTERS",
+    "PREENQUEUE",
+    "QUEUE",
+    "SCORES",
+    "FitError",
+    "ScheduleContext",
+    "ScheduleResult",
+    "fit_message",
+    "schedule_one",
+    "schedule_pod",
+]
+
+QUEUE = define_ruleset(
+    "scheduler.queue", "ordering",
+    "The order in which the scheduler takes pending pods (queueSort).",
+)
+PREENQUEUE = define_ruleset(
+    "scheduler.preenqueue", "predicate",
+    "Checks before a pod may enter the active queue (PreEnqueue), per pod.",
+)
+PREFILTER = define_ruleset(
+    "scheduler.prefilter", "predicate",
+    "Per-pod checks run once before filtering nodes (PreFilter); a failure makes every node fail.",
+)
+FILTERS = define_ruleset(
+    "scheduler.filter", "predicate",
+    "Per-node filters, in upstream's default plugin order; the first failure is the node's reason.",
+)
+SCORES = define_ruleset(
+    "scheduler.score", "score",
+    "Node scores, each normalised to 0-100 and weighted as upstream's defaults.",
+)
+
+
+class ScheduleContext:
+    """What rules see during one scheduling cycle.
+
+    ``extra`` holds per-cycle precomputation (PreFilter/PreScore state) that
+    rule modules keep under their own keys.
+    """
+
+    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra")
+
+    def __init__(self, state: ClusterState, profile: Profile, trace: Trace | None = None,
+                 now: int = 0) -> None:
+        self.state = state
+        self.profile = profile
+        self.trace = trace
+        self.now = now
+        self.pod: Pod | None = None
+        self.ps: PodState | None = None
+        self.extra: dict[str, Any] = {}
+
+
+@attrs.frozen(slots=True)
+class FitError:
+    """No node fits: the reason each node failed (node name -> Failure)."""
+
+    pod: str
+    num_nodes: int
+    failures: Mapping[str, Failure]
+    prefilter: Failure | None = None
+
+    @property
+    def message(self) -> str:
+        """Upstream's ``0/N nodes are available: …`` message."""
+        return fit_message(self.num_nodes, self.failures, self.prefilter)
+
+
+@attrs.frozen(slots=True)
+class ScheduleResult:
+    """The outcome of one cycle: a node, or a :class:`FitError`; with scores when placed."""
+
+    pod: str
+    node: str | None
+    fit_error: FitError | None = None
+    scores: Mapping[str, int] = attrs.field(factory=dict)
+    per_rule: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
+    feasible: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """The scheduler's message (empty when placed)."""
+        return self.fit_error.message if self.fit_error else ""
+
+
+def fit_message(num_nodes: int, failures: Mapping[str, Failure],
+                prefilter: Failure | None = None) -> str:
+    """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {…}.``
+
+    Upstream sorts the ``"<count> <reason>"`` strings as strings, so ``10 X``
+    comes before ``2 Y``.
+    """
+    if prefilter is not None:
+        return f"0/{num_nodes} nodes are available: {prefilter.reason}."
+    counts: dict[str, int] = {}
+    for f in failures.values():
+        for reason in _reasons(f):
+            counts[reason] = counts.get(reason, 0) + 1
+    parts = sorted(f"{n} {r}" for r, n in counts.items())
+    return f"0/{num_nodes} nodes are available: {', '.join(parts)}."
+
+
+def _reasons(f: Failure) -> tuple[str, ...]:
+    # A failure may carry several reasons (NodeResourcesFit reports each short resource).
+    if isinstance(f.detail, dict) and "reasons" in f.detail:
+        return tuple(f.detail["reasons"])
+    return (f.reason,)
+
+
+# --- queue ---------------------------------------------------------------------
+
+@rule(QUEUE, "scheduler.queue.PrioritySort",
+      doc="Higher priority first.",
+      source="seed 003 §11.3; pkg/scheduler/framework/plugins/queuesort Less",
+      describe=lambda k: f"priority {-k}")
+def _queue_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
+    return -ps.pod.effective_priority
+
+
+@rule(QUEUE, "scheduler.queue.CreationOrder",
+      doc="Then the pod created first (upstream: the earlier queue timestamp).",
+      source="pkg/scheduler/framework/plugins/queuesort Less",
+      describe=lambda k: f"created #{k}")
+def _queue_creation(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
+    return ps.seq
+
+
+# --- pre-enqueue -------------------------------------------------------------------
+
+@rule(PREENQUEUE, "scheduler.preenqueue.SchedulingGates",
+      doc="A pod with schedulingGates stays SchedulingGated until every gate is removed.",
+      source="seed 003 §4; pkg/scheduler/framework/plugins/schedulinggates")
+def _gates(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+    if pod.gates:
+        return Failure(f"waiting for scheduling gates: [{' '.join(pod.gates)}]", UNRESOLVABLE,
+                       detail={"gated": True})
+    return None
+
+
+# --- the cycle -----------------------------------------------------------------
+
+def schedule_one(ctx: ScheduleContext, ps: PodState) -> ScheduleResult:
+    """Filter and score every node for ``ps`` and pick the best (ties: declared first)."""
+    from . import node_selection
+
+    pod = ps.pod
+    ctx.pod, ctx.ps = pod, ps
+    ctx.extra.clear()
+    state = ctx.state
+    nodes = state.node_list()
+    trace = ctx.trace
+    pre = ctx.profile.active(PREFILTER.name).first_failure(ctx, pod, subject=pod.key)
+    if pre is not None:
+        failures = {n.name: pre for n in nodes}
+        return ScheduleResult(pod.key, None, FitError(pod.key, len(nodes), failures, pre))
+    feasible, failures = node_selection.find_feasible(ctx, pod, nodes)
+    if not feasible:
+        return ScheduleResult(pod.key, None, FitError(pod.key, len(nodes), failures))
+    if len(feasible) == 1:
+        only = feasible[0]
+        if trace is not None:
+            trace.add("scheduler.score", f"{pod.key} on {only.name}", "only feasible node")
+        return ScheduleResult(pod.key, only.name, feasible=(only.name,))
+    totals, per_rule = ctx.profile.active(SCORES.name).scores(ctx, pod, feasible)
+    best = max(range(len(feasible)), key=lambda i: (totals[i], -feasible[i].index))
+    scores = {n.name: totals[i] for i, n in enumerate(feasible)}
+    if trace is not None:
+        for i, n in enumerate(feasible):
+            parts = ", ".join(f"{r}={v[i]}" for r, v in per_rule.items())
+            trace.add("scheduler.score", f"{pod.key} on {n.name}", str(totals[i]), parts)
+    return ScheduleResult(
+        pod.key, feasible[best].name, None, scores,
+        {r: {n.name: v[i] for i, n in enumerate(feasible)} for r, v in per_rule.items()},
+        tuple(n.name for n in feasible),
+    )
+
+
+def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,
+                 *, trace: Trace | None = None) -> ScheduleResult:
+    """Embed one scheduling decision: where would ``pod`` go in ``state`` now?
+
+    Nothing in ``state`` is changed.  ``pod`` may be a :class:`Pod` not yet in
+    the state (it is considered as if just created) or one of its pending
+    :class:`PodState`\\ s.
+    """
+    ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
+    ctx = ScheduleContext(state, profile or Profile.default(), trace, state.now)
+    return schedule_one(ctx, ps)
+
+
+def feasible_names(result: ScheduleResult) -> Sequence[str]:
+    """Names of the nodes that passed every filter."""
+    return result.feasible
+
+
+def node_list(state: ClusterState) -> list[NodeState]:
+    """Nodes in declaration order (the tie-break order)."""
+    return state.node_list()
