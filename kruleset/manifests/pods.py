@@ -1,0 +1,391 @@
+"""Pod specs (of Pods and of workload templates) into :class:`~kruleset.model.Pod`.
+
+API defaulting that changes a decision is applied here, as the API server
+would have applied it before any scheduler or kubelet saw the pod: requests
+copied from limits per resource, ``hostPort`` from ``containerPort`` on the
+host network, toleration operator ``Equal``, a 30 s termination grace period,
+topology spread policies ``Honor``/``Ignore``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import NO_SPAN
+from ..model.objects import (
+    Container,
+    EmptyDir,
+    NodeAffinity,
+    Pod,
+    PodAffinityTerm,
+    TopologySpreadConstraint,
+    WeightedNodeTerm,
+    WeightedPodAffinityTerm,
+)
+from ..model.resources import ZERO, Resources
+from ..model.selectors import EFFECTS, NodeSelectorTerm, Requirement, Toleration
+from ._fields import (
+    MATCH_NOTHING,
+    Doc,
+    boolean,
+    choice,
+    integer,
+    label_selector,
+    mapping,
+    quantity,
+    resources,
+    seq,
+    string,
+    string_list,
+    string_map,
+)
+
+__all__ = ["PodContext", "pod_from_spec"]
+
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+class PodContext:
+    """What converting one pod needs from the rest of the load."""
+
+    __slots__ = ("runtime_overheads",)
+
+    def __init__(self, runtime_overheads: Mapping[str, Resources]) -> None:
+        self.runtime_overheads = runtime_overheads
+
+
+def _container(doc: Doc, raw: object, field: str, init: bool) -> Container:
+    c = mapping(doc, raw, field)
+    name = string(doc, c.get("name"), f"{field}.name")
+    res = c.get("resources")
+    requests = limits = ZERO
+    if res:
+        r = mapping(doc, res, f"{field}.resources")
+        requests = resources(doc, r.get("requests"), f"{field}.resources.requests")
+        limits = resources(doc, r.get("limits"), f"{field}.resources.limits")
+        if not limits.is_zero():
+            requests = _default_requests(doc, requests, limits, r, f"{field}.resources")
+    restart_always = False
+    if init:
+        policy = c.get("restartPolicy")
+        if policy is not None:
+            restart_always = choice(doc, policy, f"{field}.restartPolicy", ("Always",),
+                                    "Always") == "Always"
+    elif c.get("restartPolicy") is not None:
+        doc.fail(f"{field}.restartPolicy", "only init containers may set restartPolicy")
+    return Container(name, requests, limits, restart_always)
+
+
+def _default_requests(doc: Doc, requests: Resources, limits: Resources,
+                      raw: Mapping[str, Any], field: str) -> Resources:
+    """Requests left out default to the limits, per resource (API defaulting).
+
+    Also refuses a request above its limit, as API validation does.
+    """
+    given = raw.get("requests") or {}
+    merged = requests.as_dict()
+    changed = False
+    for name, value in limits.items():
+        if name not in given:
+            merged[name] = value
+            changed = True
+        elif merged.get(name, 0) > value:
+            doc.fail(f"{field}.requests.{name}",
+                     f"request {given[name]} is above the limit {raw['limits'][name]}",
+                     "a container's request may not exceed its limit")
+    return Resources.of(merged) if changed else requests
+
+
+def _host_ports(doc: Doc, containers: list[Any], field: str,
+                host_network: bool) -> tuple[tuple[int, str], ...]:
+    """(hostPort, protocol) of the app containers, as the NodePorts filter sees them."""
+    out: list[tuple[int, str]] = []
+    for i, c in enumerate(containers):
+        ports = c.get("ports") if isinstance(c, dict) else None
+        if not ports:
+            continue
+        for j, p in enumerate(seq(doc, ports, f"{field}[{i}].ports")):
+            pf = f"{field}[{i}].ports[{j}]"
+            p = mapping(doc, p, pf)
+            host = integer(doc, p.get("hostPort"), f"{pf}.hostPort", 0, 0, 65535)
+            if not host and host_network:
+                # On the host network the API server sets hostPort = containerPort.
+                host = integer(doc, p.get("containerPort"), f"{pf}.containerPort", 0, 0, 65535)
+            if host:
+                proto = choice(doc, p.get("protocol"), f"{pf}.protocol", _PROTOCOLS, "TCP")
+                out.append((host, proto))
+    return tuple(out)
+
+
+def _node_requirements(doc: Doc, raw: object, field: str,
+                       fields: bool = False) -> tuple[Requirement, ...]:
+    out = []
+    for i, expr in enumerate(seq(doc, raw, field)):
+        ef = f"{field}[{i}]"
+        e = mapping(doc, expr, ef)
+        key = string(doc, e.get("key"), f"{ef}.key")
+        if not key:
+            doc.fail(f"{ef}.key", "a requirement needs a key")
+        if fields and key != "metadata.name":
+            doc.fail(f"{ef}.key", f"'{key}' is not a supported field; matchFields supports "
+                                  "only metadata.name")
+        op = choice(doc, e.get("operator"), f"{ef}.operator", _NODE_OPERATORS, "")
+        values = string_list(doc, e.get("values"), f"{ef}.values")
+        if op in ("In", "NotIn") and not values:
+            doc.fail(f"{ef}.values", f"operator {op} needs at least one value")
+        if op in ("Exists", "DoesNotExist") and values:
+            doc.fail(f"{ef}.values", f"operator {op} takes no values")
+        if op in ("Gt", "Lt"):
+            if len(values) != 1:
+                doc.fail(f"{ef}.values", f"operator {op} takes exactly one value")
+            try:
+                int(values[0], 10)
+            except ValueError:
+                doc.fail(f"{ef}.values[0]", f"'{values[0]}' is not an integer")
+        if fields and op not in ("In", "NotIn"):
+            doc.fail(f"{ef}.operator", "matchFields supports only In and NotIn")
+        out.append(Requirement(key, op, values))
+    return tuple(out)
+
+
+def _node_term(doc: Doc, raw: object, field: str) -> NodeSelectorTerm:
+    t = mapping(doc, raw, field)
+    return NodeSelectorTerm(
+        _node_requirements(doc, t.get("matchExpressions"), f"{field}.matchExpressions"),
+        _node_requirements(doc, t.get("matchFields"), f"{field}.matchFields", fields=True),
+    )
+
+
+def _node_affinity(doc: Doc, raw: object, field: str) -> NodeAffinity | None:
+    na = mapping(doc, raw, field)
+    if not na:
+        return None
+    required = None
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is not None:
+        rf = f"{field}.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = seq(doc, mapping(doc, req, rf).get("nodeSelectorTerms"), f"{rf}.nodeSelectorTerms")
+        if not terms:
+            doc.fail(f"{rf}.nodeSelectorTerms", "required node affinity needs at least one term")
+        required = tuple(_node_term(doc, t, f"{rf}.nodeSelectorTerms[{i}]")
+                         for i, t in enumerate(terms))
+    preferred = []
+    pf = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, p in enumerate(seq(doc, na.get("preferredDuringSchedulingIgnoredDuringExecution"), pf)):
+        p = mapping(doc, p, f"{pf}[{i}]")
+        weight = integer(doc, p.get("weight"), f"{pf}[{i}].weight", None, 1, 100)
+        if weight is None:
+            doc.fail(f"{pf}[{i}].weight", "a preferred term needs a weight from 1 to 100")
+        preferred.append(WeightedNodeTerm(
+            weight, _node_term(doc, p.get("preference"), f"{pf}[{i}].preference")))
+    return NodeAffinity(required, tuple(preferred))
+
+
+def _pod_affinity_term(doc: Doc, raw: object, field: str) -> PodAffinityTerm:
+    t = mapping(doc, raw, field)
+    topology_key = string(doc, t.get("topologyKey"), f"{field}.topologyKey")
+    if not topology_key:
+        doc.fail(f"{field}.topologyKey", "a pod affinity term needs a topologyKey")
+    selector = label_selector(doc, t.get("labelSelector"), f"{field}.labelSelector")
+    return PodAffinityTerm(
+        selector if selector is not None else MATCH_NOTHING,
+        topology_key,
+        string_list(doc, t.get("namespaces"), f"{field}.namespaces"),
+        label_selector(doc, t.get("namespaceSelector"), f"{field}.namespaceSelector"),
+        string_list(doc, t.get("matchLabelKeys"), f"{field}.matchLabelKeys"),
+        string_list(doc, t.get("mismatchLabelKeys"), f"{field}.mismatchLabelKeys"),
+    )
+
+
+def _pod_affinity(doc: Doc, raw: object, field: str
+                  ) -> tuple[tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]]:
+    pa = mapping(doc, raw, field)
+    if not pa:
+        return (), ()
+    rf = f"{field}.requiredDuringSchedulingIgnoredDuringExecution"
+    required = tuple(_pod_affinity_term(doc, t, f"{rf}[{i}]") for i, t in
+                     enumerate(seq(doc, pa.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                                   rf)))
+    pf = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
+    preferred = []
+    for i, p in enumerate(seq(doc, pa.get("preferredDuringSchedulingIgnoredDuringExecution"), pf)):
+        p = mapping(doc, p, f"{pf}[{i}]")
+        weight = integer(doc, p.get("weight"), f"{pf}[{i}].weight", None, 1, 100)
+        if weight is None:
+            doc.fail(f"{pf}[{i}].weight", "a preferred term needs a weight from 1 to 100")
+        term = _pod_affinity_term(doc, p.get("podAffinityTerm"), f"{pf}[{i}].podAffinityTerm")
+        preferred.append(WeightedPodAffinityTerm(weight, term))
+    return required, tuple(preferred)
+
+
+def _toleration(doc: Doc, raw: object, field: str) -> Toleration:
+    t = mapping(doc, raw, field)
+    key = string(doc, t.get("key"), f"{field}.key")
+    op = choice(doc, t.get("operator") or None, f"{field}.operator", ("Equal", "Exists"), "Equal")
+    value = string(doc, t.get("value"), f"{field}.value")
+    effect = string(doc, t.get("effect"), f"{field}.effect")
+    if effect and effect not in EFFECTS:
+        choice(doc, effect, f"{field}.effect", EFFECTS, "")
+    if op == "Exists" and value:
+        doc.fail(f"{field}.value", "a toleration with operator Exists takes no value")
+    if not key and op != "Exists":
+        doc.fail(f"{field}.operator", "a toleration with an empty key needs operator Exists")
+    seconds = integer(doc, t.get("tolerationSeconds"), f"{field}.tolerationSeconds")
+    if seconds is not None and effect != "NoExecute":
+        doc.fail(f"{field}.tolerationSeconds", "tolerationSeconds needs effect NoExecute")
+    return Toleration(key, op, value, effect, seconds)
+
+
+def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
+    c = mapping(doc, raw, field)
+    max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1)
+    if max_skew is None:
+        doc.fail(f"{field}.maxSkew", "a topology spread constraint needs maxSkew (1 or more)")
+    key = string(doc, c.get("topologyKey"), f"{field}.topologyKey")
+    if not key:
+        doc.fail(f"{field}.topologyKey", "a topology spread constraint needs a topologyKey")
+    if c.get("whenUnsatisfiable") is None:
+        doc.fail(f"{field}.whenUnsatisfiable",
+                 "a topology spread constraint needs whenUnsatisfiable "
+                 "(DoNotSchedule or ScheduleAnyway)")
+    when = choice(doc, c.get("whenUnsatisfiable"), f"{field}.whenUnsatisfiable",
+                  ("DoNotSchedule", "ScheduleAnyway"), "DoNotSchedule")
+    min_domains = integer(doc, c.get("minDomains"), f"{field}.minDomains", None, 1)
+    if min_domains is not None and when != "DoNotSchedule":
+        doc.fail(f"{field}.minDomains", "minDomains needs whenUnsatisfiable DoNotSchedule")
+    selector = label_selector(doc, c.get("labelSelector"), f"{field}.labelSelector")
+    return TopologySpreadConstraint(
+        max_skew, key, when,
+        selector if selector is not None else MATCH_NOTHING,
+        min_domains,
+        string_list(doc, c.get("matchLabelKeys"), f"{field}.matchLabelKeys"),
+        choice(doc, c.get("nodeAffinityPolicy"), f"{field}.nodeAffinityPolicy",
+               ("Honor", "Ignore"), "Honor"),
+        choice(doc, c.get("nodeTaintsPolicy"), f"{field}.nodeTaintsPolicy",
+               ("Honor", "Ignore"), "Ignore"),
+    )
+
+
+def _emptydirs(doc: Doc, raw: object, field: str) -> tuple[EmptyDir, ...]:
+    out = []
+    for i, v in enumerate(seq(doc, raw, field)):
+        if not isinstance(v, dict) or "emptyDir" not in v:
+            continue
+        vf = f"{field}[{i}]"
+        ed = mapping(doc, v.get("emptyDir"), f"{vf}.emptyDir")
+        size = ed.get("sizeLimit")
+        medium = string(doc, ed.get("medium"), f"{vf}.emptyDir.medium")
+        if medium not in ("", "Memory") and not medium.startswith("HugePages"):
+            doc.fail(f"{vf}.emptyDir.medium", f"'{medium}' is not a medium (\"\" or Memory)")
+        out.append(EmptyDir(
+            string(doc, v.get("name"), f"{vf}.name"),
+            None if size is None else quantity(doc, size, f"{vf}.emptyDir.sizeLimit", "memory"),
+            medium == "Memory",
+        ))
+    return tuple(out)
+
+
+def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, *,
+                  namespace: str, name: str, labels: Mapping[str, str],
+                  annotations: Mapping[str, str] | None = None,
+                  owner_kind: str = "", owner_name: str = "",
+                  started: int | None = None, ready: bool = True) -> Pod:
+    """Build a :class:`Pod` from a PodSpec at ``spec_field`` (``spec`` or ``spec.template.spec``).
+
+    ``static`` comes from ``annotations`` (a ``kubernetes.io/config.source``
+    other than ``api``, or a ``kubernetes.io/config.mirror``).
+    """
+    sf = spec_field
+    spec = mapping(doc, spec_raw, sf)
+    g = spec.get
+
+    raw_containers = seq(doc, g("containers"), f"{sf}.containers")
+    containers = tuple(_container(doc, c, f"{sf}.containers[{i}]", False)
+                       for i, c in enumerate(raw_containers))
+    inits: tuple[Container, ...] = ()
+    if g("initContainers"):
+        inits = tuple(_container(doc, c, f"{sf}.initContainers[{i}]", True)
+                      for i, c in enumerate(seq(doc, g("initContainers"), f"{sf}.initContainers")))
+
+    runtime_class = string(doc, g("runtimeClassName"), f"{sf}.runtimeClassName")
+    if g("overhead") is not None:
+        overhead = resources(doc, g("overhead"), f"{sf}.overhead")
+    elif runtime_class:
+        # The RuntimeClass admission plugin copies podFixed into the pod.
+        overhead = ctx.runtime_overheads.get(runtime_class, ZERO)
+    else:
+        overhead = ZERO
+
+    affinity = mapping(doc, g("affinity"), f"{sf}.affinity")
+    node_affinity = None
+    pod_aff: tuple[tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]] = ((), ())
+    anti_aff = pod_aff
+    if affinity:
+        af = f"{sf}.affinity"
+        node_affinity = _node_affinity(doc, affinity.get("nodeAffinity"), f"{af}.nodeAffinity")
+        pod_aff = _pod_affinity(doc, affinity.get("podAffinity"), f"{af}.podAffinity")
+        anti_aff = _pod_affinity(doc, affinity.get("podAntiAffinity"), f"{af}.podAntiAffinity")
+
+    tolerations: tuple[Toleration, ...] = ()
+    if g("tolerations"):
+        tolerations = tuple(_toleration(doc, t, f"{sf}.tolerations[{i}]")
+                            for i, t in enumerate(seq(doc, g("tolerations"), f"{sf}.tolerations")))
+    spread: tuple[TopologySpreadConstraint, ...] = ()
+    if g("topologySpreadConstraints"):
+        tf = f"{sf}.topologySpreadConstraints"
+        spread = tuple(_spread(doc, c, f"{tf}[{i}]")
+                       for i, c in enumerate(seq(doc, g("topologySpreadConstraints"), tf)))
+    gates: tuple[str, ...] = ()
+    if g("schedulingGates"):
+        gf = f"{sf}.schedulingGates"
+        gates = tuple(string(doc, mapping(doc, x, f"{gf}[{i}]").get("name"), f"{gf}[{i}].name")
+                      for i, x in enumerate(seq(doc, g("schedulingGates"), gf)))
+
+    grace = integer(doc, g("terminationGracePeriodSeconds"),
+                    f"{sf}.terminationGracePeriodSeconds", 30, 0)
+    priority = integer(doc, g("priority"), f"{sf}.priority")
+    preemption_policy = None
+    if g("preemptionPolicy") is not None:
+        preemption_policy = choice(doc, g("preemptionPolicy"), f"{sf}.preemptionPolicy",
+                                   _PREEMPTION_POLICIES, "")
+    static = False
+    if annotations:
+        source = annotations.get("kubernetes.io/config.source")
+        static = (source is not None and source != "api") or \
+            "kubernetes.io/config.mirror" in annotations
+
+    return Pod(
+        namespace=namespace,
+        name=name,
+        containers=containers,
+        init_containers=inits,
+        overhead=overhead,
+        runtime_class=runtime_class,
+        labels=labels,
+        priority_class=string(doc, g("priorityClassName"), f"{sf}.priorityClassName"),
+        priority=priority,
+        preemption_policy=preemption_policy,
+        node_name=string(doc, g("nodeName"), f"{sf}.nodeName"),
+        node_selector=string_map(doc, g("nodeSelector"), f"{sf}.nodeSelector"),
+        node_affinity=node_affinity,
+        pod_affinity=pod_aff[0],
+        pod_affinity_preferred=pod_aff[1],
+        pod_anti_affinity=anti_aff[0],
+        pod_anti_affinity_preferred=anti_aff[1],
+        spread=spread,
+        tolerations=tolerations,
+        gates=gates,
+        host_ports=_host_ports(doc, raw_containers, f"{sf}.containers",
+                               boolean(doc, g("hostNetwork"), f"{sf}.hostNetwork")),
+        grace_period=(grace or 0) * 1000,
+        started=started,
+        static=static,
+        owner_kind=owner_kind,
+        owner_name=owner_name,
+        emptydirs=_emptydirs(doc, g("volumes"), f"{sf}.volumes") if g("volumes") else (),
+        ready=ready,
+        span=doc.span or NO_SPAN,
+    )
