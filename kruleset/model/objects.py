@@ -296,8 +296,9 @@ def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
                overhead: Resources, which: str) -> Resources:
     """Upstream PodRequests: max(containers + sidecars, each init + earlier sidecars), + overhead.
 
-    Overhead is added per resource only where the total so far is non-zero,
-    as component-helpers does; the pod count is always 1 for requests.
+    Overhead is added in full to requests, and to limits only where the
+    limit so far is non-zero, as component-helpers does; the pod count is
+    always 1 for requests.
     """
     total = _sum(tuple(getattr(c, which) for c in containers))
     sidecars = ZERO
@@ -313,7 +314,9 @@ def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
     if not overhead.is_zero():
         values = total.as_dict()
         for k, v in overhead.items():
-            if values.get(k):
+            if which == "requests":
+                values[k] = values.get(k, 0) + v
+            elif values.get(k):
                 values[k] += v
         total = Resources.of(values)
     if which == "requests":
