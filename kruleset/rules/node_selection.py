@@ -1,45 +1,390 @@
-"""Which nodes the filters run on, and in what order (findNodesThatFitPod).
+"""Which nodes the filters run on, in what order, and how (findNodesThatFitPod).
 
-Upstream stops filtering once it has found ``numFeasibleNodesToFind`` nodes
-(percentageOfNodesToScore, seed 003 §9) and starts where the previous cycle
-stopped.  This first version filters every node in declaration order; the
-adaptive percentage arrives with the scheduling rule set (issue: scheduling).
+Upstream (``pkg/scheduler/schedule_one.go``):
+
+* A pod with a nominated node tries that node alone first; if it fits, it is
+  the only feasible node and nothing else is filtered or scored.
+* Otherwise nodes are visited in the node tree's order (zones interleaved,
+  seed 003 §9), starting where the previous cycle stopped, and filtering
+  stops once ``numFeasibleNodesToFind`` nodes fit (percentageOfNodesToScore:
+  every node below 100 nodes; else ``max(5, 50 - nodes/125)``% unless set,
+  at least 100 nodes).  Upstream filters in parallel; kruleset visits the
+  nodes one by one, which is the order upstream's parallel search follows
+  when it has one worker, so the start offset advances by the number of
+  nodes checked.
+* Each node's filters run with the nominated pods of priority >= the pod's
+  added, and again without them; the node must fit both times
+  (``RunFilterPluginsWithNominatedPods``, scheduler-SPEC §2).
+
+Hypothetical nodes (preemption's ``selectVictimsOnNode``) are evaluated with
+:func:`run_filters`: the cluster is never copied; an :class:`Overlay` in
+``ctx.extra`` tells every filter which pods to pretend are gone from, or
+added to, the node being checked, as upstream's PreFilter extensions
+``RemovePod``/``AddPod`` adjust the cycle state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from ..model.objects import Pod
-from ..model.state import NodeState
+from ..model.resources import Resources
+from ..model.state import ClusterState, NodeState, PodState
 from .engine import Failure
 from .scheduling import FILTERS
 
-__all__ = ["find_feasible"]
+__all__ = [
+    "OVERLAY",
+    "Overlay",
+    "find_feasible",
+    "invalidate_node_order",
+    "nominated_pods",
+    "node_order",
+    "num_feasible_nodes_to_find",
+    "overlay_for",
+    "prepare_cycle",
+    "register_prepare",
+    "run_filters",
+    "run_filters_with_nominated",
+    "zone_key",
+]
+
+OVERLAY = "filters.overlay"
+_PREPARED = "filters.prepared"
+_RULES = "filters.rules"
+_ALL_RULES = "filters.all_rules"
+_NOMINATED = "filters.nominated"
+
+# Upstream constants (pkg/scheduler/schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+PrepareFn = Callable[[Any, Mapping[str, Any], Pod], bool]
+_PREPARE: dict[str, PrepareFn] = {}
 
 
-def find_feasible(
-    ctx: Any, pod: Pod, nodes: Sequence[NodeState]
-) -> tuple[list[NodeState], dict[str, Failure]]:
-    """Run the filters on ``nodes``: the feasible ones, and each other node's failure."""
+def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
+    """Decorator: the PreFilter step of the filter rule ``rule_name``.
+
+    The function ``fn(ctx, args, pod) -> bool`` computes the rule's per-cycle
+    state into ``ctx.extra`` and returns False when the rule has nothing to
+    check for this pod (upstream PreFilter's Skip), so the per-node loop can
+    leave it out.  It runs once per cycle, before any node is filtered.
+    """
+
+    def wrap(fn: PrepareFn) -> PrepareFn:
+        _PREPARE[rule_name] = fn
+        return fn
+
+    return wrap
+
+
+@attrs.frozen(slots=True)
+class Overlay:
+    """Pods to treat as gone from (``removed``) or bound to (``added``) one node.
+
+    ``delta`` is the change of the node's requested resources (the pod count
+    included) the overlay makes.
+    """
+
+    node: str
+    removed: tuple[PodState, ...]
+    added: tuple[PodState, ...]
+    removed_keys: frozenset[str]
+    delta: Resources
+
+    def pods(self, node: NodeState) -> Iterable[PodState]:
+        """The node's pods as the overlay sees them."""
+        keys = self.removed_keys
+        for ps in node.pods.values():
+            if ps.key not in keys:
+                yield ps
+        yield from self.added
+
+
+def make_overlay(node: NodeState, removed: Iterable[str] = (),
+                 added: Iterable[PodState] = ()) -> Overlay:
+    """An :class:`Overlay` for ``node``; keys in ``removed`` not bound there are ignored."""
+    keys = frozenset(removed)
+    gone = tuple(ps for k, ps in node.pods.items() if k in keys)
+    extra = tuple(added)
+    delta = Resources()
+    for ps in extra:
+        delta = delta + ps.pod.requests
+    for ps in gone:
+        delta = delta - ps.pod.requests
+    return Overlay(node.name, gone, extra, frozenset(ps.key for ps in gone), delta)
+
+
+def overlay_for(ctx: Any, node: NodeState) -> Overlay | None:
+    """The overlay in force for ``node``, if any (filters call this)."""
+    ov: Overlay | None = ctx.extra.get(OVERLAY)
+    if ov is not None and ov.node == node.name:
+        return ov
+    return None
+
+
+# --- per-cycle preparation ------------------------------------------------------
+
+def prepare_cycle(ctx: Any, pod: Pod) -> list[tuple[Callable[..., Any], Mapping[str, Any], str]]:
+    """Run every filter's PreFilter step once for ``pod``; the rules to run per node.
+
+    Cached in ``ctx.extra`` for the pod, so :func:`run_filters` can be called
+    from PostFilter with the state of the cycle that just failed, or on a
+    fresh context.
+    """
+    if ctx.extra.get(_PREPARED) is pod:
+        rules: list[tuple[Callable[..., Any], Mapping[str, Any], str]] = ctx.extra[_RULES]
+        return rules
     active = ctx.profile.active(FILTERS.name)
-    rules = [(a.rule.fn, a.args, a.rule.name) for a in active.rules]
+    rules = []
+    every = []
+    for a in active.rules:
+        entry = (a.rule.fn, a.args, a.rule.name)
+        every.append(entry)
+        prep = _PREPARE.get(a.rule.name)
+        if prep is None or prep(ctx, a.args, pod):
+            rules.append(entry)
+    ctx.extra[_RULES] = rules
+    ctx.extra[_ALL_RULES] = every
+    ctx.extra[_NOMINATED] = _nominated_by_node(ctx.state, pod)
+    ctx.extra[_PREPARED] = pod
+    return rules
+
+
+def nominated_pods(ctx: Any, pod: Pod, node: NodeState) -> list[PodState]:
+    """Pods nominated to ``node`` that ``pod`` must leave room for.
+
+    Upstream ``addNominatedPods``: priority >= the pod's, not the pod itself.
+    """
+    prepare_cycle(ctx, pod)
+    found: list[PodState] = ctx.extra[_NOMINATED].get(node.name, [])
+    return found
+
+
+def _nominated_by_node(state: ClusterState, pod: Pod) -> dict[str, list[PodState]]:
+    prio = pod.effective_priority
+    out: dict[str, list[PodState]] = {}
+    for ps in state.pods.values():
+        nom = ps.nominated
+        if nom is None or ps.gone or ps.node is not None or ps.pod.key == pod.key:
+            continue
+        if ps.pod.effective_priority >= prio:
+            out.setdefault(nom, []).append(ps)
+    return out
+
+
+# --- evaluating one node ------------------------------------------------------------
+
+def _run(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+         pod: Pod, node: NodeState) -> Failure | None:
     trace = ctx.trace
-    feasible: list[NodeState] = []
-    failures: dict[str, Failure] = {}
-    for node in nodes:
-        for fn, args, name in rules:
-            f = fn(ctx, args, pod, node)
-            if f is not None:
-                if not f.rule:
-                    f = Failure(f.reason, f.code, name, f.detail)
-                failures[node.name] = f
-                if trace is not None:
-                    trace.add(name, f"{pod.key} on {node.name}", "fail", f.reason)
-                break
+    for fn, args, name in rules:
+        f = fn(ctx, args, pod, node)
+        if f is not None:
+            if not f.rule:
+                f = Failure(f.reason, f.code, name, f.detail)
             if trace is not None:
-                trace.add(name, f"{pod.key} on {node.name}", "pass")
+                trace.add(name, f"{pod.key} on {node.name}", "fail", f.reason)
+            return f
+        if trace is not None:
+            trace.add(name, f"{pod.key} on {node.name}", "pass")
+    return None
+
+
+def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
+                removed: frozenset[str] | Iterable[str] = frozenset(),
+                added: Sequence[PodState] = ()) -> Failure | None:
+    """Run the enabled filters on ``node`` for ``pod``: the first failure, or None.
+
+    The node is judged as if the pods whose keys are in ``removed`` were gone
+    from it and the :class:`PodState`\\ s in ``added`` were bound to it; the
+    cluster is not copied or changed (an :class:`Overlay` in ``ctx.extra``
+    tells each filter).  Nominated pods are *not* added here; use
+    :func:`run_filters_with_nominated` for upstream's two-pass check.
+
+    ``ctx`` is a :class:`~kruleset.rules.scheduling.ScheduleContext`; the
+    per-cycle PreFilter state is computed on first use for ``pod``.
+
+    Example (preemption's selectVictimsOnNode)::
+
+        gone = frozenset(p.key for p in lower_priority_pods)
+        if run_filters_with_nominated(ctx, pod, node, removed=gone) is None:
+            ...  # the pod fits once they are all gone
+    """
+    prepare_cycle(ctx, pod)
+    removed = removed if isinstance(removed, frozenset) else frozenset(removed)
+    if not removed and not added:
+        return _run(ctx, ctx.extra[_RULES], pod, node)
+    ov = make_overlay(node, removed, added)
+    previous = ctx.extra.get(OVERLAY)
+    ctx.extra[OVERLAY] = ov
+    try:
+        # With pods added, a rule that had nothing to check may have now
+        # (an added pod's anti-affinity), so every enabled rule runs.
+        return _run(ctx, ctx.extra[_ALL_RULES], pod, node)
+    finally:
+        if previous is None:
+            del ctx.extra[OVERLAY]
         else:
+            ctx.extra[OVERLAY] = previous
+
+
+def run_filters_with_nominated(ctx: Any, pod: Pod, node: NodeState, *,
+                               removed: frozenset[str] | Iterable[str] = frozenset()
+                               ) -> Failure | None:
+    """Upstream ``RunFilterPluginsWithNominatedPods`` on ``node`` (minus ``removed``).
+
+    Pass 1 adds the pods nominated to the node with priority >= ``pod``'s;
+    if it added none or failed, its result stands.  Pass 2 runs without them;
+    the node fits only if both passes fit.
+    """
+    removed = removed if isinstance(removed, frozenset) else frozenset(removed)
+    noms = nominated_pods(ctx, pod, node)
+    if noms:
+        f = run_filters(ctx, pod, node, removed=removed, added=noms)
+        if f is not None:
+            return f
+    return run_filters(ctx, pod, node, removed=removed)
+
+
+# --- node order and percentageOfNodesToScore -------------------------------------------
+
+_REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+_ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+
+
+def zone_key(labels: Mapping[str, str]) -> str:
+    """Upstream ``utilnode.GetZoneKey``: region and zone, ``""`` for neither."""
+    region = next((labels[k] for k in _REGION_LABELS if k in labels), "")
+    zone = next((labels[k] for k in _ZONE_LABELS if k in labels), "")
+    if not region and not zone:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+class _Cursor:
+    """Per-cluster scheduler memory: the node-tree order and the next start index."""
+
+    __slots__ = ("order", "size", "next_start")
+
+    def __init__(self) -> None:
+        self.order: list[NodeState] = []
+        self.size = -1
+        self.next_start = 0
+
+
+_CURSORS: weakref.WeakKeyDictionary[ClusterState, _Cursor] = weakref.WeakKeyDictionary()
+
+
+def _cursor(state: ClusterState) -> _Cursor:
+    c = _CURSORS.get(state)
+    if c is None:
+        c = _CURSORS[state] = _Cursor()
+    if c.size != len(state.nodes):
+        c.order = _tree_order(state.node_list())
+        c.size = len(state.nodes)
+    return c
+
+
+def _tree_order(nodes: Sequence[NodeState]) -> list[NodeState]:
+    zones: dict[str, list[NodeState]] = {}
+    for n in nodes:
+        zones.setdefault(zone_key(n.labels), []).append(n)
+    if len(zones) <= 1:
+        return list(nodes)
+    out: list[NodeState] = []
+    lists = list(zones.values())
+    i = 0
+    while len(out) < len(nodes):
+        for lst in lists:
+            if i < len(lst):
+                out.append(lst[i])
+        i += 1
+    return out
+
+
+def node_order(state: ClusterState) -> list[NodeState]:
+    """Nodes in the scheduler's visiting order: zones interleaved (seed 003 §9).
+
+    Zones come in the order their first node was declared; inside a zone,
+    declaration order.  Example: zone 1 = n1..n4, zone 2 = n5, n6 gives
+    n1, n5, n2, n6, n3, n4.
+    """
+    return list(_cursor(state).order)
+
+
+def invalidate_node_order(state: ClusterState) -> None:
+    """Recompute the visiting order on next use (call after a node's zone labels change)."""
+    c = _CURSORS.get(state)
+    if c is not None:
+        c.size = -1
+
+
+def num_feasible_nodes_to_find(num_nodes: int, percentage: int | None) -> int:
+    """Upstream ``numFeasibleNodesToFind`` (seed 003 §9).
+
+    Below 100 nodes, or at 100%, every node.  ``None`` or 0 means the adaptive
+    default ``max(5, 50 - nodes/125)``%.  The result is at least 100.
+    """
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_nodes
+    pct = percentage or 0
+    if pct >= 100:
+        return num_nodes
+    if pct <= 0:
+        pct = 50 - num_nodes // 125
+        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_nodes * pct // 100
+    if n < MIN_FEASIBLE_NODES_TO_FIND:
+        return MIN_FEASIBLE_NODES_TO_FIND
+    return n
+
+
+def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bool = True
+                  ) -> tuple[list[NodeState], dict[str, Failure]]:
+    """Filter nodes for ``pod``: the feasible ones and each failed node's reason.
+
+    Tries the nominated node first; then visits nodes from where the previous
+    cycle stopped until enough fit.  ``advance=False`` leaves the start
+    offset where it was (for what-if questions).
+    """
+    state: ClusterState = ctx.state
+    rules = prepare_cycle(ctx, pod)
+    noms: dict[str, list[PodState]] = ctx.extra[_NOMINATED]
+    failures: dict[str, Failure] = {}
+    nominated = ps.nominated if ps is not None else None
+    if nominated is not None and nominated in state.nodes:
+        node = state.nodes[nominated]
+        if run_filters_with_nominated(ctx, pod, node) is None:
+            return [node], failures
+    cursor = _cursor(state)
+    order = cursor.order
+    n = len(order)
+    if n == 0:
+        return [], failures
+    to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
+    start = cursor.next_start % n
+    feasible: list[NodeState] = []
+    processed = 0
+    for i in range(n):
+        node = order[(start + i) % n]
+        processed += 1
+        if noms and node.name in noms:
+            f = run_filters_with_nominated(ctx, pod, node)
+        else:
+            f = _run(ctx, rules, pod, node)
+        if f is None:
             feasible.append(node)
+            if len(feasible) >= to_find:
+                break
+        else:
+            failures[node.name] = f
+    if advance:
+        cursor.next_start = (start + processed) % n
     return feasible, failures

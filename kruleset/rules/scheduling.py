@@ -161,23 +161,28 @@ def _gates(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
 
 # --- the cycle -----------------------------------------------------------------
 
-def schedule_one(ctx: ScheduleContext, ps: PodState) -> ScheduleResult:
-    """Filter and score every node for ``ps`` and pick the best (ties: declared first)."""
+def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) -> ScheduleResult:
+    """One scheduling cycle for ``ps``: PreFilter, filters, scores, the best node.
+
+    Ties between top-scoring nodes go to the node declared first (upstream
+    picks one at random).  ``advance=False`` keeps the node-search start
+    offset unchanged (what-if questions).
+    """
     from . import node_selection
 
     pod = ps.pod
     ctx.pod, ctx.ps = pod, ps
     ctx.extra.clear()
     state = ctx.state
-    nodes = state.node_list()
+    num_nodes = len(state.nodes)
     trace = ctx.trace
     pre = ctx.profile.active(PREFILTER.name).first_failure(ctx, pod, subject=pod.key)
     if pre is not None:
-        failures = {n.name: pre for n in nodes}
-        return ScheduleResult(pod.key, None, FitError(pod.key, len(nodes), failures, pre))
-    feasible, failures = node_selection.find_feasible(ctx, pod, nodes)
+        failures = {name: pre for name in state.nodes}
+        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, pre))
+    feasible, failures = node_selection.find_feasible(ctx, pod, ps, advance=advance)
     if not feasible:
-        return ScheduleResult(pod.key, None, FitError(pod.key, len(nodes), failures))
+        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures))
     if len(feasible) == 1:
         only = feasible[0]
         if trace is not None:
@@ -201,13 +206,14 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | No
                  *, trace: Trace | None = None) -> ScheduleResult:
     """Embed one scheduling decision: where would ``pod`` go in ``state`` now?
 
-    Nothing in ``state`` is changed.  ``pod`` may be a :class:`Pod` not yet in
-    the state (it is considered as if just created) or one of its pending
-    :class:`PodState`\\ s.
+    Nothing in ``state`` is changed (not even the scheduler's node-search
+    offset).  ``pod`` may be a :class:`Pod` not yet in the state (it is
+    considered as if just created) or one of its pending
+    :class:`PodState`\\ s.  See the module docstring for an example.
     """
     ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
     ctx = ScheduleContext(state, profile or Profile.default(), trace, state.now)
-    return schedule_one(ctx, ps)
+    return schedule_one(ctx, ps, advance=False)
 
 
 def feasible_names(result: ScheduleResult) -> Sequence[str]:
