@@ -199,6 +199,10 @@ class ClusterState:
     pdbs: dict[str, PodDisruptionBudget] = attrs.field(factory=dict)
     quotas: dict[str, ElasticQuota] = attrs.field(factory=dict)
     deployments: dict[str, Deployment] = attrs.field(factory=dict)
+    # status.disruptedPods of each PDB: PDB key -> {pod name: time (ms) the
+    # Eviction API recorded it}.  Written by kruleset.rules.api_eviction, read
+    # (with expiry) by kruleset.rules.pdb.pdb_status.
+    pdb_disrupted: dict[str, dict[str, int]] = attrs.field(factory=dict)
     by_namespace: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
     ns_bound: dict[str, Tally] = attrs.field(factory=dict)
     listeners: list[Listener] = attrs.field(factory=list)
