@@ -1,0 +1,35 @@
+"""The library entry points: load a scenario, run it."""
+
+from __future__ import annotations
+
+import os
+
+from .model.scenario import Scenario
+from .rules.profile import Profile
+from .sim.core import Simulation
+from .sim.result import Result
+
+__all__ = ["load", "run"]
+
+
+def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
+    """Parse and validate a `.kr` scenario from a path or from text.
+
+    Raises :class:`kruleset.ScenarioError` (a ``ValueError``) with file, line,
+    column and a suggestion when the scenario is refused.
+    """
+    from . import lang
+
+    return lang.load(source, file=file)
+
+
+def run(scenario: Scenario | str | os.PathLike[str], *, profile: Profile | None = None,
+        trace: bool = False, until: int | None = None) -> Result:
+    """Simulate ``scenario`` (a :class:`Scenario`, a path or `.kr` text).
+
+    ``trace=True`` records every rule evaluation (see :attr:`Result.trace`);
+    ``until`` (ms) overrides the scenario's ``run until``.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
+    return Simulation(scenario, profile=profile, trace=trace, until=until).run()

@@ -1,0 +1,111 @@
+"""Handlers for the timeline statements every scenario may use (LANGUAGE.md §3)."""
+
+from __future__ import annotations
+
+import attrs
+
+from ..model import scenario as sc
+from ..model.state import SUCCEEDED, PodState
+from .core import Simulation, register_action
+from .setup import create_object
+
+__all__ = ["pod_ref"]
+
+
+def pod_ref(ref: str) -> str:
+    """``name`` -> ``default/name``."""
+    return ref if "/" in ref else f"default/{ref}"
+
+
+def _pod(sim: Simulation, ref: str) -> PodState | None:
+    ps = sim.state.pods.get(pod_ref(ref))
+    if ps is None or ps.gone:
+        sim.record("ignored", pod_ref(ref), None, "", "NotFound",
+                   f'pods "{pod_ref(ref).split("/", 1)[1]}" not found')
+        return None
+    return ps
+
+
+def _create(sim: Simulation, a: sc.Create) -> None:
+    create_object(sim, a.obj)
+
+
+def _scale(sim: Simulation, a: sc.ScaleDeployment) -> None:
+    key = pod_ref(a.ref)
+    dep = sim.state.deployments.get(key)
+    if dep is None:
+        sim.record("ignored", key, None, "", "NotFound", f'deployments "{key}" not found')
+        return
+    sim.state.deployments[key] = attrs.evolve(dep, replicas=a.replicas)
+    sim.changed()
+
+
+def _delete(sim: Simulation, a: sc.DeletePod) -> None:
+    ps = _pod(sim, a.ref)
+    if ps is not None:
+        sim.terminate(ps, "deleted", by="user", reason="Deleted", grace=a.grace_period,
+                      rules=("api.delete",))
+
+
+def _cordon(sim: Simulation, a: sc.Cordon) -> None:
+    sim.state.nodes[a.node].unschedulable = a.unschedulable
+    sim.record("cordoned" if a.unschedulable else "uncordoned", a.node, a.node)
+    sim.changed()
+
+
+def _taint(sim: Simulation, a: sc.TaintNode) -> None:
+    node = sim.state.nodes[a.node]
+    if a.add:
+        if a.taint not in node.taints:
+            node.taints.append(a.taint)
+    else:
+        node.taints[:] = [t for t in node.taints
+                          if not (t.key == a.taint.key and t.effect == a.taint.effect)]
+    sim.changed()
+
+
+def _label(sim: Simulation, a: sc.LabelNode) -> None:
+    sim.state.nodes[a.node].labels[a.key] = a.value
+    sim.changed()
+
+
+def _ungate(sim: Simulation, a: sc.Ungate) -> None:
+    ps = _pod(sim, a.ref)
+    if ps is not None and a.gate in ps.pod.gates:
+        ps.pod = attrs.evolve(ps.pod, gates=tuple(g for g in ps.pod.gates if g != a.gate))
+        sim.changed()
+
+
+def _ready(sim: Simulation, a: sc.PodReadiness) -> None:
+    ps = _pod(sim, a.ref)
+    if ps is not None:
+        ps.ready = a.ready
+        sim.changed()
+
+
+def _phase(sim: Simulation, a: sc.PodPhase) -> None:
+    ps = _pod(sim, a.ref)
+    if ps is None:
+        return
+    sim.state.unbind(ps, SUCCEEDED if a.phase == SUCCEEDED else "Failed")
+    sim.record(a.phase.lower(), ps, ps.node)
+    ps.extra["ended_by_user"] = True
+    sim.changed()
+
+
+def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
+    st = sim.state
+    table = {"priorityclass": st.priority_classes, "quota": st.quotas, "pdb": st.pdbs}
+    store = table[a.kind]
+    key = pod_ref(a.name) if a.kind == "pdb" else a.name
+    store.pop(key, None)
+    sim.changed()
+
+
+for _cls, _fn in (
+    (sc.Create, _create), (sc.ScaleDeployment, _scale), (sc.DeletePod, _delete),
+    (sc.Cordon, _cordon), (sc.TaintNode, _taint), (sc.LabelNode, _label),
+    (sc.Ungate, _ungate), (sc.PodReadiness, _ready), (sc.PodPhase, _phase),
+    (sc.DeleteObject, _delete_object),
+):
+    register_action(_cls, _fn)

@@ -1,0 +1,345 @@
+"""The discrete-event simulation: clock, instants, controllers, decisions.
+
+Within one instant the order is LANGUAGE.md §5's: the timeline's events in
+file order; then, repeated until nothing changes, grace periods ending (phase
+2), workload controllers (3), the scheduler (4), kubelet passes (5) and the
+taint manager (6); then the expectations written for that instant.
+
+Controllers and timeline-action handlers register themselves
+(:func:`register_controller`, :func:`register_action`), so each mechanism
+lives in its own module; a timeline action nobody handles stops the run with
+:class:`~kruleset.errors.NotImplementedMechanism` (exit status 3).
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import attrs
+
+from ..errors import NotImplementedMechanism, Span
+from ..model.config import KubeletConfig
+from ..model.scenario import Scenario
+from ..model.state import FAILED, ClusterState, PodState
+from ..rules.engine import Trace
+from ..rules.profile import Profile
+
+__all__ = [
+    "Controller",
+    "Decision",
+    "Simulation",
+    "register_action",
+    "register_controller",
+    "register_pod_admission",
+]
+
+MAX_AFTER_LAST_EVENT = 3_600_000  # 1h (LANGUAGE.md §5)
+MAX_LOOPS_PER_INSTANT = 10_000
+
+
+class Controller(Protocol):
+    """A mechanism that acts over time (see module doc for phases)."""
+
+    name: str
+    phase: int
+
+    def step(self, sim: Simulation) -> bool: ...  # noqa: D102
+    def next_time(self, sim: Simulation) -> int | None: ...  # noqa: D102
+
+
+_CONTROLLERS: list[Callable[[Simulation], Controller]] = []
+_ACTIONS: dict[type, Callable[[Simulation, Any], None]] = {}
+_POD_ADMISSION: list[Callable[[Simulation, Any], Any]] = []
+
+# Modules that register controllers and action handlers; a module that does
+# not exist yet simply registers nothing (its actions then report exit 3).
+_SIM_MODULES = (
+    "termination", "workloads", "actions", "scheduler", "kubelet", "taints", "drain",
+)
+_loaded = False
+
+
+def register_controller(factory: Callable[[Simulation], Controller]) -> None:
+    """Add a controller factory; every :class:`Simulation` builds one of each."""
+    _CONTROLLERS.append(factory)
+
+
+def register_action(cls: type, handler: Callable[[Simulation, Any], None]) -> None:
+    """Say which function carries out timeline actions of type ``cls``."""
+    _ACTIONS[cls] = handler
+
+
+def register_pod_admission(fn: Callable[[Simulation, Any], Any]) -> None:
+    """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``)."""
+    _POD_ADMISSION.append(fn)
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for name in _SIM_MODULES:
+        try:
+            importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.{name}":
+                raise
+
+
+@attrs.frozen(slots=True)
+class Decision:
+    """One thing the simulated cluster decided, with the rules that decided it."""
+
+    time: int
+    kind: str
+    pod: str
+    node: str | None = None
+    by: str = ""
+    reason: str = ""
+    message: str = ""
+    rules: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as DESIGN.md's JSON form."""
+        from ..model.quantity import format_duration
+
+        return {
+            "time": format_duration(self.time), "kind": self.kind, "pod": self.pod,
+            "node": self.node, "by": self.by or None, "reason": self.reason,
+            "message": self.message, "rules": list(self.rules),
+        }
+
+
+class Simulation:
+    """Simulates a :class:`Scenario`; see :func:`kruleset.run` for the usual entry."""
+
+    def __init__(self, scenario: Scenario, *, profile: Profile | None = None,
+                 trace: bool = False, until: int | None = None) -> None:
+        _load()
+        from .setup import build_profile
+
+        self.scenario = scenario
+        self.state = ClusterState()
+        self.profile = profile or build_profile(scenario)
+        self.trace: Trace | None = Trace() if trace else None
+        self.now = 0
+        self.until = until if until is not None else scenario.run_until
+        self.decisions: list[Decision] = []
+        self.victims: dict[str, list[str]] = {}
+        self.kubelet_evictions: list[str] = []
+        self.eviction_status: dict[str, int] = {}
+        self.kubelets: dict[str, KubeletConfig] = {}
+        self.default_kubelet = KubeletConfig()
+        self.version = 0           # bumps when something that may help pending pods happens
+        self.bind_version = 0      # bumps on every bind (helps affinity-bound pods)
+        self._wakes: list[int] = []
+        self._terminations: list[tuple[int, int, str]] = []
+        self.extra: dict[str, Any] = {}
+        self.controllers: list[Controller] = sorted(
+            (f(self) for f in _CONTROLLERS), key=lambda c: c.phase)
+
+    # --- services for controllers and handlers ------------------------------------
+    def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
+               reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Decision:
+        """Add a decision to the report."""
+        key = ps if isinstance(ps, str) else ps.key
+        d = Decision(self.now, kind, key, node, by, reason, message, tuple(rules))
+        self.decisions.append(d)
+        return d
+
+    def changed(self) -> None:
+        """Something changed that may let a pending pod schedule: retry them."""
+        self.version += 1
+
+    def wake(self, time: int) -> None:
+        """Make sure the simulation stops at ``time``."""
+        if time >= self.now:
+            heapq.heappush(self._wakes, time)
+
+    def kubelet_config(self, node: str) -> KubeletConfig:
+        """The kubelet settings in force on ``node``."""
+        return self.kubelets.get(node, self.default_kubelet)
+
+    def admit_to_api(self, pod: Any) -> Any:
+        """Run the API admission steps (priority, default tolerations) on a new pod."""
+        for fn in _POD_ADMISSION:
+            pod = fn(self, pod)
+            if not hasattr(pod, "key"):
+                return pod  # a refusal (a Failure)
+        return pod
+
+    def bind(self, ps: PodState, node: str, rules: tuple[str, ...] = (),
+             admit: bool = True) -> bool:
+        """Bind ``ps`` to ``node`` through kubelet admission; False if the kubelet refused."""
+        if admit:
+            try:
+                from ..rules import kubelet_admission
+            except ImportError:
+                kubelet_admission = None  # type: ignore[assignment]
+            if kubelet_admission is not None:
+                result = kubelet_admission.admit(self, self.state.nodes[node], ps)
+                if not result.admitted:
+                    ps.node = None
+                    self.reject(ps, result.reason, result.message,
+                                tuple(f.rule for f in result.failures if f.rule))
+                    return False
+                for v in result.victims:
+                    if not v.terminating:
+                        self.terminate(v, "preempted", by=ps.key, reason="Preempting",
+                                       message=getattr(result, "victim_message", "")
+                                       or "Preempted in order to admit critical pod",
+                                       grace=0, rules=("kubelet.preemption",))
+                if result.victims:
+                    self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
+        self.state.bind(ps, node, self.now)
+        self.bind_version += 1
+        return True
+
+    def reject(self, ps: PodState, reason: str, message: str,
+               rules: tuple[str, ...] = ()) -> None:
+        """The kubelet refused the pod: it fails (phase Failed) where it was bound."""
+        ps.outcome, ps.reason, ps.message = "rejected", reason, message
+        ps.phase = FAILED
+        ps.gone = False
+        self.record("rejected", ps, ps.node, "kubelet", reason, message, rules)
+        self._pod_ended(ps)
+
+    def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
+                  message: str = "", grace: int | None = None,
+                  rules: tuple[str, ...] = ()) -> None:
+        """Start deleting ``ps``: it holds its resources until its grace period ends."""
+        if ps.gone or ps.terminating:
+            return
+        ps.outcome, ps.by, ps.reason, ps.message = outcome, by, reason, message
+        g = ps.pod.grace_period if grace is None else grace
+        self.record(outcome, ps, ps.node, by, reason, message, rules)
+        if ps.node is None:
+            # A pending pod has nothing to give back: it is gone at once.
+            ps.deletion_time = self.now
+            self._finish(ps)
+            return
+        ps.deletion_time = self.now + g
+        heapq.heappush(self._terminations, (ps.deletion_time, ps.seq, ps.key))
+        self._pod_ended(ps)
+        if g == 0:
+            self.finish_terminations()
+
+    def finish_terminations(self) -> bool:
+        """Pods whose grace period has ended go away; True if any did."""
+        done = False
+        while self._terminations and self._terminations[0][0] <= self.now:
+            _, _, key = heapq.heappop(self._terminations)
+            ps = self.state.pods[key]
+            if not ps.gone:
+                self._finish(ps)
+                done = True
+        return done
+
+    def _finish(self, ps: PodState) -> None:
+        self.state.unbind(ps, FAILED if ps.outcome != "deleted" else ps.phase)
+        ps.gone = True
+        self.changed()
+
+    def _pod_ended(self, ps: PodState) -> None:
+        # Workload controllers replace a pod as soon as it starts terminating.
+        self.extra.setdefault("ended", []).append(ps)
+
+    def next_termination(self) -> int | None:
+        """When the next grace period ends."""
+        return self._terminations[0][0] if self._terminations else None
+
+    # --- the main loop ----------------------------------------------------------------
+    def run(self) -> Any:
+        """Run to the end; returns a :class:`kruleset.sim.result.Result`."""
+        from .expect import check_expectations
+        from .result import Result
+        from .setup import apply_declarations
+
+        apply_declarations(self)
+        events = sorted(self.scenario.events, key=lambda e: (e.time, e.seq))
+        timed = sorted({x.time for x in self.scenario.expectations if x.time is not None})
+        outcomes: dict[int, Any] = {}
+        last_event = max([e.time for e in events] + timed + [0])
+        limit = self.until if self.until is not None else last_event + MAX_AFTER_LAST_EVENT
+        i = 0
+        t = 0
+        exp_index = 0
+        while True:
+            self.now = t
+            if self.trace is not None:
+                self.trace.now = t
+            while i < len(events) and events[i].time == t:
+                self._apply(events[i])
+                i += 1
+            self._settle()
+            while exp_index < len(timed) and timed[exp_index] <= t:
+                for x, res in check_expectations(self, timed[exp_index]):
+                    outcomes[id(x)] = res
+                exp_index += 1
+            nxt = self._next_time(events[i].time if i < len(events) else None, exp_index, timed)
+            if nxt is None:
+                break
+            if nxt > limit:
+                if self.until is not None and limit > t:
+                    t = limit
+                    continue
+                break
+            t = nxt
+        if self.until is not None and self.now < self.until:
+            self.now = self.until
+        for x, res in check_expectations(self, None):
+            outcomes[id(x)] = res
+        ordered = [outcomes[id(x)] for x in self.scenario.expectations if id(x) in outcomes]
+        return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now)
+
+    def _next_time(self, event_time: int | None, exp_index: int, timed: list[int]) -> int | None:
+        cands = [x for x in (event_time, self.next_termination()) if x is not None]
+        if exp_index < len(timed):
+            cands.append(timed[exp_index])
+        for c in self.controllers:
+            nt = c.next_time(self)
+            if nt is not None:
+                cands.append(nt)
+        while self._wakes and self._wakes[0] <= self.now:
+            heapq.heappop(self._wakes)
+        if self._wakes:
+            cands.append(self._wakes[0])
+        later = [c for c in cands if c > self.now]
+        return min(later) if later else None
+
+    def _settle(self) -> None:
+        for _ in range(MAX_LOOPS_PER_INSTANT):
+            changed = self.finish_terminations()
+            for c in self.controllers:
+                if c.step(self):
+                    changed = True
+            if not changed:
+                return
+        raise RuntimeError(f"the simulation did not settle at {self.now} ms")
+
+    def _apply(self, event: Any) -> None:
+        action = event.action
+        handler = _ACTIONS.get(type(action))
+        if handler is None:
+            raise NotImplementedMechanism(_describe(action), getattr(action, "span", None))
+        handler(self, action)
+
+
+def _describe(action: Any) -> str:
+    names = {
+        "EvictPod": "API-initiated eviction (`evict pod`)",
+        "DrainNode": "node drain (`drain node`)",
+        "PodUsage": "kubelet node-pressure eviction (`usage pod`)",
+        "NodeUsage": "kubelet node-pressure eviction (`usage node`)",
+        "NodeReadiness": "taint-based eviction (`node NAME not-ready`)",
+    }
+    return names.get(type(action).__name__, f"the statement {type(action).__name__}")
+
+
+def span_of(obj: Any) -> Span | None:
+    """The source position of a model object or action, if it has one."""
+    return getattr(obj, "span", None)

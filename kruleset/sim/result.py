@@ -1,0 +1,63 @@
+"""The outcome of a run: decisions, expectation results, the final state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..model.scenario import Expectation, Scenario
+from ..model.state import ClusterState
+from ..rules.engine import Trace
+from .core import Decision
+
+__all__ = ["ExpectationResult", "Result", "NOT_SIMULATED"]
+
+NOT_SIMULATED = "not simulated yet"
+
+
+@attrs.frozen(slots=True)
+class ExpectationResult:
+    """Whether one ``expect`` line held; ``unsupported`` when its mechanism is not built."""
+
+    expectation: Expectation
+    passed: bool
+    message: str = ""
+    unsupported: bool = False
+
+    @property
+    def line(self) -> int:
+        """The line of the expectation in its file."""
+        return self.expectation.span.line
+
+    def to_json(self) -> dict[str, Any]:
+        """As in DESIGN.md's JSON form."""
+        return {"line": self.line, "text": self.expectation.text, "passed": self.passed,
+                "message": self.message}
+
+
+@attrs.frozen(slots=True)
+class Result:
+    """What :func:`kruleset.run` returns."""
+
+    scenario: Scenario
+    decisions: list[Decision]
+    expectations: list[ExpectationResult]
+    state: ClusterState
+    trace: Trace | None
+    end_time: int
+
+    @property
+    def passed(self) -> bool:
+        """Every expectation held."""
+        return all(r.passed for r in self.expectations)
+
+    @property
+    def unsupported(self) -> list[ExpectationResult]:
+        """Expectations whose mechanism is not simulated yet."""
+        return [r for r in self.expectations if r.unsupported]
+
+    @property
+    def failed(self) -> list[ExpectationResult]:
+        """Expectations that did not hold."""
+        return [r for r in self.expectations if not r.passed and not r.unsupported]

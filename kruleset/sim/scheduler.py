@@ -1,0 +1,118 @@
+"""The scheduler controller: takes pending pods in queue order, binds or preempts.
+
+A pod that could not be placed is retried when the cluster changed in a way
+that may help (a pod went away, a node/class/quota/gate changed: see
+:meth:`Simulation.changed`), or, for pods whose failure came from inter-pod
+affinity or topology spread, when another pod was bound.
+"""
+
+from __future__ import annotations
+
+from ..model.state import PodState
+from ..rules.postfilter import PostFilterResult, run_postfilter
+from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
+from .core import Simulation, register_controller
+
+__all__ = ["SchedulerController"]
+
+_BIND_SENSITIVE = ("InterPodAffinity", "PodTopologySpread")
+
+
+class SchedulerController:
+    """Phase 4 of every instant."""
+
+    name = "scheduler"
+    phase = 4
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        # pod key -> (version, bind_version, bind-sensitive) at its last failed attempt
+        self.tried: dict[str, tuple[int, int, bool]] = {}
+
+    def _due(self, sim: Simulation, ps: PodState) -> bool:
+        last = self.tried.get(ps.key)
+        if last is None:
+            return True
+        version, bind_version, sensitive = last
+        return version != sim.version or (sensitive and bind_version != sim.bind_version)
+
+    def step(self, sim: Simulation) -> bool:
+        pending = [ps for ps in sim.state.pending() if self._due(sim, ps)]
+        if not pending:
+            return False
+        ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
+        queue = sim.profile.active(QUEUE.name)
+        gates = sim.profile.active(PREENQUEUE.name)
+        changed = False
+        for ps in queue.sort(ctx, pending):
+            if ps.node is not None or ps.gone or not self._due(sim, ps):
+                continue
+            gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
+            if gated is not None:
+                if ps.schedule_message != "SchedulingGated":
+                    ps.schedule_message = "SchedulingGated"
+                    sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
+                               (gated.rule,))
+                self.tried[ps.key] = (sim.version, sim.bind_version, False)
+                continue
+            result = schedule_one(ctx, ps)
+            if result.node is not None:
+                rules = ("scheduler.filter", "scheduler.score")
+                if sim.bind(ps, result.node, rules):
+                    sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
+                               f"Successfully assigned {ps.key} to {result.node}", rules)
+                    self.tried.pop(ps.key, None)
+                changed = True
+                continue
+            fit = result.fit_error
+            assert fit is not None
+            message = fit.message
+            pf = run_postfilter(ctx, ps, fit)
+            if pf is not None:
+                changed |= self._act(sim, ps, pf)
+                if pf.message:
+                    message = f"{message} {pf.message}"
+            sensitive = any(f.rule.endswith(_BIND_SENSITIVE) for f in fit.failures.values())
+            self.tried[ps.key] = (sim.version, sim.bind_version, sensitive)
+            if ps.schedule_message != message:
+                ps.schedule_message = message
+                rules = tuple(sorted({f.rule for f in fit.failures.values() if f.rule}))
+                sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
+        return changed
+
+    def _act(self, sim: Simulation, ps: PodState, pf: PostFilterResult) -> bool:
+        """Carry out a preemption decision (upstream prepareCandidate)."""
+        if not pf.nominated_node:
+            if ps.nominated is not None:
+                ps.nominated = None
+                return True
+            return False
+        for v in pf.victims:
+            if v.terminating or v.gone:
+                continue
+            v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
+            sim.terminate(
+                v, "preempted", by=ps.key, reason="Preempted",
+                message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
+                rules=(pf.plugin or "scheduler.postfilter",) + ((pf.decided_by.split(":")[0],)
+                                                               if pf.decided_by else ()),
+            )
+        if pf.victims:
+            sim.victims.setdefault(ps.key, []).extend(
+                v.key for v in pf.victims if v.key not in sim.victims.get(ps.key, ()))
+        for other in pf.clear_nominations:
+            if other.nominated == pf.nominated_node:
+                other.nominated = None
+        changed = ps.nominated != pf.nominated_node
+        ps.nominated = pf.nominated_node
+        if changed:
+            sim.record("nominated", ps, pf.nominated_node, "scheduler", "Nominated",
+                       pf.decided_by, (pf.plugin,) if pf.plugin else ())
+        sim.changed()
+        return True
+
+    def next_time(self, sim: Simulation) -> int | None:
+        return None
+
+
+register_controller(SchedulerController)

@@ -1,0 +1,105 @@
+"""Putting a scenario's objects into the cluster (at time 0 and by `create`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.objects import (
+    Deployment,
+    ElasticQuota,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+)
+from ..model.scenario import Scenario
+from ..model.state import PodState
+from ..rules.engine import Failure
+from ..rules.priority import admit_priority
+from ..rules.profile import Profile
+from .core import Simulation, register_pod_admission
+
+__all__ = ["apply_declarations", "build_profile", "create_object"]
+
+
+def build_profile(scenario: Scenario) -> Profile:
+    """The scheduler profile: upstream defaults, a `config scheduler` file, quotas."""
+    try:
+        from ..rules.scheduler_profile import profile_for
+    except ImportError:
+        return Profile.default()
+    quotas = any(isinstance(o, ElasticQuota) for o in scenario.objects) or any(
+        isinstance(getattr(e.action, "obj", None), ElasticQuota) for e in scenario.events)
+    return profile_for(scenario.scheduler, quotas_present=quotas)
+
+
+def _priority(sim: Simulation, pod: Pod) -> Any:
+    return admit_priority(pod, sim.state.priority_classes)
+
+
+register_pod_admission(_priority)
+
+
+def apply_declarations(sim: Simulation) -> None:
+    """Build the cluster at time 0 from the scenario's declarations, in file order."""
+    for block in sim.scenario.kubelets:
+        if block.node == "*":
+            sim.default_kubelet = block.config
+    for block in sim.scenario.kubelets:
+        if block.node != "*":
+            sim.kubelets[block.node] = block.config
+    for obj in sim.scenario.objects:
+        create_object(sim, obj, initial=True)
+
+
+def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodState | None:
+    """Add ``obj`` to the cluster now. Pods declared ``on NODE`` at time 0 skip admission."""
+    st = sim.state
+    if isinstance(obj, PriorityClass):
+        st.priority_classes[obj.name] = obj
+    elif isinstance(obj, RuntimeClass):
+        st.runtime_classes[obj.name] = obj
+    elif isinstance(obj, Namespace):
+        old = st.namespaces.get(obj.name)
+        labels = {**(old.labels if old else {}), **obj.labels}
+        st.namespaces[obj.name] = Namespace(obj.name, labels, obj.span)
+    elif isinstance(obj, Node):
+        st.add_node(obj)
+    elif isinstance(obj, Pod):
+        sim.changed()
+        return create_pod(sim, obj, initial=initial)
+    elif isinstance(obj, Deployment):
+        st.deployments[obj.key] = obj
+        sim.extra.setdefault("deployment_counter", {}).setdefault(obj.key, 0)
+    elif isinstance(obj, PodDisruptionBudget):
+        st.pdbs[obj.key] = obj
+    elif isinstance(obj, ElasticQuota):
+        st.quotas[obj.namespace] = obj
+    else:  # pragma: no cover - the parser only produces the kinds above
+        raise TypeError(f"cannot create {type(obj).__name__}")
+    sim.changed()
+    return None
+
+
+def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState | None:
+    """Admit ``pod`` to the API and add it; bind it at once when it names a node."""
+    admitted = sim.admit_to_api(pod)
+    if isinstance(admitted, Failure):
+        sim.record("refused", pod.key, None, "api-server", "Forbidden", admitted.reason,
+                   (admitted.rule,) if admitted.rule else ())
+        return None
+    ps = sim.state.add_pod(admitted, sim.now)
+    ps.usage = dict(admitted.usage)
+    ps.ready = admitted.ready
+    if admitted.node_name:
+        if admitted.node_name not in sim.state.nodes:
+            sim.record("pending", ps, None, "", "NodeNotFound",
+                       f"node {admitted.node_name} does not exist")
+            return ps
+        if sim.bind(ps, admitted.node_name, admit=not initial):
+            sim.record("running" if initial else "scheduled", ps, admitted.node_name,
+                       "" if initial else "nodeName", "", "",
+                       () if initial else ("spec.nodeName",))
+    return ps

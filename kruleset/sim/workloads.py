@@ -1,0 +1,77 @@
+"""The deployment controller: keeps `replicas` pods, replacing those that end.
+
+Pods are named ``NAME-1``, ``NAME-2``, … in order and numbers are never
+reused (LANGUAGE.md §5).  A replacement is created as soon as a pod starts
+terminating.  Scaling down deletes pending pods first, then the newest ones
+(a simplification of the ReplicaSet controller's ranking, documented in the
+README).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..model.state import PodState
+from .core import Simulation, register_controller
+from .setup import create_pod
+
+__all__ = ["DeploymentController"]
+
+
+def owned(sim: Simulation, key: str) -> list[PodState]:
+    """Live pods of deployment ``key`` that are not terminating, in creation order."""
+    ns, name = key.split("/", 1)
+    out = []
+    for ps in sim.state.by_namespace.get(ns, {}).values():
+        p = ps.pod
+        if (p.owner_kind == "ReplicaSet" and p.owner_name == name and not ps.gone
+                and not ps.terminating and ps.outcome is None
+                and ps.phase in ("Pending", "Running")):
+            out.append(ps)
+    return out
+
+
+class DeploymentController:
+    """Phase 3: create replacements and scale."""
+
+    name = "deployment-controller"
+    phase = 3
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+
+    def step(self, sim: Simulation) -> bool:
+        changed = False
+        counters = sim.extra.setdefault("deployment_counter", {})
+        for key, dep in sim.state.deployments.items():
+            pods = owned(sim, key)
+            missing = dep.replicas - len(pods)
+            while missing > 0:
+                n = counters.get(key, 0) + 1
+                counters[key] = n
+                while f"{dep.namespace}/{dep.name}-{n}" in sim.state.pods:
+                    n += 1
+                    counters[key] = n
+                pod = attrs.evolve(dep.template, name=f"{dep.name}-{n}", namespace=dep.namespace,
+                                   owner_kind="ReplicaSet", owner_name=dep.name)
+                ps = create_pod(sim, pod)
+                if ps is not None:
+                    sim.record("created", ps, None, f"deployment/{dep.name}", "", "",
+                               ("workloads.deployment.replace",))
+                missing -= 1
+                changed = True
+            if missing < 0:
+                victims = sorted(pods, key=lambda p: (p.node is not None, -p.seq))[: -missing]
+                for ps in victims:
+                    sim.terminate(ps, "deleted", by=f"deployment/{dep.name}", reason="ScaledDown",
+                                  rules=("workloads.deployment.scale-down",))
+                changed = True
+        if changed:
+            sim.changed()
+        return changed
+
+    def next_time(self, sim: Simulation) -> int | None:
+        return None
+
+
+register_controller(DeploymentController)
