@@ -1,0 +1,97 @@
+"""The human-readable report of a run."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO
+
+from ..model.quantity import format_duration
+from ..sim.result import Result
+
+__all__ = ["Style", "render_result", "render_explain"]
+
+
+class Style:
+    """ANSI colour, only on a terminal and never when NO_COLOR is set."""
+
+    def __init__(self, stream: IO[str] | None = None, *, color: bool | None = None) -> None:
+        if color is None:
+            stream = stream or sys.stdout
+            color = (hasattr(stream, "isatty") and stream.isatty()
+                     and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb")
+        self.color = color
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.color else text
+
+    def ok(self, text: str) -> str:
+        """Green."""
+        return self._wrap("32", text)
+
+    def bad(self, text: str) -> str:
+        """Red."""
+        return self._wrap("31", text)
+
+    def warn(self, text: str) -> str:
+        """Yellow."""
+        return self._wrap("33", text)
+
+    def dim(self, text: str) -> str:
+        """Faint."""
+        return self._wrap("2", text)
+
+    def bold(self, text: str) -> str:
+        """Bold."""
+        return self._wrap("1", text)
+
+
+def render_result(path: str, result: Result, style: Style) -> str:
+    """Decisions in time order, then every expectation with its line and outcome."""
+    out: list[str] = []
+    title = f" — {result.scenario.title}" if result.scenario.title else ""
+    out.append(style.bold(f"{path}{title}"))
+    for d in result.decisions:
+        node = f" on {d.node}" if d.node else ""
+        by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
+        reason = f" {d.reason}" if d.reason else ""
+        msg = f": {d.message}" if d.message else ""
+        rules = style.dim(f"  [{', '.join(d.rules)}]") if d.rules else ""
+        out.append(f"  {format_duration(d.time):>7}  {d.kind:<10} {d.pod}{node}{by}"
+                   f"{reason}{msg}{rules}")
+    if result.expectations:
+        out.append("  expectations:")
+    for r in result.expectations:
+        if r.unsupported:
+            mark = style.warn("?")
+        else:
+            mark = style.ok("✓") if r.passed else style.bad("✗")
+        tail = f"  — {r.message}" if r.message else ""
+        out.append(f"    {mark} line {r.line}: {r.expectation.text}{tail}")
+    return "\n".join(out)
+
+
+def render_explain(ref: str, result: Result, style: Style) -> str:
+    """Everything the trace says about ``ref``: each rule, its result and why."""
+    out = [style.bold(f"explain {ref}")]
+    key = ref if "/" in ref else f"default/{ref}"
+    ps = result.state.pods.get(key)
+    if ps is None:
+        node = result.state.nodes.get(ref)
+        if node is None:
+            return style.bad(f"no pod or node called {ref} in this run")
+    for d in result.decisions:
+        if d.pod == key or d.by == key or d.pod == ref:
+            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
+                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
+    if result.trace is not None:
+        out.append("  rules:")
+        last_time = None
+        for e in result.trace.entries:
+            if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
+                if e.time != last_time:
+                    out.append(f"   at {format_duration(e.time)}:")
+                    last_time = e.time
+                why = f": {e.why}" if e.why else ""
+                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+    return "\n".join(out)
