@@ -11,7 +11,12 @@ _MODULES = (
     "priority",
     "scheduling",
     "filters_basic",
+    "filters_spread",
+    "filters_interpod",
     "scores_resources",
+    "scores_node",
+    "scores_spread",
+    "scores_interpod",
     "postfilter",
 )
 
