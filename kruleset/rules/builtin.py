@@ -18,6 +18,7 @@ _MODULES = (
     "scores_spread",
     "scores_interpod",
     "postfilter",
+    "api_eviction",
 )
 
 for _name in _MODULES:
