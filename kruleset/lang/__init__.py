@@ -1,1 +1,97 @@
-"""kruleset.lang."""
+"""The ``.kr`` scenario language: parsing and validation into a Scenario.
+
+Public entry points:
+
+* :func:`load` — a ``.kr`` file (path) or ``.kr`` text.
+* :func:`parse_text` — ``.kr`` text, with the file name used in messages and
+  optionally a line offset (``base_line``) for text cut from a larger file.
+* :func:`expand_range` — ``n[01..10]`` into its names.
+* :func:`make_kubelet_config` — the kubelet's threshold rules, shared with
+  the KubeletConfiguration loader.
+
+Every refusal is a :class:`kruleset.errors.ScenarioError`; no input makes
+these functions raise anything else (an unexpected failure is reported as a
+ScenarioError that says it is an internal error).
+
+The Gherkin steps can join single statements (``node n1 cpu=4``) into one text,
+one per line, and call :func:`parse_text`; line numbers in errors are then the
+line within that text plus ``base_line``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import KrulesetError, ScenarioError, Span
+from ..model.scenario import Scenario
+from .kubelet import KubeletConfigError, make_kubelet_config
+from .loader import build_scenario
+from .values import RangeError, expand_range
+
+__all__ = [
+    "KubeletConfigError",
+    "RangeError",
+    "expand_range",
+    "load",
+    "make_kubelet_config",
+    "parse_text",
+]
+
+
+def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
+               folder: str | os.PathLike[str] | None = None) -> Scenario:
+    """Parse and validate ``.kr`` text.
+
+    ``file`` names the text in messages; ``folder`` is where ``include`` and
+    ``config`` paths are looked up (default: the current directory);
+    ``base_line`` is added to every line number (for fragments of a larger file).
+    Raises :class:`ScenarioError` and nothing else.
+    """
+    try:
+        return build_scenario(text, file, folder=None if folder is None else str(folder),
+                              base_line=base_line)
+    except KrulesetError:
+        raise
+    except RecursionError:
+        raise ScenarioError("the scenario is nested too deeply to read",
+                            Span(file, 0, 0, "")) from None
+    except Exception as exc:  # noqa: BLE001 - the public entry never leaks a traceback
+        raise ScenarioError(
+            f"internal error while reading the scenario ({type(exc).__name__}: {exc}); "
+            "this is a bug in kruleset, please report it with the file",
+            Span(file, 0, 0, "")) from exc
+
+
+def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
+    """Load a scenario from a ``.kr`` file or from ``.kr`` text.
+
+    ``source`` is read as a path when it is a ``PathLike``, or a string with no
+    newline that names an existing file; a string without a newline that ends
+    in ``.kr`` but names no file is refused as a missing file.  Any other string
+    is the text itself.  ``file`` overrides the name used in messages.
+    Paths in ``include`` and ``config`` are relative to the file's folder (the
+    current directory for text).
+    """
+    if isinstance(source, str) and ("\n" in source or not _is_file(source)):
+        if "\n" not in source and source.strip().endswith(".kr"):
+            raise ScenarioError(f"file not found: {source}", Span(file or source, 0, 0, ""))
+        return parse_text(source, file or "<text>")
+    path = Path(source)
+    name = file or str(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                            Span(name, 0, 0, "")) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read the file: {exc.strerror or exc}",
+                            Span(name, 0, 0, "")) from None
+    return parse_text(text, name, folder=path.resolve().parent)
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,130 @@
+"""What a scenario has declared so far: the names references are checked against."""
+
+from __future__ import annotations
+
+import re
+
+from ..model.objects import (
+    BUILTIN_PRIORITY_CLASSES,
+    Deployment,
+    ElasticQuota,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+)
+from ..model.scenario import Object
+from .errors import Source
+from .syntax import Item
+
+__all__ = ["Context"]
+
+_GENERATED = re.compile(r"(.+)-([1-9][0-9]*)\Z")
+
+
+class Context:
+    """Objects known at the current point of the file (time 0, then the timeline).
+
+    ``origin`` remembers where each name was declared, for duplicate messages.
+    ``gone`` holds pods, nodes, classes and PDBs deleted in the timeline, which
+    may then be created again.
+    """
+
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.classes: dict[str, PriorityClass] = {c.name: c for c in BUILTIN_PRIORITY_CLASSES}
+        self.runtimeclasses: dict[str, RuntimeClass] = {}
+        self.namespaces: dict[str, Namespace] = {}
+        self.nodes: dict[str, Node] = {}
+        self.pods: dict[str, Pod] = {}
+        self.deployments: dict[str, Deployment] = {}
+        self.pdbs: dict[str, PodDisruptionBudget] = {}
+        self.quotas: dict[str, ElasticQuota] = {}
+        self.origin: dict[tuple[str, str], str] = {}
+        self.gone: set[tuple[str, str]] = set()
+        self.time = 0
+
+    # --- registering --------------------------------------------------------
+
+    def register(self, obj: Object, item: Item, where: str) -> None:
+        """Record a new object, refusing a name already in use."""
+        kind, key, table = self._slot(obj)
+        if key in table and (kind, key) not in self.gone:
+            before = self.origin.get((kind, key), "earlier")
+            raise self.src.error(f"{kind} '{key}' is already declared ({before})", item,
+                                 expected=f"a {kind} name not used yet")
+        if isinstance(obj, Pod):
+            self._check_generated_clash(obj.namespace, obj.name, item)
+        if isinstance(obj, Deployment):
+            for pod_key in self.pods:
+                ns, _, name = pod_key.partition("/")
+                m = _GENERATED.match(name)
+                if ns == obj.namespace and m and m.group(1) == obj.name:
+                    raise self.src.error(
+                        f"deployment '{obj.key}' would create pods named like the pod "
+                        f"'{pod_key}' ({self.origin.get(('pod', pod_key), 'earlier')})", item)
+        self.gone.discard((kind, key))
+        table[key] = obj
+        self.origin[(kind, key)] = where
+
+    def _check_generated_clash(self, ns: str, name: str, item: Item) -> None:
+        m = _GENERATED.match(name)
+        if m and f"{ns}/{m.group(1)}" in self.deployments:
+            raise self.src.error(
+                f"pod '{ns}/{name}' has the name deployment '{ns}/{m.group(1)}' gives its pods",
+                item, expected="another pod name")
+
+    def _slot(self, obj: Object) -> tuple[str, str, dict]:  # type: ignore[type-arg]
+        if isinstance(obj, Pod):
+            return "pod", obj.key, self.pods
+        if isinstance(obj, Node):
+            return "node", obj.name, self.nodes
+        if isinstance(obj, PriorityClass):
+            return "priority class", obj.name, self.classes
+        if isinstance(obj, RuntimeClass):
+            return "runtime class", obj.name, self.runtimeclasses
+        if isinstance(obj, Deployment):
+            return "deployment", obj.key, self.deployments
+        if isinstance(obj, PodDisruptionBudget):
+            return "pdb", obj.key, self.pdbs
+        if isinstance(obj, ElasticQuota):
+            return "quota", obj.namespace, self.quotas
+        return "namespace", obj.name, self.namespaces
+
+    # --- lookups ------------------------------------------------------------
+
+    def pod_exists(self, key: str) -> bool:
+        """A declared or created pod, or a name a known deployment gives its pods."""
+        if key in self.pods:
+            return True
+        ns, _, name = key.partition("/")
+        m = _GENERATED.match(name)
+        return bool(m and f"{ns}/{m.group(1)}" in self.deployments)
+
+    def pod_names(self) -> list[str]:
+        """Names to suggest for a misspelt pod."""
+        names = list(self.pods)
+        for d in self.deployments.values():
+            names.extend(f"{d.key}-{i}" for i in range(1, max(d.replicas, 1) + 1))
+        return names
+
+    def need_node(self, name: str, item: Item) -> Node:
+        """The node called ``name`` or a refusal naming the nearest one."""
+        node = self.nodes.get(name)
+        if node is None:
+            raise self.src.unknown("node", name, item, self.nodes)
+        return node
+
+    def need_pod(self, key: str, item: Item) -> None:
+        """Refuse a pod reference nothing declared or created so far could mean."""
+        if not self.pod_exists(key):
+            raise self.src.unknown("pod", key, item, self.pod_names())
+
+    def need_class(self, name: str, item: Item) -> PriorityClass:
+        """The priority class called ``name``."""
+        pc = self.classes.get(name)
+        if pc is None:
+            raise self.src.unknown("priority class", name, item, self.classes)
+        return pc

@@ -1,0 +1,78 @@
+"""Error reporting helpers: turn tokens and items into spans and ScenarioErrors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import ScenarioError, Span, did_you_mean
+from .syntax import Item, first_word
+
+__all__ = ["Source", "fail"]
+
+
+class Source:
+    """The text being parsed, to give every error its line text.
+
+    ``base_line`` shifts line numbers when the text is a fragment of a larger
+    file (the Gherkin steps use it).
+    """
+
+    __slots__ = ("file", "lines", "base_line", "folder")
+
+    def __init__(self, text: str, file: str, base_line: int = 0, folder: str | None = None) -> None:
+        self.file = file
+        self.lines = text.split("\n")
+        self.base_line = base_line
+        self.folder = folder
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line of this source (without its newline)."""
+        if 1 <= line <= len(self.lines):
+            return self.lines[line - 1].rstrip("\r")
+        return ""
+
+    def span_at(self, line: int, column: int) -> Span:
+        """A span at a line and column of this source."""
+        return Span(self.file, line + self.base_line, column, self.line_text(line))
+
+    def span(self, item: Item) -> Span:
+        """The span of an item's first token."""
+        word = first_word(item)
+        return self.span_at(word.line, word.column)
+
+    def error(
+        self,
+        message: str,
+        item: Item,
+        *,
+        expected: str = "",
+        suggestion: str = "",
+    ) -> ScenarioError:
+        """A ScenarioError pointing at ``item``."""
+        return ScenarioError(message, self.span(item), expected=expected, suggestion=suggestion)
+
+    def unknown(
+        self,
+        what: str,
+        name: str,
+        item: Item,
+        choices: Iterable[str],
+        *,
+        expected: str = "",
+    ) -> ScenarioError:
+        """``unknown WHAT 'NAME', did you mean 'X'?`` pointing at ``item``."""
+        names = sorted(set(choices))
+        hint = did_you_mean(name, names)
+        message = f"unknown {what} '{name}'"
+        if hint:
+            message += ", " + hint
+        known = ""
+        if names:
+            shown = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
+            known = f"known: {shown}"
+        return self.error(message, item, expected=expected, suggestion=known)
+
+
+def fail(source: Source, message: str, item: Item, **kw: str) -> ScenarioError:
+    """Shorthand for :meth:`Source.error`."""
+    return source.error(message, item, **kw)

@@ -1,0 +1,254 @@
+"""``expect …`` lines (LANGUAGE.md §4) into :class:`Expectation` objects.
+
+The ``args`` of each form (the lead's simulation reads these names):
+
+========================  ==================================================
+form                      args
+========================  ==================================================
+``pod``                   ``node`` (running on / nominated), ``reason``
+                          (pending, rejected: a substring; evicted: a word),
+                          ``by`` (preempted by)
+``pods-count``            ``count``
+``victims``               ``refs`` (tuple of ``ns/name``)
+``evictions``             ``refs`` (tuple, in order)
+``eviction-status``       ``status`` (200, 429 or 500)
+``node-condition``        ``condition``, ``value`` (``False`` for ``false``)
+``node-taint``            ``taint`` (:class:`Taint`; value ``""`` when not
+                          given), ``absent``
+``quota-used``            ``used`` (dict resource -> exact int)
+``pdb-allowed``           ``value``
+``qos``                   ``value``
+``priority``              ``value``, ``preemption`` (or absent)
+``critical``              (``negated`` for ``not critical``)
+``oom-score-adj``         ``value``, ``container`` (absent for the
+                          single-container form)
+========================  ==================================================
+
+``ref`` is ``ns/name`` for pods and PDBs (globs kept as written, namespace
+``default`` added), the node name for node forms, the namespace for quota,
+``""`` for ``evictions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import Span
+from ..model.scenario import Expectation
+from .cursor import Cursor, split_commas
+from .errors import Source
+from .syntax import BList, Item, Word, describe, first_word, last_word
+from .values import integer, pod_ref, resources, taint
+
+__all__ = ["Check", "parse_expect", "statement_text", "POD_STATES"]
+
+POD_STATES = ("running", "pending", "nominated", "preempted", "evicted", "rejected", "deleted",
+              "terminating", "succeeded", "failed")
+COUNT_STATES = ("running", "pending", "terminating", "preempted", "evicted", "rejected",
+                "deleted", "succeeded", "failed")
+EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralStorage", "API",
+                    "Taint")
+CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
+QOS = ("Guaranteed", "Burstable", "BestEffort")
+SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb")
+
+Check = tuple[str, str, Item]
+"""A reference to check once the names are known: (kind, key, item)."""
+
+
+def statement_text(src: Source, items: list[Item]) -> str:
+    """The source text of ``items`` (several lines joined by single spaces)."""
+    first, last = first_word(items[0]), last_word(items[-1])
+    if first.line == last.line:
+        return src.line_text(first.line)[first.column - 1:last.end_column - 1]
+    parts = [src.line_text(first.line)[first.column - 1:]]
+    parts += [src.line_text(n).strip() for n in range(first.line + 1, last.line)]
+    parts.append(src.line_text(last.line)[:last.end_column - 1].strip())
+    text = " ".join(p.split("#")[0].strip() if '"' not in p else p.strip() for p in parts)
+    return " ".join(text.split())
+
+
+def _ref(src: Source, w: Word, checks: list[Check], *, glob: bool = True) -> str:
+    ns, name = pod_ref(src, w, glob=glob)
+    key = f"{ns}/{name}"
+    if "*" not in key:
+        checks.append(("pod", key, w))
+    return key
+
+
+def _refs(src: Source, blist: BList, checks: list[Check]) -> tuple[str, ...]:
+    out = []
+    for entry in split_commas(src, blist):
+        w = entry[0]
+        if len(entry) != 1 or not isinstance(w, Word) or w.kind != "WORD":
+            bad = entry[1] if len(entry) > 1 else w
+            raise src.error(f"unexpected {describe(bad)} in the list", bad,
+                            expected="pod references separated by commas")
+        if "*" in w.value:
+            raise src.error("a glob is not allowed in a list of pods; name each pod", w)
+        key = _ref(src, w, checks, glob=False)
+        if key in out:
+            raise src.error(f"'{key}' is listed twice", w)
+        out.append(key)
+    return tuple(out)
+
+
+def _choice(src: Source, w: Word, choices: tuple[str, ...], what: str) -> str:
+    text = w.text if w.text is not None else w.value
+    if text not in choices:
+        raise src.unknown(what, text, w, choices, expected=" | ".join(choices))
+    return text
+
+
+def _kv(cur: Cursor, key: str) -> Word:
+    """Read ``key=VALUE`` and return the value's word."""
+    w = cur.word(f"{key}=…")
+    name, eq, value = w.value.partition("=")
+    if name != key or not eq:
+        raise cur.error(f"expected {key}=…, found '{w.value}'", w, expected=f"{key}=…")
+    if not value and w.text is None:
+        raise cur.error(f"missing value after '{key}='", w, expected=f"{key}=VALUE")
+    sub = w.at(len(key) + 1, value)
+    sub.text = w.text
+    return sub
+
+
+def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
+                 time: int | None) -> tuple[Expectation, list[Check]]:
+    """Read ``expect …`` (``head`` is the ``expect`` word) into an Expectation.
+
+    Returns the references it names, to be checked against what the scenario
+    declares and creates (globs are not checked: they fail at run time).
+    """
+    checks: list[Check] = []
+    subject = cur.keyword(*SUBJECTS).value
+    text = statement_text(src, cur.items[cur.pos - 2:]) if cur.pos >= 2 else ""
+    args: dict[str, Any] = {}
+    state = ""
+    negated = False
+    ref = ""
+    form = subject
+    if subject == "pod":
+        ref_w = cur.word("a pod reference")
+        ref = _ref(src, ref_w, checks)
+        form, state, negated = _pod_form(src, cur, args, checks)
+    elif subject == "pods":
+        ref_w = cur.word("a pod reference or glob")
+        ref = _ref(src, ref_w, checks)
+        state = _choice(src, cur.word("a state"), COUNT_STATES, "pod state")
+        args["count"] = integer(src, _kv(cur, "count"), "count", minimum=0)
+        form = "pods-count"
+    elif subject == "victims":
+        cur.keyword("of")
+        ref = _ref(src, cur.word("a pod reference"), checks, glob=False)
+        cur.keyword("=")
+        args["refs"] = _refs(src, cur.blist("the victims"), checks)
+    elif subject == "evictions":
+        cur.keyword("=")
+        args["refs"] = _refs(src, cur.blist("the evictions"), checks)
+    elif subject == "eviction":
+        ref_w = cur.word("a pod reference")
+        ref = _ref(src, ref_w, checks, glob=False)
+        checks.append(("evict", ref, ref_w))
+        cur.keyword("status")
+        sw = cur.word("200, 429 or 500")
+        if sw.value not in ("200", "429", "500"):
+            raise src.error(f"eviction status is 200, 429 or 500, found '{sw.value}'", sw,
+                            expected="200 | 429 | 500")
+        args["status"] = int(sw.value)
+        form = "eviction-status"
+    elif subject == "node":
+        node_w = cur.word("a node name")
+        ref = node_w.value
+        checks.append(("node", ref, node_w))
+        what = cur.keyword("condition", "taint").value
+        if what == "condition":
+            args["condition"] = _choice(src, cur.word("a condition"), CONDITIONS, "condition")
+            args["value"] = cur.accept("false") is None
+            form = "node-condition"
+        else:
+            tw = cur.word("key[=value]:Effect")
+            args["taint"] = taint(src, tw)
+            args["absent"] = cur.accept("absent") is not None
+            form = "node-taint"
+    elif subject == "quota":
+        ns_w = cur.word("a namespace")
+        ref = ns_w.value
+        checks.append(("quota", ref, ns_w))
+        used_w = cur.keyword("used")
+        group = cur.group("used")
+        args["used"] = resources(src, group, "used", pods=True)
+        if not args["used"]:
+            raise src.error("used(…) names no resource", used_w, expected="used(cpu=2, …)")
+        form = "quota-used"
+    else:  # pdb
+        ref_w = cur.word("a pdb reference")
+        ns, name = pod_ref(src, ref_w, what="pdb")
+        ref = f"{ns}/{name}"
+        checks.append(("pdb", ref, ref_w))
+        args["value"] = integer(src, _kv(cur, "disruptions-allowed"), "disruptions-allowed",
+                                minimum=0)
+        form = "pdb-allowed"
+    cur.done()
+    return Expectation(form, ref, text, state, negated, args, time, span), checks
+
+
+def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
+              checks: list[Check]) -> tuple[str, str, bool]:
+    """The rest of ``expect pod REF …``: returns (form, state, negated)."""
+    w = cur.word("a state such as running")
+    word = w.value
+    key, eq, _ = word.partition("=")
+    if eq:
+        cur.pos -= 1
+        if key == "qos":
+            args["value"] = _choice(src, _kv(cur, "qos"), QOS, "QoS class")
+            return "qos", "", False
+        if key == "priority":
+            args["value"] = integer(src, _kv(cur, "priority"), "priority")
+            if cur.peek_word() and cur.peek_word().startswith("preemption="):  # type: ignore[union-attr]
+                args["preemption"] = _choice(src, _kv(cur, "preemption"),
+                                             ("PreemptLowerPriority", "Never"), "preemption policy")
+            return "priority", "", False
+        if key == "oom-score-adj":
+            args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
+            return "oom-score-adj", "", False
+        raise src.unknown("pod expectation", key, w, ("qos", "priority", "oom-score-adj"),
+                          expected="qos=…, priority=…, oom-score-adj=…")
+    if word == "not":
+        what = cur.keyword("preempted", "evicted", "critical").value
+        if what == "critical":
+            return "critical", "", True
+        return "pod", what, True
+    if word == "critical":
+        return "critical", "", False
+    if word == "container":
+        name_w = cur.word("a container name")
+        args["container"] = name_w.value
+        args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
+        return "oom-score-adj", "", False
+    if word not in POD_STATES:
+        raise src.unknown("pod state", word, w,
+                          (*POD_STATES, "not", "critical", "container", "qos", "priority",
+                           "oom-score-adj"),
+                          expected=" | ".join(POD_STATES))
+    if word == "running" and cur.accept("on"):
+        node_w = cur.word("a node name after 'on'")
+        args["node"] = node_w.value
+        checks.append(("node", node_w.value, node_w))
+    elif word == "nominated":
+        node_w = cur.word("a node name")
+        args["node"] = node_w.value
+        checks.append(("node", node_w.value, node_w))
+    elif word in ("pending", "rejected") and not cur.at_end():
+        rw = _kv(cur, "reason")
+        if rw.text is None:
+            raise src.error('reason is a string here: reason="TEXT"', rw,
+                            expected='reason="TEXT"')
+        args["reason"] = rw.text
+    elif word == "evicted" and not cur.at_end():
+        args["reason"] = _choice(src, _kv(cur, "reason"), EVICTION_REASONS, "eviction reason")
+    elif word == "preempted" and cur.accept("by"):
+        by_w = cur.word("a pod reference after 'by'")
+        args["by"] = _ref(src, by_w, checks, glob=False)
+    return "pod", word, False

@@ -1,0 +1,314 @@
+"""Assembling a :class:`Scenario` from parsed statements.
+
+Declarations are the cluster at time 0 and may come in any order: classes,
+runtime classes, namespaces, nodes, quotas and included files are read first,
+then kubelet blocks, pods, deployments and PDBs (which refer to them), each
+group in file order.  The timeline is then read in file order, so a reference
+in the timeline must name something declared or created before it (earlier
+in the file, at the same or an earlier time).  End-of-run ``expect`` lines are
+checked last, against everything the file ever declares or creates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScenarioError, Span
+from ..model.config import KubeletConfig, SchedulerConfig
+from ..model.scenario import Event, Expectation, KubeletBlock, Object, Scenario
+from .context import Context
+from .cursor import Cursor
+from .declarations import DECLARATIONS, declare, resolve_path
+from .errors import Source
+from .expectations import Check, parse_expect
+from .grammar import parse_statements_raw
+from .kubelet import kubelet_block
+from .syntax import Statement, Word
+from .timeline import TIMELINE_STATEMENTS, timeline_statement
+from .values import check_name, duration
+
+__all__ = ["build_scenario", "TOP_LEVEL"]
+
+TOP_LEVEL = ("scenario", *DECLARATIONS, "kubelet", "include", "config", "at", "run", "expect")
+_FIRST = ("scenario", "priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota",
+          "include", "config")
+_TIMELINE_ONLY = tuple(v for v in TIMELINE_STATEMENTS if v not in TOP_LEVEL)
+
+
+class _Builder:
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.ctx = Context(src)
+        self.title = ""
+        self.title_word: Word | None = None
+        self.objects: list[tuple[int, int, Object]] = []
+        self.kubelets: list[tuple[int, KubeletBlock]] = []
+        self.kubelet_nodes: dict[str, str] = {}
+        self.scheduler: SchedulerConfig | None = None
+        self.scheduler_where = ""
+        self.events: list[Event] = []
+        self.expectations: list[Expectation] = []
+        self.deferred: list[tuple[list[Check], Expectation]] = []
+        self.run_until: int | None = None
+        self.run_word: Word | None = None
+        self.last_time = 0
+        self.last_time_word: Word | None = None
+        self.evicted_ever: set[str] = set()
+        self.evicted_now: set[str] = set()
+
+    def where(self, item: Word) -> str:
+        return f"line {item.line + self.src.base_line}"
+
+    def span(self, item: Word) -> Span:
+        return self.src.span(item)
+
+    # --- passes -------------------------------------------------------------
+
+    def run(self, statements: list[Statement]) -> Scenario:
+        heads: list[tuple[int, Statement, Word]] = []
+        for index, stmt in enumerate(statements):
+            head = stmt.items[0]
+            if not isinstance(head, Word) or head.kind != "WORD":
+                raise self.src.error("a statement starts with a keyword", head,
+                                     expected=", ".join(TOP_LEVEL))
+            if head.value not in TOP_LEVEL:
+                self._unknown_top(head)
+            heads.append((index, stmt, head))
+        for index, stmt, head in heads:
+            if head.value in _FIRST:
+                self.first_pass(index, stmt, head)
+        for index, stmt, head in heads:
+            if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
+                self.declaration(index, stmt, head)
+        for _index, stmt, head in heads:
+            if head.value == "at":
+                self.at(stmt, head)
+        for _index, stmt, head in heads:
+            if head.value == "expect":
+                cur = Cursor(self.src, stmt.items)
+                cur.pos = 1
+                if stmt.block is not None:
+                    raise self.src.error("'expect' takes no block", stmt.block.open)
+                exp, checks = parse_expect(self.src, head, cur, self.span(head), None)
+                self.check_refs(checks, self.evicted_ever)
+                self.expectations.append(exp)
+        for _index, stmt, head in heads:
+            if head.value == "run":
+                self.run_until_stmt(stmt, head)
+        self.objects.sort(key=lambda t: (t[0], t[1]))
+        self.kubelets.sort(key=lambda t: t[0])
+        return Scenario(
+            title=self.title,
+            file=self.src.file,
+            objects=tuple(o for _, _, o in self.objects),
+            kubelets=tuple(k for _, k in self.kubelets),
+            scheduler=self.scheduler,
+            events=tuple(self.events),
+            expectations=tuple(self.expectations),
+            run_until=self.run_until,
+            source="\n".join(self.src.lines),
+        )
+
+    def _unknown_top(self, head: Word) -> None:
+        if head.value in _TIMELINE_ONLY:
+            raise self.src.error(
+                f"'{head.value}' is a timeline statement and needs a time", head,
+                expected=f"at DURATION {head.value} …",
+                suggestion=f"write: at 0s {head.value} …")
+        raise self.src.unknown("statement", head.value, head, TOP_LEVEL,
+                               expected=", ".join(TOP_LEVEL))
+
+    def first_pass(self, index: int, stmt: Statement, head: Word) -> None:
+        src = self.src
+        cur = Cursor(src, stmt.items)
+        cur.pos = 1
+        kind = head.value
+        if kind == "scenario":
+            if self.title_word is not None:
+                raise src.error(f"'scenario' is given twice (first at {self.where(self.title_word)})",
+                                head)
+            w = cur.peek()
+            if not isinstance(w, Word) or w.kind != "STRING" or w.text is None:
+                raise cur.error('expected the title in double quotes', expected='scenario "TITLE"')
+            cur.pos += 1
+            self.title, self.title_word = w.text, head
+            if stmt.block is not None:
+                raise src.error("'scenario' takes no block", stmt.block.open)
+            cur.done()
+        elif kind in ("include", "config"):
+            self.files(index, stmt, head, cur)
+        else:
+            self.declaration(index, stmt, head, cur)
+
+    def declaration(self, index: int, stmt: Statement, head: Word,
+                    cur: Cursor | None = None) -> None:
+        src = self.src
+        if cur is None:
+            cur = Cursor(src, stmt.items)
+            cur.pos = 1
+        if head.value == "kubelet":
+            self.kubelet(index, stmt, head, cur)
+            return
+        if head.value == "node" and cur.peek_word(1) in ("ready", "not-ready"):
+            raise src.error("a node's readiness changes in the timeline", head,
+                            expected=f"at DURATION node {cur.peek_word()} {cur.peek_word(1)}")
+        objs = declare(self.ctx, head, cur, stmt, self.span(head), self.where(head),
+                       timeline=False)
+        cur.done()
+        for sub, obj in enumerate(objs):
+            self.objects.append((index, sub, obj))
+
+    def kubelet(self, index: int, stmt: Statement, head: Word, cur: Cursor) -> None:
+        src = self.src
+        w = cur.word("a node name or *")
+        if w.value != "*":
+            check_name(src, w, w.value, "node")
+            self.ctx.need_node(w.value, w)
+        cur.done(expected="'{' at the end of the line")
+        if stmt.block is None:
+            raise cur.error("a kubelet statement needs a { … } block of flags",
+                            expected="kubelet NODE {")
+        if w.value in self.kubelet_nodes:
+            which = "every node" if w.value == "*" else f"node '{w.value}'"
+            raise src.error(f"the kubelet of {which} is already configured "
+                            f"({self.kubelet_nodes[w.value]})", w)
+        self.kubelet_nodes[w.value] = self.where(head)
+        cfg = kubelet_block(src, stmt, self.span(head))
+        self.kubelets.append((index, KubeletBlock(w.value, cfg, span=self.span(head))))
+
+    def files(self, index: int, stmt: Statement, head: Word, cur: Cursor) -> None:
+        src = self.src
+        if stmt.block is not None:
+            raise src.error(f"'{head.value}' takes no block", stmt.block.open)
+        span = self.span(head)
+        if head.value == "config":
+            what = cur.keyword("scheduler", "kubelet")
+        path_w = cur.peek()
+        if not isinstance(path_w, Word):
+            raise cur.error("expected a file name in double quotes", expected='"FILE.yaml"')
+        cur.pos += 1
+        cur.done()
+        path = resolve_path(self.ctx, path_w)
+        if head.value == "include":
+            objs = _call_loader("load_objects", path, span)
+            for sub, obj in enumerate(objs):
+                self.ctx.register(obj, path_w, f"from {path_w.text}, {self.where(head)}")
+                self.objects.append((index, sub, obj))
+        elif what.value == "scheduler":
+            if self.scheduler is not None:
+                raise src.error(f"the scheduler is already configured ({self.scheduler_where})",
+                                head)
+            self.scheduler = _call_loader("load_scheduler_config", path, span)
+            self.scheduler_where = self.where(head)
+        else:
+            if "*" in self.kubelet_nodes:
+                raise src.error("the kubelet of every node is already configured "
+                                f"({self.kubelet_nodes['*']})", head)
+            cfg: KubeletConfig = _call_loader("load_kubelet_config", path, span)
+            self.kubelet_nodes["*"] = self.where(head)
+            self.kubelets.append((index, KubeletBlock("*", cfg, span=span)))
+
+    # --- timeline -------------------------------------------------------------
+
+    def at(self, stmt: Statement, head: Word) -> None:
+        src = self.src
+        cur = Cursor(src, stmt.items)
+        cur.pos = 1
+        tw = cur.word("a time such as 10s after 'at'")
+        time = duration(src, tw, "time")
+        if time < self.last_time:
+            assert self.last_time_word is not None
+            raise src.error(f"time goes backwards: at {tw.value} comes after at "
+                            f"{self.last_time_word.value} ({self.where(self.last_time_word)})", tw,
+                            expected=f"a time of {self.last_time_word.value} or later; "
+                                     "the timeline is written in time order")
+        self.last_time, self.last_time_word = time, tw
+        if time != self.ctx.time:
+            self.evicted_now = set()
+        self.ctx.time = time
+        if cur.at_end():
+            if stmt.block is None:
+                raise cur.error("expected a statement after the time",
+                                expected="a timeline statement, or '{' for several")
+            for inner in stmt.block.statements:
+                self.timed(inner, Cursor(src, inner.items), time)
+            return
+        rest = Statement(stmt.items[2:], stmt.block)
+        self.timed(rest, Cursor(src, rest.items), time)
+
+    def timed(self, stmt: Statement, cur: Cursor, time: int) -> None:
+        src = self.src
+        head = cur.word("a timeline statement")
+        if head.value == "at":
+            raise src.error("'at' cannot be nested", head,
+                            expected="a timeline statement")
+        span = self.span(head)
+        if head.value == "expect":
+            if stmt.block is not None:
+                raise src.error("'expect' takes no block", stmt.block.open)
+            exp, checks = parse_expect(src, head, cur, span, time)
+            self.check_refs(checks, self.evicted_ever)
+            self.expectations.append(exp)
+            return
+        actions = timeline_statement(self.ctx, head, cur, stmt, span, self.where(head),
+                                     self.evicted_ever)
+        for action in actions:
+            self.events.append(Event(time, len(self.events), action))
+
+    def check_refs(self, checks: list[Check], evicted: set[str]) -> None:
+        ctx = self.ctx
+        src = self.src
+        for kind, key, item in checks:
+            if kind == "pod":
+                ctx.need_pod(key, item)
+            elif kind == "node":
+                ctx.need_node(key, item)
+            elif kind == "pdb":
+                if key not in ctx.pdbs:
+                    raise src.unknown("pdb", key, item, ctx.pdbs)
+            elif kind == "quota":
+                if key not in ctx.quotas:
+                    raise src.unknown("quota for namespace", key, item, ctx.quotas)
+            elif kind == "evict" and key not in evicted:
+                raise src.error(f"no 'evict pod {key}' statement comes before this expectation",
+                                item, expected=f"at DURATION evict pod {key}")
+
+    def run_until_stmt(self, stmt: Statement, head: Word) -> None:
+        src = self.src
+        cur = Cursor(src, stmt.items)
+        cur.pos = 1
+        cur.keyword("until")
+        tw = cur.word("a duration after 'run until'")
+        cur.done()
+        if stmt.block is not None:
+            raise src.error("'run' takes no block", stmt.block.open)
+        if self.run_word is not None:
+            raise src.error(f"'run until' is given twice (first at {self.where(self.run_word)})",
+                            head)
+        self.run_until = duration(src, tw, "run until")
+        self.run_word = head
+        last = max([e.time for e in self.events] +
+                   [e.time for e in self.expectations if e.time is not None] + [0])
+        if self.run_until < last:
+            raise src.error(f"run until {tw.value} stops before the last timeline entry "
+                            f"(at {self.last_time_word.value if self.last_time_word else last})",
+                            tw, expected="a time at or after the last 'at'")
+
+
+def _call_loader(name: str, path: Any, span: Span) -> Any:
+    """Call a loader of kruleset.manifests, imported only when a file needs it."""
+    from .. import manifests
+
+    loader = getattr(manifests, name, None)
+    if loader is None:
+        raise ScenarioError(f"reading Kubernetes files is not available in this version "
+                            f"({name} is missing)", span)
+    return loader(path, span)
+
+
+def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None,
+                   base_line: int = 0) -> Scenario:
+    """Parse and validate ``text`` into a Scenario (raises ScenarioError)."""
+    src = Source(text, file, base_line, folder)
+    statements = parse_statements_raw(text, src)
+    return _Builder(src).run(statements)
