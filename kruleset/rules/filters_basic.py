@@ -95,10 +95,7 @@ def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
 def required_terms_match(terms: Sequence[NodeSelectorTerm], node: NodeState) -> bool:
     """Required nodeSelectorTerms: ORed; zero terms or an empty term match nothing."""
     labels, name = node.labels, node.name
-    for term in terms:
-        if term.matches(labels, name):
-            return True
-    return False
+    return any(term.matches(labels, name) for term in terms)
 
 
 def node_matches_pod_affinity(pod: Pod, node: NodeState) -> bool:
@@ -134,9 +131,9 @@ def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
 def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    node: NodeState) -> Failure | None:
     added: NodeAffinity | None = args.get("addedAffinity")
-    if added is not None and added.required is not None:
-        if not required_terms_match(added.required, node):
-            return Failure("node(s) didn't match scheduler-enforced node affinity", UNRESOLVABLE)
+    if (added is not None and added.required is not None
+            and not required_terms_match(added.required, node)):
+        return Failure("node(s) didn't match scheduler-enforced node affinity", UNRESOLVABLE)
     if not node_matches_pod_affinity(pod, node):
         return Failure("node(s) didn't match Pod's node affinity/selector", UNRESOLVABLE)
     return None

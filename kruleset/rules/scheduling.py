@@ -19,6 +19,7 @@ from .profile import Profile
 from .registry import define_ruleset, rule
 
 __all__ = [
+    "FEASIBLE",
     "FILTERS",
     "PREENQUEUE",
     "QUEUE",
@@ -47,6 +48,9 @@ FILTERS = define_ruleset(
     "scheduler.filter", "predicate",
     "Per-node filters, in upstream's default plugin order; the first failure is the node's reason.",
 )
+# ctx.extra key: the feasible nodes of the cycle, for PreScore-style state.
+FEASIBLE = "scheduler.feasible"
+
 SCORES = define_ruleset(
     "scheduler.score", "score",
     "Node scores, each normalised to 0-100 and weighted as upstream's defaults.",
@@ -188,6 +192,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
         if trace is not None:
             trace.add("scheduler.score", f"{pod.key} on {only.name}", "only feasible node")
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
+    ctx.extra[FEASIBLE] = feasible
     totals, per_rule = ctx.profile.active(SCORES.name).scores(ctx, pod, feasible)
     best = max(range(len(feasible)), key=lambda i: (totals[i], -feasible[i].index))
     scores = {n.name: totals[i] for i, n in enumerate(feasible)}

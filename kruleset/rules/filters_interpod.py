@@ -1,0 +1,170 @@
+"""InterPodAffinity filter (seed 003 §2.3): required pod affinity and anti-affinity.
+
+Upstream ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go``.
+PreFilter counts, per topology pair ``(key, value)``:
+
+* existing bound pods whose required anti-affinity terms match the incoming
+  pod, at their node's value for the term's key;
+* existing pods matching *all* of the incoming pod's required affinity
+  terms, for each term's key;
+* existing pods matching each of the incoming pod's required anti-affinity
+  terms.
+
+The Filter then checks, in upstream's order: the pod's affinity (every term
+needs a matching pod in the node's domain; a node without the key fails;
+unresolvable), the pod's anti-affinity (Unschedulable), existing pods'
+anti-affinity (Unschedulable).  The first pod of a self-affine group may go
+anywhere its topology keys exist when no pod in the cluster matches its
+terms and it matches them itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..model.objects import Pod
+from ..model.state import ClusterState, NodeState, PodState
+from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from .filters_topology import ResolvedTerm, pod_index, resolve_term
+from .node_selection import overlay_for, register_prepare
+from .registry import rule
+from .scheduling import FILTERS
+
+__all__ = ["MSG_AFFINITY", "MSG_ANTI", "MSG_EXISTING_ANTI", "required_terms"]
+
+MSG_AFFINITY = "node(s) didn't match pod affinity rules"
+MSG_ANTI = "node(s) didn't match pod anti-affinity rules"
+MSG_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+_STATE = "interpod.filter"
+Pair = tuple[str, str]
+
+
+def required_terms(pod: Pod) -> tuple[list[ResolvedTerm], list[ResolvedTerm]]:
+    """The pod's required affinity and anti-affinity terms, resolved (cached per pod object)."""
+    return ([resolve_term(pod, t) for t in pod.pod_affinity],
+            [resolve_term(pod, t) for t in pod.pod_anti_affinity])
+
+
+class _AffinityState:
+    __slots__ = ("affinity", "anti", "existing_anti", "affinity_counts", "anti_counts")
+
+    def __init__(self, affinity: list[ResolvedTerm], anti: list[ResolvedTerm]) -> None:
+        self.affinity = affinity
+        self.anti = anti
+        self.existing_anti: dict[Pair, int] = {}
+        self.affinity_counts: dict[Pair, int] = {}
+        self.anti_counts: dict[Pair, int] = {}
+
+
+def _add(counts: dict[Pair, int], pair: Pair, n: int) -> None:
+    v = counts.get(pair, 0) + n
+    if v:
+        counts[pair] = v
+    else:
+        counts.pop(pair, None)
+
+
+def _update_with_pod(s: _AffinityState, state: ClusterState, pod: Pod, other: PodState,
+                     node: NodeState, sign: int, counts: tuple[dict[Pair, int], dict[Pair, int],
+                                                               dict[Pair, int]]) -> None:
+    existing_anti, affinity_counts, anti_counts = counts
+    labels = node.labels
+    for raw in other.pod.pod_anti_affinity:
+        rt = resolve_term(other.pod, raw)
+        if rt.key in labels and rt.matches(pod, state):
+            _add(existing_anti, (rt.key, labels[rt.key]), sign)
+    if s.affinity and all(t.matches(other.pod, state) for t in s.affinity):
+        for t in s.affinity:
+            if t.key in labels:
+                _add(affinity_counts, (t.key, labels[t.key]), sign)
+    for t in s.anti:
+        if t.key in labels and t.matches(other.pod, state):
+            _add(anti_counts, (t.key, labels[t.key]), sign)
+
+
+def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
+    affinity, anti = required_terms(pod)
+    s = _AffinityState(affinity, anti)
+    idx = pod_index(state)
+    nodes = state.nodes
+    for ps in idx.with_required_anti.values():
+        if ps.node is None:
+            continue
+        labels = nodes[ps.node].labels
+        for raw in ps.pod.pod_anti_affinity:
+            rt = resolve_term(ps.pod, raw)
+            if rt.key in labels and rt.matches(pod, state):
+                _add(s.existing_anti, (rt.key, labels[rt.key]), 1)
+    if affinity:
+        first, rest = affinity[0], affinity[1:]
+        for ps in first.matching_pods(idx, state):
+            if ps.node is None or not all(t.matches(ps.pod, state) for t in rest):
+                continue
+            labels = nodes[ps.node].labels
+            for t in affinity:
+                if t.key in labels:
+                    _add(s.affinity_counts, (t.key, labels[t.key]), 1)
+    for t in anti:
+        for ps in t.matching_pods(idx, state):
+            if ps.node is None:
+                continue
+            labels = nodes[ps.node].labels
+            if t.key in labels:
+                _add(s.anti_counts, (t.key, labels[t.key]), 1)
+    return s
+
+
+@register_prepare("scheduler.filter.InterPodAffinity")
+def _interpod_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+    s = _compute(ctx.state, pod)
+    ctx.extra[_STATE] = s
+    return bool(s.affinity or s.anti or s.existing_anti)
+
+
+def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
+                ) -> tuple[dict[Pair, int], dict[Pair, int], dict[Pair, int]]:
+    ov = overlay_for(ctx, node)
+    if ov is None:
+        return s.existing_anti, s.affinity_counts, s.anti_counts
+    counts = (dict(s.existing_anti), dict(s.affinity_counts), dict(s.anti_counts))
+    for ps in ov.removed:
+        _update_with_pod(s, ctx.state, pod, ps, node, -1, counts)
+    for ps in ov.added:
+        _update_with_pod(s, ctx.state, pod, ps, node, 1, counts)
+    return counts
+
+
+@rule(FILTERS, "scheduler.filter.InterPodAffinity",
+      doc="Required pod affinity must find matching pods in the node's domain; required "
+          "anti-affinity of the pod and of existing pods must not.",
+      source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go")
+def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                     node: NodeState) -> Failure | None:
+    s: _AffinityState | None = ctx.extra.get(_STATE)
+    if s is None:
+        return None
+    existing_anti, affinity_counts, anti_counts = _counts_for(ctx, s, pod, node)
+    labels = node.labels
+    if s.affinity:
+        found = True
+        for t in s.affinity:
+            value = labels.get(t.key)
+            if value is None:
+                return Failure(MSG_AFFINITY, UNRESOLVABLE)
+            if affinity_counts.get((t.key, value), 0) <= 0:
+                found = False
+        if not found and not (not affinity_counts
+                              and all(t.matches(pod, ctx.state) for t in s.affinity)):
+            return Failure(MSG_AFFINITY, UNRESOLVABLE)
+    if anti_counts:
+        for t in s.anti:
+            value = labels.get(t.key)
+            if value is not None and anti_counts.get((t.key, value), 0) > 0:
+                return Failure(MSG_ANTI, UNSCHEDULABLE)
+    if existing_anti:
+        for pair in labels.items():
+            if existing_anti.get(pair, 0) > 0:
+                return Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
+    return None
