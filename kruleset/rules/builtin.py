@@ -18,6 +18,11 @@ _MODULES = (
     "scores_spread",
     "scores_interpod",
     "postfilter",
+    "kubelet_preemption",
+    "kubelet_admission",
+    "eviction_rank",
+    "eviction_manager",
+    "taint_eviction",
     "api_eviction",
 )
 
