@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from .steps import (  # noqa: F401  (pytest collects the step fixtures from this module)
-    _given_scenario,
-    _given_statement,
-    _then_expect,
-    _then_hold,
-    _then_refused,
-    _when_runs,
-    _when_statement,
-    kr_scenario,
-)
+from . import steps as _steps
+from .steps import kr_scenario  # noqa: F401  (the fixture the steps use)
+
+# pytest-bdd registers each step as a fixture in the module that defines it;
+# expose them here, where pytest looks for this plugin's fixtures.
+globals().update({k: v for k, v in vars(_steps).items() if k.startswith("pytestbdd_")})
 
 # Tags the shipped features use, one per mechanism.
 TAGS = ("scheduling", "preemption", "priority", "kubelet", "eviction", "disruption", "quota",

@@ -114,3 +114,14 @@ def _then_expect(kr_scenario: KrScenario, statement: str) -> None:
     last = result.expectations[-1]
     if not last.passed:
         pytest.fail(f"{statement}: {last.message}\n\n{kr_scenario.report()}")
+
+
+@then(parsers.re(r"the scenario's expectation on line (?P<line>\d+) fails with \"(?P<text>.*)\""))
+def _then_line_fails(kr_scenario: KrScenario, line: str, text: str) -> None:
+    result = kr_scenario.result()
+    for r in result.expectations:
+        if r.line == int(line):
+            assert not r.passed, f"line {line} held"
+            assert text in r.message, f"line {line} failed with: {r.message}"
+            return
+    pytest.fail(f"no expectation on line {line}")
