@@ -10,8 +10,6 @@ uses too; this module hands it the same strings the kubelet flags would carry.
 
 from __future__ import annotations
 
-import inspect
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -19,9 +17,8 @@ from typing import Any
 
 import attrs
 
-from ..errors import NO_SPAN, ManifestError, NotImplementedMechanism, ScenarioError, Span
-from ..model.config import KubeletConfig
-from ..model.quantity import QuantityError, parse_duration
+from ..errors import NO_SPAN, ManifestError, Span
+from ..model.config import DEFAULT_HARD_THRESHOLDS, KubeletConfig
 from ..model.resources import ZERO, Resources
 from ._fields import Doc, boolean, integer, mapping, resources, string, string_list
 from .loader import read_documents
@@ -30,7 +27,6 @@ __all__ = ["KubeletConfigFile", "KubeletFields", "load_kubelet_config", "read_ku
 
 KIND = "KubeletConfiguration"
 API_VERSIONS = ("kubelet.config.k8s.io/v1beta1", "kubelet.config.k8s.io/v1")
-_ENFORCE = ("pods", "system-reserved", "kube-reserved", "none")
 
 
 @attrs.frozen(slots=True)
@@ -59,7 +55,7 @@ class KubeletFields:
     eviction_soft: Mapping[str, str] = _str_map()
     eviction_soft_grace_period: Mapping[str, str] = _str_map()
     eviction_minimum_reclaim: Mapping[str, str] = _str_map()
-    eviction_pressure_transition_period: int | None = None  # ms
+    eviction_pressure_transition_period: str | None = None  # a Go duration, as written
     eviction_max_pod_grace_period: int | None = None       # ms
     enforce_node_allocatable: tuple[str, ...] | None = None
     merge_default_eviction_settings: bool = False
@@ -74,16 +70,6 @@ def _signal_map(doc: Doc, raw: object, field: str) -> dict[str, str]:
             doc.fail(f"{field}.{key}", f"expected a string such as 100Mi or 10%, found {value!r}")
         out[str(key)] = str(value)
     return out
-
-
-def _duration(doc: Doc, raw: object, field: str) -> int | None:
-    if raw is None:
-        return None
-    text = string(doc, raw, field)
-    try:
-        return parse_duration(text)
-    except QuantityError as e:
-        doc.fail(field, str(e))
 
 
 def _reserved(doc: Doc, raw: object, field: str) -> Resources:
@@ -118,10 +104,6 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
     enforce = None
     if g("enforceNodeAllocatable") is not None:
         enforce = string_list(doc, g("enforceNodeAllocatable"), "enforceNodeAllocatable")
-        for i, item in enumerate(enforce):
-            if item not in _ENFORCE:
-                doc.fail(f"enforceNodeAllocatable[{i}]",
-                         f"'{item}' is not one of {', '.join(_ENFORCE)}")
     return doc, KubeletFields(
         eviction_hard=None if g("evictionHard") is None else
         _signal_map(doc, g("evictionHard"), "evictionHard"),
@@ -130,8 +112,8 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
                                                "evictionSoftGracePeriod"),
         eviction_minimum_reclaim=_signal_map(doc, g("evictionMinimumReclaim"),
                                              "evictionMinimumReclaim"),
-        eviction_pressure_transition_period=_duration(
-            doc, g("evictionPressureTransitionPeriod"), "evictionPressureTransitionPeriod"),
+        eviction_pressure_transition_period=string(
+            doc, g("evictionPressureTransitionPeriod"), "evictionPressureTransitionPeriod") or None,
         eviction_max_pod_grace_period=None if max_grace is None else max_grace * 1000,
         enforce_node_allocatable=enforce,
         merge_default_eviction_settings=boolean(doc, g("mergeDefaultEvictionSettings"),
@@ -141,22 +123,29 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
     )
 
 
-_FIELD_NAMES = (
-    ("eviction_hard", "evictionHard"),
-    ("eviction_soft", "evictionSoft"),
-    ("eviction_soft_grace_period", "evictionSoftGracePeriod"),
-    ("eviction_minimum_reclaim", "evictionMinimumReclaim"),
-)
+# make_kubelet_config's setting names -> the KubeletConfiguration field.
+_SETTING_FIELDS = {
+    "hard": "evictionHard",
+    "soft": "evictionSoft",
+    "soft_grace_period": "evictionSoftGracePeriod",
+    "minimum_reclaim": "evictionMinimumReclaim",
+    "max_pod_grace_period": "evictionMaxPodGracePeriod",
+    "pressure_transition_period": "evictionPressureTransitionPeriod",
+    "enforce_node_allocatable": "enforceNodeAllocatable",
+}
 
 
-def _field_of(fields: KubeletFields, message: str) -> str:
-    """The field a threshold refusal is about, found by the signal it names."""
-    for attr, yaml_name in _FIELD_NAMES:
-        values = getattr(fields, attr) or {}
-        for signal in sorted(values, key=len, reverse=True):
-            if re.search(rf"(?<![\w.]){re.escape(signal)}(?![\w.])", message):
-                return f"{yaml_name}.{signal}"
-    return ""
+def _merged_hard(fields: KubeletFields) -> dict[str, str] | None:
+    """evictionHard, with the defaults filled in for absent signals when asked to merge."""
+    if fields.eviction_hard is None:
+        return None
+    hard = dict(fields.eviction_hard)
+    if fields.merge_default_eviction_settings:
+        for th in DEFAULT_HARD_THRESHOLDS:
+            if th.signal not in hard:
+                hard[th.signal] = f"{th.percentage}%" if th.percentage is not None \
+                    else str(th.quantity)
+    return hard
 
 
 def load_kubelet_config(path: Path, span: Span | None = None) -> KubeletConfigFile:
@@ -165,48 +154,38 @@ def load_kubelet_config(path: Path, span: Span | None = None) -> KubeletConfigFi
     Reads evictionHard, evictionSoft, evictionSoftGracePeriod,
     evictionMinimumReclaim, evictionPressureTransitionPeriod,
     evictionMaxPodGracePeriod (seconds), enforceNodeAllocatable,
-    systemReserved and kubeReserved; the result is a :class:`KubeletConfig`
-    (a :class:`KubeletConfigFile`) that also carries the two reservations and
-    their sum.  Thresholds follow the kubelet's own parsing exactly (see the
-    module docstring); its refusals come back as :class:`ManifestError`
-    naming the field.
+    mergeDefaultEvictionSettings, systemReserved and kubeReserved.  The
+    result is a :class:`KubeletConfig` (a :class:`KubeletConfigFile`) that
+    also carries the two reservations and their sum.  Thresholds follow the
+    kubelet's own parsing exactly (see the module docstring); its refusals
+    come back as :class:`ManifestError` naming the field and signal.
     """
     doc, fields = read_kubelet_fields(path, span)
+    from ..lang.kubelet import KubeletConfigError, make_kubelet_config
+
+    optional: dict[str, Any] = {}
+    if fields.eviction_pressure_transition_period is not None:
+        optional["pressure_transition_period"] = fields.eviction_pressure_transition_period
+    if fields.eviction_max_pod_grace_period is not None:
+        optional["max_pod_grace_period"] = fields.eviction_max_pod_grace_period
+    if fields.enforce_node_allocatable is not None:
+        optional["enforce_node_allocatable"] = fields.enforce_node_allocatable
     try:
-        from ..lang import kubelet as lang_kubelet
-    except ImportError:
-        raise NotImplementedMechanism("reading eviction thresholds from a KubeletConfiguration",
-                                      span) from None
-    try:
-        config = _call_maker(lang_kubelet.make_kubelet_config, fields, span)
-    except ManifestError:
-        raise
-    except ScenarioError as e:
-        raise doc.error(_field_of(fields, e.message), e.message, e.suggestion) from None
-    return _with_reservations(config, fields)
-
-
-def _call_maker(maker: Any, fields: KubeletFields, span: Span | None) -> KubeletConfig:
-    """Call the shared threshold builder with the arguments it takes."""
-    offered: dict[str, Any] = {
-        "hard": None if fields.eviction_hard is None else dict(fields.eviction_hard),
-        "soft": dict(fields.eviction_soft),
-        "grace": dict(fields.eviction_soft_grace_period),
-        "min_reclaim": dict(fields.eviction_minimum_reclaim),
-        "pressure_transition_period": fields.eviction_pressure_transition_period,
-        "max_pod_grace_period": fields.eviction_max_pod_grace_period,
-        "enforce_node_allocatable": fields.enforce_node_allocatable,
-        "merge_defaults": fields.merge_default_eviction_settings,
-        "span": span or NO_SPAN,
-    }
-    params = inspect.signature(maker).parameters
-    return maker(**{k: v for k, v in offered.items() if k in params and v is not None})
-
-
-def _with_reservations(config: KubeletConfig, fields: KubeletFields) -> KubeletConfigFile:
-    values = {a.name: getattr(config, a.name) for a in attrs.fields(KubeletConfig)}
+        config = make_kubelet_config(
+            _merged_hard(fields),
+            dict(fields.eviction_soft),
+            dict(fields.eviction_soft_grace_period),
+            dict(fields.eviction_minimum_reclaim),
+            span=span or NO_SPAN,
+            **optional,
+        )
+    except KubeletConfigError as e:
+        field = _SETTING_FIELDS.get(e.setting, "")
+        if field and e.signal:
+            field += f".{e.signal}"
+        raise doc.error(field, e.message, e.suggestion) from None
     return KubeletConfigFile(
-        **values,
+        **{a.name: getattr(config, a.name) for a in attrs.fields(KubeletConfig)},
         system_reserved=fields.system_reserved,
         kube_reserved=fields.kube_reserved,
         reserved=fields.system_reserved + fields.kube_reserved,

@@ -23,7 +23,7 @@ from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
 from .nodes import namespace_from, node_from
-from .pods import PodContext, pod_from_spec
+from .pods import PodContext, SpecFields, make_pod, pod_from_spec, spec_fields
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
@@ -204,6 +204,7 @@ class _Index:
         self.rs_controller: dict[tuple[str, str], str] = {}  # (ns, rs) -> its Deployment's name
         self.rs_owner: dict[tuple[str, str], str] = {}  # the same, for Deployments in the load
         self.start_times: dict[int, int] = {}
+        self.spec_memo: dict[tuple[str, str, str], SpecFields] = {}
         self.newest: int | None = None
 
 
@@ -243,9 +244,9 @@ def _index_one(idx: _Index, n: int, e: _Entry) -> None:
         idx.runtime_classes[n] = rc
 
 
-def _pod_owner(idx: _Index, e: _Entry, meta: Mapping[str, Any],
+def _pod_owner(idx: _Index, e: _Entry, kind: str, name: str,
                labels: Mapping[str, str]) -> tuple[str, str]:
-    kind, name = _controller(e.doc, meta)
+    """The owner a pod is represented with: its Deployment when that is in the load."""
     if kind != "ReplicaSet":
         return kind, name
     key = (e.namespace, name)
@@ -283,14 +284,39 @@ def _convert(e: _Entry, n: int, idx: _Index, ctx: PodContext,
             phases[key] = phase
             if phase in _TERMINAL_PHASES:
                 notes.append(f"pod {key} is {phase}: returned as declared, see pod_phases")
-        owner_kind, owner_name = _pod_owner(idx, e, meta, labels)
+        ctrl_kind, ctrl_name = _controller(doc, meta)
+        owner_kind, owner_name = _pod_owner(idx, e, ctrl_kind, ctrl_name, labels)
         started = idx.start_times.get(n)
         if started is not None and idx.newest is not None:
             started -= idx.newest
-        return pod_from_spec(doc, ctx, obj.get("spec"), "spec", namespace=e.namespace,
-                             name=e.name, labels=labels, annotations=annotations,
-                             owner_kind=owner_kind, owner_name=owner_name, started=started,
-                             ready=_ready(status) if status else True)
+        spec_raw = obj.get("spec")
+        spec = None
+        memo_key = None
+        if ctrl_kind and type(spec_raw) is dict:
+            # Pods of one controller share their spec but for nodeName: compare
+            # with the last one read (a C-level dict compare) and reuse it.
+            memo_key = (e.namespace, ctrl_kind, ctrl_name)
+            spec = idx.spec_memo.get(memo_key)
+            if spec is not None:
+                if "nodeName" in spec_raw:
+                    node = spec_raw.pop("nodeName")
+                    same = spec_raw == spec.raw
+                    spec_raw["nodeName"] = node
+                else:
+                    same = spec_raw == spec.raw
+                if not same:
+                    spec = None
+        if spec is None:
+            spec = spec_fields(doc, ctx, spec_raw, "spec")
+            if memo_key is not None:
+                idx.spec_memo[memo_key] = spec
+        node_name = ""
+        if type(spec_raw) is dict:
+            node_name = string(doc, spec_raw.get("nodeName"), "spec.nodeName")
+        return make_pod(doc, spec, namespace=e.namespace, name=e.name, labels=labels,
+                        node_name=node_name, annotations=annotations,
+                        owner_kind=owner_kind, owner_name=owner_name, started=started,
+                        ready=_ready(status) if status else True)
     if kind == "Node":
         meta = mapping(doc, obj.get("metadata"), "metadata")
         return node_from(doc, obj, e.name, string_map(doc, meta.get("labels"), "metadata.labels"))

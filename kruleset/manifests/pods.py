@@ -25,6 +25,7 @@ from ..model.objects import (
 )
 from ..model.resources import ZERO, Resources
 from ..model.selectors import EFFECTS, NodeSelectorTerm, Requirement, Toleration
+from ._fastpod import build_pod
 from ._fields import (
     MATCH_NOTHING,
     Doc,
@@ -41,7 +42,7 @@ from ._fields import (
     string_map,
 )
 
-__all__ = ["PodContext", "pod_from_spec"]
+__all__ = ["PodContext", "SpecFields", "is_static", "make_pod", "pod_from_spec", "spec_fields"]
 
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
@@ -55,6 +56,57 @@ class PodContext:
 
     def __init__(self, runtime_overheads: Mapping[str, Resources]) -> None:
         self.runtime_overheads = runtime_overheads
+
+
+_CONTAINER_CACHE: dict[object, Container] = {}
+_TOLERATION_CACHE: dict[object, tuple[Toleration, ...]] = {}
+_CACHE_LIMIT = 20_000
+
+
+def _remember(cache: dict[object, Any], key: object, value: Any) -> None:
+    if len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+def _containers(doc: Doc, raw: object, field: str, init: bool
+                ) -> tuple[tuple[Container, ...], tuple[object, ...] | None]:
+    """The containers of a list, reusing identical ones already read, and their keys.
+
+    A cluster dump holds the same few container shapes many thousand times;
+    the cache key is what a Container is made of, as written.  The keys come
+    back too (``None`` when one could not be made) to identify the pod's shape.
+    """
+    out = []
+    keys: list[object] | None = []
+    for i, c in enumerate(seq(doc, raw, field)):
+        key: object = None
+        if type(c) is dict:
+            res = c.get("resources")
+            if res is None:
+                key = (c.get("name"), None, None, c.get("restartPolicy"), init)
+            elif type(res) is dict:
+                req = res.get("requests")
+                lim = res.get("limits")
+                key = (c.get("name"),
+                       tuple(req.items()) if type(req) is dict else req,
+                       tuple(lim.items()) if type(lim) is dict else lim,
+                       c.get("restartPolicy"), init)
+        try:
+            found = _CONTAINER_CACHE.get(key) if key is not None else None
+        except TypeError:  # something unhashable where a string belongs: validate slowly
+            key, found = None, None
+        if found is None:
+            found = _container(doc, c, f"{field}[{i}]", init)
+            if key is not None:
+                _remember(_CONTAINER_CACHE, key, found)
+        out.append(found)
+        if keys is not None:
+            if key is None:
+                keys = None
+            else:
+                keys.append(key)
+    return tuple(out), None if keys is None else tuple(keys)
 
 
 def _container(doc: Doc, raw: object, field: str, init: bool) -> Container:
@@ -239,6 +291,21 @@ def _toleration(doc: Doc, raw: object, field: str) -> Toleration:
     return Toleration(key, op, value, effect, seconds)
 
 
+def _tolerations(doc: Doc, raw: object, field: str) -> tuple[Toleration, ...]:
+    """A pod's tolerations; the same lists (the defaults every pod gets) are read once."""
+    try:
+        key: object = tuple(tuple(t.items()) for t in raw)  # type: ignore[attr-defined]
+        found = _TOLERATION_CACHE.get(key)
+    except (TypeError, AttributeError):
+        key, found = None, None
+    if found is None:
+        found = tuple(_toleration(doc, t, f"{field}[{i}]")
+                      for i, t in enumerate(seq(doc, raw, field)))
+        if key is not None:
+            _remember(_TOLERATION_CACHE, key, found)
+    return found
+
+
 def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
     c = mapping(doc, raw, field)
     max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1)
@@ -288,27 +355,30 @@ def _emptydirs(doc: Doc, raw: object, field: str) -> tuple[EmptyDir, ...]:
     return tuple(out)
 
 
-def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, *,
-                  namespace: str, name: str, labels: Mapping[str, str],
-                  annotations: Mapping[str, str] | None = None,
-                  owner_kind: str = "", owner_name: str = "",
-                  started: int | None = None, ready: bool = True) -> Pod:
-    """Build a :class:`Pod` from a PodSpec at ``spec_field`` (``spec`` or ``spec.template.spec``).
+class SpecFields:
+    """What a PodSpec says, ready to become Pod fields; shared by pods with equal specs."""
 
-    ``static`` comes from ``annotations`` (a ``kubernetes.io/config.source``
-    other than ``api``, or a ``kubernetes.io/config.mirror``).
-    """
+    __slots__ = ("fields", "shape", "raw")
+
+    def __init__(self, fields: dict[str, Any], shape: tuple[object, ...] | None,
+                 raw: dict[str, Any]) -> None:
+        self.fields = fields  # Pod keyword arguments taken from the spec (no nodeName)
+        self.shape = shape    # identifies containers, init containers, overhead, priority
+        self.raw = raw        # the spec as written, without nodeName, to compare others to
+
+
+def spec_fields(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str) -> SpecFields:
+    """Read everything a Pod takes from its PodSpec, except ``nodeName``."""
     sf = spec_field
     spec = mapping(doc, spec_raw, sf)
     g = spec.get
 
     raw_containers = seq(doc, g("containers"), f"{sf}.containers")
-    containers = tuple(_container(doc, c, f"{sf}.containers[{i}]", False)
-                       for i, c in enumerate(raw_containers))
+    containers, container_keys = _containers(doc, raw_containers, f"{sf}.containers", False)
     inits: tuple[Container, ...] = ()
+    init_keys: tuple[object, ...] | None = ()
     if g("initContainers"):
-        inits = tuple(_container(doc, c, f"{sf}.initContainers[{i}]", True)
-                      for i, c in enumerate(seq(doc, g("initContainers"), f"{sf}.initContainers")))
+        inits, init_keys = _containers(doc, g("initContainers"), f"{sf}.initContainers", True)
 
     runtime_class = string(doc, g("runtimeClassName"), f"{sf}.runtimeClassName")
     if g("overhead") is not None:
@@ -331,8 +401,7 @@ def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, 
 
     tolerations: tuple[Toleration, ...] = ()
     if g("tolerations"):
-        tolerations = tuple(_toleration(doc, t, f"{sf}.tolerations[{i}]")
-                            for i, t in enumerate(seq(doc, g("tolerations"), f"{sf}.tolerations")))
+        tolerations = _tolerations(doc, g("tolerations"), f"{sf}.tolerations")
     spread: tuple[TopologySpreadConstraint, ...] = ()
     if g("topologySpreadConstraints"):
         tf = f"{sf}.topologySpreadConstraints"
@@ -351,41 +420,81 @@ def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, 
     if g("preemptionPolicy") is not None:
         preemption_policy = choice(doc, g("preemptionPolicy"), f"{sf}.preemptionPolicy",
                                    _PREEMPTION_POLICIES, "")
-    static = False
-    if annotations:
-        source = annotations.get("kubernetes.io/config.source")
-        static = (source is not None and source != "api") or \
-            "kubernetes.io/config.mirror" in annotations
+    fields = {
+        "containers": containers,
+        "init_containers": inits,
+        "overhead": overhead,
+        "runtime_class": runtime_class,
+        "priority_class": string(doc, g("priorityClassName"), f"{sf}.priorityClassName"),
+        "priority": priority,
+        "preemption_policy": preemption_policy,
+        "node_selector": string_map(doc, g("nodeSelector"), f"{sf}.nodeSelector"),
+        "node_affinity": node_affinity,
+        "pod_affinity": pod_aff[0],
+        "pod_affinity_preferred": pod_aff[1],
+        "pod_anti_affinity": anti_aff[0],
+        "pod_anti_affinity_preferred": anti_aff[1],
+        "spread": spread,
+        "tolerations": tolerations,
+        "gates": gates,
+        "host_ports": _host_ports(doc, raw_containers, f"{sf}.containers",
+                                  boolean(doc, g("hostNetwork"), f"{sf}.hostNetwork")),
+        "grace_period": (grace or 0) * 1000,
+        "emptydirs": _emptydirs(doc, g("volumes"), f"{sf}.volumes") if g("volumes") else (),
+    }
+    shape = None
+    if container_keys is not None and init_keys is not None:
+        shape = (container_keys, init_keys, overhead, priority)
+    raw = spec
+    if "nodeName" in spec:
+        raw = dict(spec)
+        del raw["nodeName"]
+    return SpecFields(fields, shape, raw)
 
-    return Pod(
-        namespace=namespace,
-        name=name,
-        containers=containers,
-        init_containers=inits,
-        overhead=overhead,
-        runtime_class=runtime_class,
-        labels=labels,
-        priority_class=string(doc, g("priorityClassName"), f"{sf}.priorityClassName"),
-        priority=priority,
-        preemption_policy=preemption_policy,
-        node_name=string(doc, g("nodeName"), f"{sf}.nodeName"),
-        node_selector=string_map(doc, g("nodeSelector"), f"{sf}.nodeSelector"),
-        node_affinity=node_affinity,
-        pod_affinity=pod_aff[0],
-        pod_affinity_preferred=pod_aff[1],
-        pod_anti_affinity=anti_aff[0],
-        pod_anti_affinity_preferred=anti_aff[1],
-        spread=spread,
-        tolerations=tolerations,
-        gates=gates,
-        host_ports=_host_ports(doc, raw_containers, f"{sf}.containers",
-                               boolean(doc, g("hostNetwork"), f"{sf}.hostNetwork")),
-        grace_period=(grace or 0) * 1000,
-        started=started,
-        static=static,
-        owner_kind=owner_kind,
-        owner_name=owner_name,
-        emptydirs=_emptydirs(doc, g("volumes"), f"{sf}.volumes") if g("volumes") else (),
-        ready=ready,
-        span=doc.span or NO_SPAN,
-    )
+
+def is_static(annotations: Mapping[str, str] | None) -> bool:
+    """A static pod (or its mirror): a config source other than the API server."""
+    if not annotations:
+        return False
+    source = annotations.get("kubernetes.io/config.source")
+    return (source is not None and source != "api") or "kubernetes.io/config.mirror" in annotations
+
+
+def make_pod(doc: Doc, spec: SpecFields, *, namespace: str, name: str,
+             labels: Mapping[str, str], node_name: str = "",
+             annotations: Mapping[str, str] | None = None, owner_kind: str = "",
+             owner_name: str = "", started: int | None = None, ready: bool = True) -> Pod:
+    """A :class:`Pod` from its spec's fields and what the object's metadata and status say.
+
+    ``static`` comes from ``annotations`` (a ``kubernetes.io/config.source``
+    other than ``api``, or a ``kubernetes.io/config.mirror``).
+    """
+    static = is_static(annotations)
+    fields = dict(spec.fields)
+    fields["namespace"] = namespace
+    fields["name"] = name
+    fields["labels"] = labels
+    fields["node_name"] = node_name
+    fields["started"] = started
+    fields["static"] = static
+    fields["owner_kind"] = owner_kind
+    fields["owner_name"] = owner_name
+    fields["ready"] = ready
+    fields["span"] = doc.span or NO_SPAN
+    shape = None if spec.shape is None else (spec.shape, static)
+    return build_pod(shape, fields)
+
+
+def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, *,
+                  namespace: str, name: str, labels: Mapping[str, str],
+                  annotations: Mapping[str, str] | None = None,
+                  owner_kind: str = "", owner_name: str = "",
+                  started: int | None = None, ready: bool = True) -> Pod:
+    """A :class:`Pod` from the PodSpec at ``spec_field`` (``spec`` or ``spec.template.spec``)."""
+    spec = spec_fields(doc, ctx, spec_raw, spec_field)
+    node_name = ""
+    if isinstance(spec_raw, dict):
+        node_name = string(doc, spec_raw.get("nodeName"), f"{spec_field}.nodeName")
+    return make_pod(doc, spec, namespace=namespace, name=name, labels=labels,
+                    node_name=node_name, annotations=annotations, owner_kind=owner_kind,
+                    owner_name=owner_name, started=started, ready=ready)

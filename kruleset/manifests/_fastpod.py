@@ -1,0 +1,93 @@
+"""Building many Pods that share a spec, without recomputing their derived facts.
+
+A Pod computes its effective requests, limits and QoS class when it is built;
+in a cluster dump thousands of pods share the same containers and overhead,
+so those facts are computed once per shape and copied.  Everything else goes
+through the same converters and defaults as ``Pod(...)``.
+
+This is only done when the Pod class has exactly the derived fields listed
+below; if the model grows another derived fact, every pod is built the normal
+way again (slower, never wrong).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..model.objects import Pod
+
+__all__ = ["build_pod"]
+
+# Derived facts that depend only on (containers, init_containers, overhead).
+_FROM_SHAPE = ("requests", "nonzero_requests", "limits", "qos")
+# Derived facts recomputed or copied under a key that covers their inputs.
+_OTHER_DERIVED = ("key", "critical")
+
+_ATTRS = attrs.fields(Pod)
+_INIT: tuple[tuple[str, Any, Any], ...] = tuple(
+    (a.name, a.default, a.converter) for a in _ATTRS if a.init
+)
+_DERIVED = tuple(a.name for a in _ATTRS if not a.init)
+ENABLED = sorted(_DERIVED) == sorted(_FROM_SHAPE + _OTHER_DERIVED) and all(
+    a.validator is None for a in _ATTRS
+) and Pod.__setattr__ is not object.__setattr__  # frozen: we must bypass it knowingly
+
+_SHAPES: dict[object, tuple[Any, ...]] = {}
+_new = object.__new__
+_set = object.__setattr__
+
+
+def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
+    """``Pod(**fields)``, reusing derived facts of an earlier pod of the same ``shape``.
+
+    ``shape`` must identify ``containers``, ``init_containers``, ``overhead``,
+    ``static`` and ``priority`` (the inputs of the copied facts); ``None``
+    means "no shape known": the pod is built the normal way.
+    """
+    if not ENABLED or shape is None:
+        return Pod(**fields)
+    derived = _SHAPES.get(shape)
+    if derived is None:
+        pod = Pod(**fields)
+        if len(_SHAPES) > 20_000:
+            _SHAPES.clear()
+        _SHAPES[shape] = tuple(getattr(pod, n) for n in _FROM_SHAPE) + (pod.critical,)
+        return pod
+    pod = _new(Pod)
+    for name, default, converter in _INIT:
+        if name in fields:
+            value = fields[name]
+        elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            value = default.factory()
+        else:
+            value = default
+        if converter is not None:
+            value = converter(value)
+        _set(pod, name, value)
+    for name, value in zip(_FROM_SHAPE, derived, strict=False):
+        _set(pod, name, value)
+    _set(pod, "critical", derived[-1])
+    _set(pod, "key", f"{fields['namespace']}/{fields['name']}")
+    return pod
+
+
+def _self_check() -> bool:
+    """Whether a copied pod equals a built one in every field (run once at import)."""
+    from ..model.objects import Container
+    from ..model.resources import Resources
+
+    c = (Container("c", Resources(100, 1 << 20), Resources(200, 1 << 21)),)
+    base: dict[str, Any] = {"namespace": "ns", "name": "a", "containers": c,
+                            "labels": {"b": "1", "a": "2"}, "priority": 7, "node_name": "n"}
+    other: dict[str, Any] = dict(base, name="b", labels={"x": "y"}, node_name="m")
+    build_pod("self-check", base)
+    copied = build_pod("self-check", other)
+    built = Pod(**other)
+    _SHAPES.clear()
+    return all(getattr(copied, a.name) == getattr(built, a.name) for a in _ATTRS)
+
+
+if ENABLED:
+    ENABLED = _self_check()
