@@ -192,7 +192,7 @@ class Simulation:
                         self.terminate(v, "preempted", by=ps.key, reason="Preempting",
                                        message=getattr(result, "victim_message", "")
                                        or "Preempted in order to admit critical pod",
-                                       grace=0, rules=("kubelet.preemption",))
+                                       grace=None, rules=("kubelet.preemption",))
                 if result.victims:
                     self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
         self.state.bind(ps, node, self.now)
