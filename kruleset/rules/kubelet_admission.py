@@ -119,17 +119,26 @@ class Reason:
 class AdmitResult:
     """The kubelet's answer for one pod.
 
-    ``failures``: every reason found (before preemption); ``victims``: keys of
-    the pods a critical pod preempted, in kill order; ``reason``/``message``:
+    ``failures``: every reason found (before preemption); ``victims``: the
+    pods a critical pod preempts, in kill order (BestEffort, Burstable,
+    Guaranteed); ``reason``/``message``:
     the rejection (empty when admitted); ``rules``: the rules that decided.
     """
 
     admitted: bool
     failures: tuple[Reason, ...] = ()
-    victims: tuple[str, ...] = ()
+    victims: tuple[PodState, ...] = ()
     reason: str = ""
     message: str = ""
     rules: tuple[str, ...] = ()
+    victim_reason: str = PREEMPT_REASON
+    victim_message: str = PREEMPT_MESSAGE
+    victim_condition: str = DISRUPTION_MESSAGE
+
+    @property
+    def victim_keys(self) -> tuple[str, ...]:
+        """The victims' ``namespace/name``."""
+        return tuple(v.key for v in self.victims)
 
 
 class AdmitContext:
@@ -257,8 +266,7 @@ def _reasons(failures: Sequence[Failure]) -> list[Reason]:
     return out
 
 
-def _decide(ctx: AdmitContext, ps: PodState, node: NodeState, kill: bool,
-            sim: Any = None) -> AdmitResult:
+def _decide(ctx: AdmitContext, ps: PodState, node: NodeState) -> AdmitResult:
     pod = ps.pod
     profile = ctx.profile
     trace = ctx.trace
@@ -291,49 +299,28 @@ def _decide(ctx: AdmitContext, ps: PodState, node: NodeState, kill: bool,
                f"preemption: error finding a set of pods to preempt: {e}")
         return AdmitResult(False, tuple(reasons), (), "UnexpectedAdmissionError", msg,
                            (*rules, "kubelet.preemption"))
-    keys = tuple(v.key for v in victims)
+    by_key = {p.key: p for p in node.pods.values()}
+    chosen = tuple(by_key[v.key] for v in victims)
     if trace is not None:
-        trace.add("kubelet.preemption", pod.key, "victims", ", ".join(keys) or "none")
-    if kill and sim is not None:
-        _kill(sim, ps, keys)
-    return AdmitResult(True, tuple(reasons), keys, "", "", (*rules, "kubelet.preemption"))
-
-
-def _kill(sim: Any, preemptor: PodState, keys: Sequence[str]) -> None:
-    """Kill each victim in order with its own grace period; a failed kill is skipped."""
-    pods = sim.state.pods
-    victims = getattr(sim, "victims", None)
-    if victims is not None:
-        victims[preemptor.key] = list(keys)
-    for key in keys:
-        ps = pods[key]
-        if ps.terminating:
-            continue  # already being killed: killPodNow just waits for it
-        try:
-            ps.conditions["DisruptionTarget"] = "TerminationByKubelet"
-            ps.extra["disruption_message"] = DISRUPTION_MESSAGE
-            sim.terminate(ps, "preempted", by=preemptor.key, reason=PREEMPT_REASON,
-                          message=PREEMPT_MESSAGE, grace=None,
-                          rules=("kubelet.preemption",))
-        except Exception as e:  # noqa: BLE001 - upstream logs a failed kill and moves on
-            trace = getattr(sim, "trace", None)
-            if trace is not None:
-                trace.add("kubelet.preemption", key, "kill failed", str(e))
+        trace.add("kubelet.preemption", pod.key, "victims",
+                  ", ".join(v.key for v in chosen) or "none")
+    return AdmitResult(True, tuple(reasons), chosen, "", "", (*rules, "kubelet.preemption"))
 
 
 def admit(ctx_or_sim: Any, node_state: NodeState, ps: PodState) -> AdmitResult:
     """The kubelet's admission of ``ps`` to ``node_state``, called before the pod is bound.
 
-    With a simulation (anything with ``terminate``), the victims of a critical
-    pod's preemption are killed at once (reason ``Preempting``, their own grace
-    period) and ``sim.victims[pod]`` is set; the caller binds the pod when
-    ``admitted`` and otherwise rejects it with ``reason`` and ``message``.
+    Nothing changes: the caller kills the ``victims`` of a critical pod's
+    preemption in order (reason ``Preempting``, message
+    :attr:`AdmitResult.victim_message`, each with its own grace period, as
+    upstream's killPodNow without override), records them as the pod's
+    victims, and binds the pod when ``admitted``; otherwise it rejects the pod
+    with ``reason`` and ``message``.
     """
     state = ctx_or_sim.state
     ctx = AdmitContext(state, node_state, getattr(ctx_or_sim, "profile", None),
                        getattr(ctx_or_sim, "trace", None), getattr(ctx_or_sim, "now", 0))
-    sim = ctx_or_sim if hasattr(ctx_or_sim, "terminate") else None
-    return _decide(ctx, ps, node_state, True, sim)
+    return _decide(ctx, ps, node_state)
 
 
 def admit_pod(state: ClusterState, node: str | NodeState, pod: Pod | PodState,
@@ -346,4 +333,4 @@ def admit_pod(state: ClusterState, node: str | NodeState, pod: Pod | PodState,
     ns = node if isinstance(node, NodeState) else state.nodes[node]
     ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
     ctx = AdmitContext(state, ns, profile, trace, state.now)
-    return _decide(ctx, ps, ns, False)
+    return _decide(ctx, ps, ns)

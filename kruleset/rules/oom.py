@@ -49,14 +49,15 @@ def _find(pod: Pod, name: str | None) -> Container:
     raise KeyError(f"pod {pod.key} has no container {name!r}")
 
 
-def oom_score_adj(pod: Pod, container_name: str | None = None, *,
-                  memory_capacity: int) -> int:
+def oom_score_adj(pod: Pod, container_name: str | None = None,
+                  memory_capacity: int = 0) -> int:
     """The oom_score_adj of one container of ``pod`` on a node with ``memory_capacity`` bytes.
 
     ``container_name`` None means the pod's only regular container (a
     ``ValueError`` if it has several); a name may be a regular or an init
     container.  ``memory_capacity`` is the node's memory capacity (not
-    allocatable), as upstream passes ``machineInfo.MemoryCapacity``.
+    allocatable), as upstream passes ``machineInfo.MemoryCapacity``; it is only
+    needed for Burstable pods.
     """
     container = _find(pod, container_name)
     if pod.node_critical:
