@@ -1,0 +1,302 @@
+"""`evict pod` and `drain node`: clients of the Eviction API over time (seed 003 §13).
+
+``evict pod REF [dry-run]`` sends one eviction request (kruleset.rules.api_eviction)
+and, on 200, deletes the pod gracefully as the API server does.
+
+``drain node NAME`` is ``kubectl drain NAME --ignore-daemonsets
+--delete-emptydir-data --force`` (staging/src/k8s.io/kubectl/pkg/drain):
+
+* the node is cordoned first;
+* the pods on the node are listed once and filtered as kubectl's filters do:
+  DaemonSet pods are left running (``--ignore-daemonsets``: the DaemonSet
+  controller ignores cordons and would put them straight back), mirror pods of
+  static pods are skipped (the API cannot delete what the kubelet runs from a
+  manifest), pods with emptyDir volumes and pods without a controller are
+  evicted (``--delete-emptydir-data``, ``--force``).  Without these flags real
+  kubectl refuses to drain a node holding such pods at all ("cannot delete
+  DaemonSet-managed Pods (use --ignore-daemonsets to ignore)" …); kruleset
+  models the flags operators pass so that ``drain node`` says what the
+  budgets do, which is what the statement is for;
+* every listed pod is evicted through the API at once (kubectl runs one
+  goroutine per pod; kruleset takes them in ``namespace/name`` order, the
+  order the API lists them);
+* a 429 is retried every 5 s (kubectl's "will retry after 5s") until the pod
+  is evicted or the scenario ends (kubectl's default ``--timeout=0``: no
+  limit); any other refusal (500, 403) fails that pod for the drain, without
+  retry, as kubectl does;
+* the drain is over when every evicted pod has gone (kubectl waits for the
+  deletion) — a ``drain`` decision ``drained`` — or, when some pod failed,
+  once the others are gone (``failed``).
+
+Decisions: ``eviction-api`` for each request (reason ``200 OK``,
+``429 Too Many Requests``, …, message upstream's Status message and cause),
+``evicted`` for each pod the API deleted, ``drain`` for the drain's own
+steps.  A refusal repeated with the same message is counted, not repeated,
+in the report; the next decision for that pod says how many attempts there
+were.
+
+A disruption controller (phase 3) records which PDB objects it has
+observed: a PDB created or replaced during an instant is "still being
+processed" (429) for evictions requested earlier in that same instant, as
+upstream's ``observedGeneration`` check makes it.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..model import scenario as sc
+from ..model.objects import PodDisruptionBudget
+from ..model.state import PodState
+from ..rules.api_eviction import EvictionResponse, evict
+from .actions import pod_ref
+from .core import Simulation, register_action, register_controller
+
+__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "request_eviction"]
+
+DRAIN_RETRY = 5_000  # ms, kubectl drain's sleep after a 429
+
+_PHRASES = {200: "OK", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error"}
+
+
+def _observed(sim: Simulation) -> dict[str, PodDisruptionBudget]:
+    """The PDB objects the disruption controller has synced (time-0 declarations are)."""
+    seen = sim.extra.get("pdb_observed")
+    if seen is None:
+        seen = {o.key: o for o in sim.scenario.objects if isinstance(o, PodDisruptionBudget)}
+        sim.extra["pdb_observed"] = seen
+    assert isinstance(seen, dict)
+    return seen
+
+
+def _stale(sim: Simulation) -> set[str]:
+    seen = _observed(sim)
+    return {k for k, p in sim.state.pdbs.items() if seen.get(k) is not p}
+
+
+def request_eviction(sim: Simulation, ps: PodState, *, dry_run: bool = False,
+                     by: str = "API", note: str = "") -> EvictionResponse:
+    """Send one eviction request for ``ps`` now; record it; delete the pod on 200.
+
+    ``by`` names the client in the report (``API`` for ``evict pod``,
+    ``kubectl drain NODE`` for a drain); ``note`` is appended to the message.
+    """
+    resp = evict(sim.state, ps, sim.now, dry_run=dry_run, profile=sim.profile,
+                 trace=sim.trace, stale_pdbs=_stale(sim))
+    sim.eviction_status[ps.key] = resp.status
+    reason = f"{resp.status} {_PHRASES.get(resp.status, '')}".strip()
+    text = resp.text or ("dry run: the pod would be evicted" if dry_run and resp.allowed
+                         else "Eviction API: evicting" if resp.allowed else "")
+    if resp.pdb:
+        after = (f", disruptionsAllowed now {resp.allowed_after}"
+                 if resp.allowed and resp.allowed_after is not None else "")
+        text = f"{text} [pdb {resp.pdb}{after}]"
+    if note:
+        text = f"{text} ({note})"
+    rules = (resp.rule,) if resp.rule else ()
+    sim.record("eviction-api", ps, ps.node, by, reason, text, rules)
+    if resp.allowed and not dry_run:
+        # addConditionAndDeletePod: DisruptionTarget=True/EvictionByEvictionAPI,
+        # then a graceful delete with the pod's own terminationGracePeriodSeconds.
+        sim.terminate(ps, "evicted", by="API", reason="Evicted",
+                      message="Eviction API: evicting", rules=rules)
+        ps.extra["eviction_kind"] = "API"
+        sim.changed()
+    return resp
+
+
+def _evict_action(sim: Simulation, a: sc.EvictPod) -> None:
+    key = pod_ref(a.ref)
+    ps = sim.state.pods.get(key)
+    if ps is None or ps.gone:
+        sim.eviction_status[key] = 404
+        sim.record("eviction-api", key, None, "API", "404 Not Found",
+                   f'pods "{key.split("/", 1)[1]}" not found')
+        return
+    request_eviction(sim, ps, dry_run=a.dry_run)
+
+
+@attrs.define(slots=True)
+class _PodDrain:
+    key: str
+    next_try: int | None          # when to send the next request; None: no more requests
+    attempts: int = 0
+    last_message: str = ""
+    repeats: int = 0              # identical refusals not written to the report
+    failed: bool = False
+
+
+@attrs.define(slots=True)
+class DrainJob:
+    """One ``drain node`` in progress: its pods and where each stands."""
+
+    node: str
+    started: int
+    pods: list[_PodDrain] = attrs.field(factory=list)
+    finished: int | None = None
+
+
+class DrainController:
+    """Phase 1 (a client, like the timeline): retries refused evictions, ends drains."""
+
+    name = "drain"
+    phase = 1
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.jobs: list[DrainJob] = []
+
+    def start(self, sim: Simulation, node: str) -> None:
+        """Cordon ``node`` and send the first eviction of every pod on it."""
+        ns = sim.state.nodes[node]
+        if not ns.unschedulable:
+            ns.unschedulable = True
+            sim.record("cordoned", node, node, f"kubectl drain {node}")
+            sim.changed()
+        job = DrainJob(node, sim.now)
+        on_node = sorted((ps for ps in sim.state.pods.values()
+                          if ps.node == node and not ps.gone), key=lambda p: p.key)
+        daemons = [ps for ps in on_node if ps.pod.owner_kind == "DaemonSet"
+                   and ps.phase in ("Pending", "Running")]
+        for ps in daemons:
+            sim.record("drain", ps, node, f"kubectl drain {node}", "IgnoredDaemonSet",
+                       "ignoring DaemonSet-managed Pods", ("drain.filter.daemonset",))
+        for ps in on_node:
+            if ps in daemons:
+                continue
+            if ps.pod.static:
+                sim.record("drain", ps, node, f"kubectl drain {node}", "SkippedMirrorPod",
+                           "mirror pods are not deleted through the API",
+                           ("drain.filter.mirror-pod",))
+                continue
+            job.pods.append(_PodDrain(ps.key, sim.now))
+        self.jobs.append(job)
+        self._work(sim, job)
+        self._maybe_finish(sim, job)
+
+    def _work(self, sim: Simulation, job: DrainJob) -> bool:
+        by = f"kubectl drain {job.node}"
+        changed = False
+        for pd in job.pods:
+            if pd.next_try is None or pd.next_try > sim.now:
+                continue
+            ps = sim.state.pods[pd.key]
+            if ps.gone:
+                pd.next_try = None  # went away meanwhile: NotFound counts as done
+                continue
+            pd.attempts += 1
+            note = f"attempt {pd.attempts}" if pd.attempts > 1 else ""
+            resp = self._quiet_request(sim, ps, pd, by, note)
+            if resp.status == 429:
+                pd.next_try = sim.now + DRAIN_RETRY
+                sim.wake(pd.next_try)
+            else:
+                pd.next_try = None
+                if not resp.allowed:
+                    pd.failed = True
+                else:
+                    changed = True
+        return changed
+
+    def _quiet_request(self, sim: Simulation, ps: PodState, pd: _PodDrain, by: str,
+                       note: str) -> EvictionResponse:
+        """Send the request; an identical repeated refusal is counted, not reported."""
+        before = len(sim.decisions)
+        resp = request_eviction(sim, ps, by=by, note=note)
+        if resp.status == 429:
+            msg = resp.text
+            if msg == pd.last_message and len(sim.decisions) == before + 1:
+                sim.decisions.pop()
+                pd.repeats += 1
+            pd.last_message = msg
+        return resp
+
+    def _maybe_finish(self, sim: Simulation, job: DrainJob) -> bool:
+        if job.finished is not None:
+            return False
+        waiting = False
+        for pd in job.pods:
+            if pd.failed:
+                continue
+            if pd.next_try is not None or not sim.state.pods[pd.key].gone:
+                waiting = True
+                break
+        if waiting:
+            return False
+        job.finished = sim.now
+        failed = [pd.key for pd in job.pods if pd.failed]
+        by = f"kubectl drain {job.node}"
+        if failed:
+            sim.record("drain", job.node, job.node, by, "failed",
+                       f"node {job.node} not drained: eviction refused for {', '.join(failed)}",
+                       ("drain.evict",))
+        else:
+            sim.record("drain", job.node, job.node, by, "drained", f"node/{job.node} drained",
+                       ("drain.evict",))
+        return False
+
+    def step(self, sim: Simulation) -> bool:
+        """Retry the evictions due now; note drains whose pods are all gone."""
+        changed = False
+        for job in self.jobs:
+            if job.finished is not None:
+                continue
+            if self._work(sim, job):
+                changed = True
+            self._maybe_finish(sim, job)
+        return changed
+
+    def next_time(self, sim: Simulation) -> int | None:
+        """The earliest retry still to send."""
+        times = [pd.next_try for job in self.jobs if job.finished is None
+                 for pd in job.pods if pd.next_try is not None and pd.next_try > sim.now]
+        return min(times) if times else None
+
+
+class DisruptionController:
+    """Phase 3: the disruption controller observes new and changed PDBs.
+
+    Status itself is computed on demand (kruleset.rules.pdb.pdb_status); what
+    this controller keeps is which PDB objects it has synced, so that an
+    eviction requested in the same instant as a PDB's creation, before the
+    controller ran, gets upstream's "still being processed" 429.
+    """
+
+    name = "disruption"
+    phase = 3
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+
+    def step(self, sim: Simulation) -> bool:
+        """Observe every PDB (never changes what other controllers see)."""
+        seen = _observed(sim)
+        pdbs = sim.state.pdbs
+        if len(seen) != len(pdbs) or any(seen.get(k) is not p for k, p in pdbs.items()):
+            seen.clear()
+            seen.update(pdbs)
+        return False
+
+    def next_time(self, sim: Simulation) -> int | None:
+        """Nothing timed."""
+        return None
+
+
+def _drain_controller(sim: Simulation) -> DrainController:
+    ctl = sim.extra.get("drain_controller")
+    if ctl is None:
+        ctl = DrainController(sim)
+        sim.extra["drain_controller"] = ctl
+    assert isinstance(ctl, DrainController)
+    return ctl
+
+
+def _drain_action(sim: Simulation, a: sc.DrainNode) -> None:
+    _drain_controller(sim).start(sim, a.node)
+
+
+register_controller(_drain_controller)
+register_controller(DisruptionController)
+register_action(sc.EvictPod, _evict_action)
+register_action(sc.DrainNode, _drain_action)
