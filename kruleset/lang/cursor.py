@@ -180,7 +180,12 @@ def attr_from(cur: Cursor) -> Attr:
         cur.pos += 1
         return Attr(text, item, None, nxt)
     if isinstance(nxt, Word) and nxt.kind == "WORD" and nxt.value.startswith("="):
-        raise cur.error(f"write {text}{nxt.value} without spaces around '='", nxt)
+        value = nxt.value
+        after = cur.peek(1)
+        if value == "=" and isinstance(after, Word) and after.kind == "WORD":
+            value += after.value
+        raise cur.error(f"write {text}{value} without spaces around '='", nxt,
+                        expected=f"{text}=VALUE")
     return Attr(text, item, None, None)
 
 

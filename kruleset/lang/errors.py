@@ -67,7 +67,7 @@ class Source:
         if hint:
             message += ", " + hint
         known = ""
-        if names:
+        if names and not expected:
             shown = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
             known = f"known: {shown}"
         return self.error(message, item, expected=expected, suggestion=known)

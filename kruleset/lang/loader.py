@@ -54,7 +54,6 @@ class _Builder:
         self.last_time = 0
         self.last_time_word: Word | None = None
         self.evicted_ever: set[str] = set()
-        self.evicted_now: set[str] = set()
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -96,6 +95,7 @@ class _Builder:
             if head.value == "run":
                 self.run_until_stmt(stmt, head)
         self.objects.sort(key=lambda t: (t[0], t[1]))
+        self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(
             title=self.title,
@@ -223,8 +223,6 @@ class _Builder:
                             expected=f"a time of {self.last_time_word.value} or later; "
                                      "the timeline is written in time order")
         self.last_time, self.last_time_word = time, tw
-        if time != self.ctx.time:
-            self.evicted_now = set()
         self.ctx.time = time
         if cur.at_end():
             if stmt.block is None:

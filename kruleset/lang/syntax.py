@@ -32,6 +32,7 @@ __all__ = [
 
 _PIECE = re.compile(r"[^\s,|]+|[,|]")
 _WORD_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])+\Z")
+_RUN_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!,|\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
 _BAD_CHAR = re.compile(r"\[[0-9]+\.\.[0-9]+\]|[A-Za-z0-9_.\/*:%+\-@~=<>!]")
 _ESCAPE = re.compile(r"\\(.)")
 
@@ -181,6 +182,7 @@ def _decode(raw: str, line: int, column: int) -> str:
 
 def split_run(text: str, line: int, column: int, out: list[Item]) -> None:
     """Append the words of a run of text starting at ``line``/``column`` to ``out``."""
+    check = _RUN_OK.match(text) is None  # one test for the whole run in the usual case
     for m in _PIECE.finditer(text):
         value = m.group()
         col = column + m.start()
@@ -189,7 +191,7 @@ def split_run(text: str, line: int, column: int, out: list[Item]) -> None:
         elif value == "|":
             out.append(Word("BAR", value, line, col))
         else:
-            if _WORD_OK.match(value) is None:
+            if check and _WORD_OK.match(value) is None:
                 bad = _BAD_CHAR.sub(lambda mm: " " * len(mm.group()), value)
                 pos = len(bad) - len(bad.lstrip(" "))
                 ch = value[pos]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from ..errors import did_you_mean
 from ..model.quantity import QuantityError, parse_duration, parse_percentage, parse_quantity
@@ -98,10 +99,16 @@ def integer(src: Source, word: Word, what: str, *, minimum: int | None = None,
     return value
 
 
+@lru_cache(maxsize=4096)
+def _parse_quantity(text: str, resource: str) -> int:
+    # Hand-written files repeat the same few quantities; parsing is exact but slow.
+    return parse_quantity(text, resource)
+
+
 def quantity(src: Source, word: Word, resource: str, what: str = "") -> int:
     """A Kubernetes quantity in ``resource``'s internal unit (millicores for cpu)."""
     try:
-        value = parse_quantity(word.value, resource)
+        value = _parse_quantity(word.value, "cpu" if resource == "cpu" else "memory")
     except QuantityError as exc:
         text = str(exc)
         if "negative" in text:
@@ -116,10 +123,15 @@ def quantity(src: Source, word: Word, resource: str, what: str = "") -> int:
     return value
 
 
+@lru_cache(maxsize=1024)
+def _parse_duration(text: str, allow_negative: bool) -> int:
+    return parse_duration(text, allow_negative=allow_negative)
+
+
 def duration(src: Source, word: Word, what: str, *, allow_negative: bool = False) -> int:
     """A duration in milliseconds."""
     try:
-        return parse_duration(word.value, allow_negative=allow_negative)
+        return _parse_duration(word.value, allow_negative)
     except QuantityError as exc:
         text = str(exc)
         if "negative" in text:
@@ -180,6 +192,7 @@ def pod_ref(src: Source, word: Word, text: str | None = None, *, glob: bool = Fa
     return ns, name
 
 
+@lru_cache(maxsize=4096)
 def _label_key_ok(key: str) -> bool:
     prefix, _, name = key.rpartition("/")
     if _ and (not prefix or len(prefix) > 253 or not _NAME.match(prefix)):
