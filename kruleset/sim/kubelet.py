@@ -1,0 +1,169 @@
+"""The kubelets: eviction-manager passes per node, node conditions and their taints (phase 5).
+
+Each node's kubelet runs a pass at the first instant it exists (0s for
+declared nodes) and then at every multiple of its ``housekeeping-interval``
+(LANGUAGE.md §5).  Upstream runs the next pass as soon as an evicted pod is
+cleaned up, and 10s later otherwise; kruleset keeps the fixed interval of the
+language's contract.
+
+A pass on a node where nothing changed since its last pass, with nothing met,
+timing or held, would decide nothing, so it is skipped: this keeps thousands
+of idle nodes cheap.  Per-node usage sums are incremental
+(:class:`kruleset.rules.eviction_signals.UsageIndex`).
+
+Timeline actions handled here: ``usage pod`` (:class:`PodUsage`), ``usage
+node`` (:class:`NodeUsage`) and ``node NAME ready|not-ready``
+(:class:`NodeReadiness`, whose NoExecute taint the taint manager acts on).
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model import scenario as sc
+from ..model.state import NodeState
+from ..rules.eviction_manager import EVICTION_REASON, PassResult, eviction_pass, manager_state
+from ..rules.eviction_signals import (
+    clear_dirty,
+    is_dirty,
+    layout,
+    set_node_signal,
+    set_pod_usage,
+    usage_index,
+)
+from ..rules.taint_eviction import CONDITION_TAINTS, NOT_READY_TAINTS
+from .core import Simulation, register_action, register_controller
+
+__all__ = ["KubeletController", "apply_conditions"]
+
+
+def _next_tick(last: int, interval: int) -> int:
+    return (last // interval + 1) * interval
+
+
+class KubeletController:
+    """Runs every node's eviction-manager passes and applies what they decide."""
+
+    name = "kubelet"
+    phase = 5
+
+    def __init__(self, sim: Simulation) -> None:
+        self.last: dict[str, int] = {}
+        # Subscribe before the declarations bind their pods, so sums start right.
+        usage_index(sim.state)
+
+    def _due(self, sim: Simulation, node: NodeState) -> bool:
+        last = self.last.get(node.name)
+        if last is None:
+            return True
+        return sim.now >= _next_tick(last, sim.kubelet_config(node.name).housekeeping_interval)
+
+    def step(self, sim: Simulation) -> bool:
+        """Run the passes due now; True if any evicted a pod or changed a condition."""
+        changed = False
+        for node in sim.state.nodes.values():
+            if not self._due(sim, node):
+                continue
+            self.last[node.name] = sim.now
+            st = manager_state(node)
+            if st.last_pass is not None and st.quiet() and not is_dirty(node):
+                continue
+            clear_dirty(node)
+            result = eviction_pass(sim.state, node, sim.kubelet_config(node.name), sim.now,
+                                   profile=sim.profile, trace=sim.trace)
+            if apply_conditions(sim, node, result):
+                changed = True
+            if _apply_evictions(sim, result):
+                changed = True
+        return changed
+
+    def next_time(self, sim: Simulation) -> int | None:
+        """The next pass of a node where something may still change."""
+        best: int | None = None
+        for node in sim.state.nodes.values():
+            last = self.last.get(node.name)
+            if last is None:
+                return sim.now
+            if manager_state(node).quiet() and not is_dirty(node):
+                continue
+            t = _next_tick(last, sim.kubelet_config(node.name).housekeeping_interval)
+            if best is None or t < best:
+                best = t
+        return best
+
+
+def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bool:
+    """Report the pass's conditions on the node and keep their NoSchedule taints in step."""
+    st = manager_state(node)
+    before = set(node.conditions)
+    node.conditions = {c: st.last_observed[c] for c in result.conditions}
+    changed = before != set(node.conditions)
+    for cond, taint in CONDITION_TAINTS.items():
+        has = taint in node.taints
+        want = cond in node.conditions
+        if want and not has:
+            node.taints.append(taint)
+            changed = True
+        elif has and not want:
+            node.taints.remove(taint)
+            changed = True
+    if changed:
+        sim.changed()
+        if sim.trace is not None:
+            sim.trace.add("kubelet.eviction.pass.conditions", node.name,
+                          ", ".join(result.conditions) or "no pressure")
+    return changed
+
+
+def _apply_evictions(sim: Simulation, result: PassResult) -> bool:
+    for e in result.evictions:
+        ps = sim.state.pods[e.pod]
+        ps.extra["eviction_kind"] = e.kind
+        if e.kind != "EphemeralStorage":
+            ps.conditions["DisruptionTarget"] = "TerminationByKubelet"
+        sim.kubelet_evictions.append(ps.key)
+        sim.terminate(ps, "evicted", by="kubelet", reason=EVICTION_REASON, message=e.message,
+                      grace=e.grace, rules=e.rules)
+    return bool(result.evictions)
+
+
+def _key(ref: str) -> str:
+    return ref if "/" in ref else f"default/{ref}"
+
+
+def _pod_usage(sim: Simulation, a: sc.PodUsage) -> None:
+    ps = sim.state.pods.get(_key(a.ref))
+    if ps is None:
+        raise ScenarioError(f"unknown pod '{a.ref}'", a.span)
+    set_pod_usage(sim.state, ps, a.usage)
+
+
+def _node_usage(sim: Simulation, a: sc.NodeUsage) -> None:
+    node = sim.state.nodes.get(a.node)
+    if node is None:
+        raise ScenarioError(f"unknown node '{a.node}'", a.span)
+    lay = layout(sim.kubelet_config(a.node), node)
+    for signal, value in a.signals.items():
+        try:
+            set_node_signal(node, lay, signal, value)
+        except ValueError as e:
+            raise ScenarioError(str(e), a.span,
+                                suggestion="declare the filesystem's size on the node") from None
+
+
+def _readiness(sim: Simulation, a: sc.NodeReadiness) -> None:
+    node = sim.state.nodes.get(a.node)
+    if node is None:
+        raise ScenarioError(f"unknown node '{a.node}'", a.span)
+    node.ready = a.ready
+    for taint in NOT_READY_TAINTS:
+        if a.ready and taint in node.taints:
+            node.taints.remove(taint)
+        elif not a.ready and taint not in node.taints:
+            node.taints.append(taint)
+    sim.changed()
+
+
+register_controller(KubeletController)
+register_action(sc.PodUsage, _pod_usage)
+register_action(sc.NodeUsage, _node_usage)
+register_action(sc.NodeReadiness, _readiness)
