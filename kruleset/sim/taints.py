@@ -48,10 +48,10 @@ class TaintManager:
                     changed = True
         # Deletions whose pod left, or whose node lost its NoExecute taints, are cancelled.
         for key in list(self.scheduled):
-            ps = sim.state.pods.get(key)
-            node = sim.state.nodes.get(ps.node) if ps is not None and ps.node else None
-            if (ps is None or not ps.bound or ps.terminating or node is None
-                    or not any(t.effect == "NoExecute" for t in node.taints)):
+            pod = sim.state.pods.get(key)
+            where = sim.state.nodes.get(pod.node) if pod is not None and pod.node else None
+            if (pod is None or not pod.bound or pod.terminating or where is None
+                    or not any(t.effect == "NoExecute" for t in where.taints)):
                 del self.scheduled[key]
         return changed
 
