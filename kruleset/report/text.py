@@ -64,8 +64,10 @@ def render_result(path: str, result: Result, style: Style) -> str:
     for r in result.expectations:
         if r.unsupported:
             mark = style.warn("?")
+        elif r.passed:
+            mark = style.ok("✓")
         else:
-            mark = style.ok("✓") if r.passed else style.bad("✗")
+            mark = style.bad("✗")
         tail = f"  — {r.message}" if r.message else ""
         out.append(f"    {mark} line {r.line}: {r.expectation.text}{tail}")
     return "\n".join(out)

@@ -93,7 +93,8 @@ class Rule:
     doc: str
     source: str
     fn: Callable[..., Any]
-    args: Mapping[str, Any] = attrs.field(default=_NO_ARGS, converter=lambda m: MappingProxyType(dict(m)))
+    args: Mapping[str, Any] = attrs.field(default=_NO_ARGS,
+                                          converter=lambda m: MappingProxyType(dict(m)))
     weight: int = 1
     enabled: bool = True
     normalize: Callable[..., Any] | None = None

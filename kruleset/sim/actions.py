@@ -95,7 +95,11 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
 
 def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     st = sim.state
-    table = {"priorityclass": st.priority_classes, "quota": st.quotas, "pdb": st.pdbs}
+    table: dict[str, dict[str, object]] = {
+        "priorityclass": st.priority_classes,  # type: ignore[dict-item]
+        "quota": st.quotas,  # type: ignore[dict-item]
+        "pdb": st.pdbs,  # type: ignore[dict-item]
+    }
     store = table[a.kind]
     key = pod_ref(a.name) if a.kind == "pdb" else a.name
     store.pop(key, None)

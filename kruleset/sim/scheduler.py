@@ -57,7 +57,7 @@ class SchedulerController:
                 continue
             result = schedule_one(ctx, ps)
             if result.node is not None:
-                rules = ("scheduler.filter", "scheduler.score")
+                rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
                 if sim.bind(ps, result.node, rules):
                     sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
                                f"Successfully assigned {ps.key} to {result.node}", rules)
