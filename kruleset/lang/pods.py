@@ -139,14 +139,12 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *, extras: tuple[str, .
         attr = attr_from(cur)
         name = attr.name
         if name not in allowed:
-            hint = ""
             if name in BLOCK_ITEMS:
-                hint = f"'{name}' is a block item: put it on its own line inside {{ … }}"
-            err = src.unknown("pod attribute", name, attr.key, allowed,
+                raise src.error(f"'{name}' is a block item: put it on its own line inside "
+                                "{ … } after the pod's attributes", attr.key,
+                                expected=f"pod … {{ NEWLINE {name} … NEWLINE }}")
+            raise src.unknown("pod attribute", name, attr.key, allowed,
                               expected=", ".join(allowed))
-            if hint:
-                err = src.error(err.message, attr.key, expected=err.expected, suggestion=hint)
-            raise err
         form = _FORMS[name]
         if attr.form != form:
             raise src.error(f"'{name}' is written {_FORM_WORDS[form]}", attr.key,
@@ -320,12 +318,12 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
                 raise src.error(f"emptydir '{ed.name}' is declared twice", item.items[1])
             kw["emptydirs"] = (*kw.get("emptydirs", ()), ed)
         else:
-            hint = ""
-            if what in POD_ATTRIBUTES:
-                hint = f"'{what}' is a pod attribute: put it on the pod's first line"
-            err = src.unknown("pod block item", what, head, BLOCK_ITEMS,
+            name = what.partition("=")[0]
+            if name in POD_ATTRIBUTES:
+                raise src.error(f"'{name}' is a pod attribute: put it on the pod's first line",
+                                head, expected=", ".join(BLOCK_ITEMS))
+            raise src.unknown("pod block item", what, head, BLOCK_ITEMS,
                               expected=", ".join(BLOCK_ITEMS))
-            raise src.error(err.message, head, expected=err.expected, suggestion=hint)
         cur.done()
     if spec.containers and first_line is not None:
         raise src.error(f"'{first_line.name}' on the first line describes the only container, "
