@@ -1,37 +1,177 @@
-"""Priority admission: resolving a pod's priority and preemption policy (seed 003 §11.1).
+"""Priority admission and PriorityClass validation (seed 002 §1, seed 003 §11.1, §11.3).
 
-Encodes upstream ``plugin/pkg/admission/priority``: a pod naming a class gets
-its value and preemptionPolicy; a pod naming none gets the globalDefault class
-(the lowest value wins when several are default) or priority 0 with
-PreemptLowerPriority.  An explicit priority must agree with the class.
+Encodes upstream ``plugin/pkg/admission/priority`` (``admitPod``,
+``getDefaultPriority``) and ``pkg/apis/scheduling/validation``
+(``ValidatePriorityClass``):
+
+* a pod naming a class gets the class's value and preemptionPolicy; a class
+  that does not exist refuses the pod (403 Forbidden, ``no PriorityClass with
+  name X was found``);
+* a pod naming none gets the globalDefault class (with several, the one with
+  the LOWEST value wins, and the pod's priorityClassName becomes its name), or
+  with no default class priority 0 and PreemptLowerPriority with an empty
+  class name;
+* the built-in classes ``system-node-critical`` (2000001000) and
+  ``system-cluster-critical`` (2000000000) exist in every cluster and may be
+  used in any namespace (current releases do not restrict them to
+  kube-system);
+* an explicit ``spec.priority`` is accepted only if it equals the class's
+  value.
+
+Two kruleset conveniences, documented in the README's language section:
+
+* ``priority=N`` without ``priorityclass=`` stands for a pod whose class has
+  value N (upstream would need such a class);
+* ``preemption=Never|PreemptLowerPriority`` on a pod overrides its class's
+  policy.  Upstream's admission refuses a pod whose explicit preemptionPolicy
+  differs from its class's (``the string value of PreemptionPolicy (…) must
+  not be provided in pod spec``); kruleset's override models a pod whose class
+  carries that policy, so scenarios need not declare one class per policy.
+
+PriorityClass objects are checked with :func:`validate_priority_class` (the
+API server's validation: user values at most 1,000,000,000, ``system-`` names
+reserved) and :func:`validate_new_default` (the admission plugin's "only one
+default"); the ``.kr`` parser and the YAML importer call them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from ..model.objects import PREEMPT_LOWER, Pod, PriorityClass
+from ..model.objects import (
+    BUILTIN_PRIORITY_CLASSES,
+    HIGHEST_USER_PRIORITY,
+    NEVER,
+    PREEMPT_LOWER,
+    Pod,
+    PriorityClass,
+)
 from .engine import REJECTED, Failure
 from .registry import define_ruleset, rule
 
-__all__ = ["ADMISSION", "admit_priority", "global_default"]
+__all__ = [
+    "ADMISSION",
+    "DEFAULT_PRIORITY",
+    "INT32_MIN",
+    "POLICIES",
+    "admit_priority",
+    "global_default",
+    "resolve_priority",
+    "validate_new_default",
+    "validate_priority_class",
+    "validate_priority_class_update",
+]
 
 ADMISSION = define_ruleset(
     "priority.admission", "pipeline",
     "How the API server's Priority admission plugin sets spec.priority and preemptionPolicy.",
 )
 
+# pkg/apis/scheduling: DefaultPriorityWhenNoDefaultClassExists.
+DEFAULT_PRIORITY = 0
+INT32_MIN = -(2 ** 31)
+POLICIES = (PREEMPT_LOWER, NEVER)
+_SYSTEM_PREFIX = "system-"
+_BUILTIN = {pc.name: pc for pc in BUILTIN_PRIORITY_CLASSES}
+# A DNS subdomain (RFC 1123): lower-case alphanumerics, '-' and '.', at most 253.
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
 
-def global_default(classes: Mapping[str, PriorityClass]) -> PriorityClass | None:
-    """The globalDefault class; with several, the one with the lowest value (then name)."""
-    defaults = [pc for pc in classes.values() if pc.global_default]
+
+def global_default(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass]
+                   ) -> PriorityClass | None:
+    """The globalDefault class; with several, the one with the lowest value (then name).
+
+    Upstream ``getDefaultPriority`` tolerates several defaults (two API
+    servers may race) and takes the lowest value; the name tie-break is
+    kruleset's, for determinism.
+    """
+    values = classes.values() if isinstance(classes, Mapping) else classes
+    defaults = [pc for pc in values if pc.global_default]
     if not defaults:
         return None
     return min(defaults, key=lambda pc: (pc.value, pc.name))
 
+
+# --- PriorityClass validation ------------------------------------------------------
+
+def validate_priority_class(pc: PriorityClass) -> str | None:
+    """The API server's refusal of ``pc``, or ``None`` if it is valid.
+
+    Upstream ``ValidatePriorityClass``: the name is a DNS subdomain; a name
+    starting with ``system-`` must be one of the built-in classes with its exact
+    value; any other class's value must be at most 1,000,000,000 (there is no
+    lower bound beyond int32).  Messages are upstream's.
+
+    >>> validate_priority_class(PriorityClass("high", 1_000_000))
+    >>> validate_priority_class(PriorityClass("too-high", 1_000_000_001))
+    'maximum allowed value of a user defined priority is 1000000000'
+    >>> validate_priority_class(PriorityClass("system-mine", 10)).split(". ")[1]
+    'error: system-mine is not a known system priority class'
+    """
+    name = pc.name
+    if not name or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+        return (f"invalid PriorityClass name '{name}': a lowercase RFC 1123 subdomain must "
+                "consist of lower case alphanumeric characters, '-' or '.', and must start "
+                "and end with an alphanumeric character")
+    if not INT32_MIN <= pc.value < 2 ** 31:
+        return f"value {pc.value} is not a 32-bit integer"
+    if pc.preemption_policy not in POLICIES:
+        return (f'preemptionPolicy: Unsupported value: "{pc.preemption_policy}": supported '
+                'values: "Never", "PreemptLowerPriority"')
+    if name.startswith(_SYSTEM_PREFIX):
+        builtin = _BUILTIN.get(name)
+        if builtin is None:
+            error = f"{name} is not a known system priority class"
+        elif builtin.value != pc.value:
+            error = f"value of {name} PriorityClass must be {builtin.value}"
+        elif pc.global_default != builtin.global_default:
+            error = f"globalDefault of {name} PriorityClass must be {builtin.global_default}"
+        else:
+            return None
+        return (f"priority class names with '{_SYSTEM_PREFIX}' prefix are reserved for "
+                f"system use only. error: {error}")
+        return None
+    if pc.value > HIGHEST_USER_PRIORITY:
+        return f"maximum allowed value of a user defined priority is {HIGHEST_USER_PRIORITY}"
+    return None
+
+
+def validate_new_default(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass],
+                         pc: PriorityClass) -> str | None:
+    """The admission plugin's refusal of a second default class, or ``None``.
+
+    Upstream ``priorityClassPermittedByDefault``: creating (or updating) a
+    class with globalDefault=true while another class already has it is 403
+    ``PriorityClass X is already marked as default. Only one default can exist``.
+    """
+    if not pc.global_default:
+        return None
+    values = classes.values() if isinstance(classes, Mapping) else classes
+    for other in values:
+        if other.global_default and other.name != pc.name:
+            return (f"PriorityClass {other.name} is already marked as default. "
+                    "Only one default can exist")
+    return None
+
+
+def validate_priority_class_update(old: PriorityClass, new: PriorityClass) -> str | None:
+    """Upstream ``ValidatePriorityClassUpdate``: value and preemptionPolicy are immutable.
+
+    globalDefault and description may change.
+    """
+    if old.value != new.value:
+        return "value: Forbidden: may not be changed in an update."
+    if old.preemption_policy != new.preemption_policy:
+        return "preemptionPolicy: Invalid value: field is immutable"
+    return validate_priority_class(new)
+
+
+# --- pod admission --------------------------------------------------------------------
 
 @attrs.frozen(slots=True)
 class _Admit:
@@ -39,31 +179,46 @@ class _Admit:
     classes: Mapping[str, PriorityClass]
 
 
-@rule(ADMISSION, "priority.admission.resolve-class",
-      doc="A named class gives its value and policy; none named: the globalDefault (lowest wins), "
-          "else priority 0 with PreemptLowerPriority.",
-      source="seed 003 §11.1; plugin/pkg/admission/priority admitPod")
-def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
-    pod, classes = data.pod, data.classes
+def resolve_priority(pod: Pod, classes: Mapping[str, PriorityClass]
+                     ) -> tuple[int, str, str] | Failure:
+    """``(priority, preemptionPolicy, priorityClassName)`` upstream computes for ``pod``.
+
+    Without a class name: the global default (lowest value wins) or
+    ``(0, PreemptLowerPriority, "")``.  A missing class is a refusal.  The
+    built-in system classes resolve even if ``classes`` lacks them.
+    """
     name = pod.priority_class
     if name:
-        pc = classes.get(name)
+        pc = classes.get(name) or _BUILTIN.get(name)
         if pc is None:
-            return Failure(f'no PriorityClass with name {name} was found', REJECTED)
+            return Failure(f"no PriorityClass with name {name} was found", REJECTED)
     else:
         pc = global_default(classes)
     if pc is None:
-        value, policy, cname = 0, PREEMPT_LOWER, ""
-    else:
-        value, policy, cname = pc.value, pc.preemption_policy, pc.name
-    if pod.priority is not None and pod.priority != value and name:
+        return DEFAULT_PRIORITY, PREEMPT_LOWER, ""
+    return pc.value, pc.preemption_policy, pc.name
+
+
+@rule(ADMISSION, "priority.admission.resolve-class",
+      doc="A named class gives its value and policy; none named: the globalDefault (lowest wins), "
+          "else priority 0 with PreemptLowerPriority; an unknown class refuses the pod.",
+      source="seed 003 §11.1, §11.3; plugin/pkg/admission/priority admitPod, getDefaultPriority")
+def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
+    pod = data.pod
+    resolved = resolve_priority(pod, data.classes)
+    if isinstance(resolved, Failure):
+        return resolved
+    value, policy, cname = resolved
+    named = bool(pod.priority_class)
+    if pod.priority is not None and pod.priority != value and named:
         return Failure(
             "the integer value of priority "
             f"({pod.priority}) must not be provided in pod spec; priority admission controller "
             f"computed {value} from the given PriorityClass name", REJECTED)
-    if pod.priority is not None and not name:
-        # A bare `priority=N` in a scenario stands for a pod whose class has that value.
+    if pod.priority is not None and not named:
+        # kruleset: a bare `priority=N` stands for a pod whose class has that value.
         value, cname = pod.priority, ""
+    # kruleset: `preemption=` on the pod overrides the class's policy (see module doc).
     return attrs.evolve(
         pod, priority=value, priority_class=cname,
         preemption_policy=pod.preemption_policy or policy,
@@ -71,7 +226,17 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
 
 
 def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Failure:
-    """Resolve ``pod``'s priority against ``classes``: the admitted pod, or why it was refused."""
+    """Resolve ``pod``'s priority against ``classes``: the admitted pod, or why it was refused.
+
+    >>> from kruleset.model.objects import PriorityClass, Pod
+    >>> classes = {"low": PriorityClass("low", 10, global_default=True),
+    ...            "lower": PriorityClass("lower", 5, global_default=True)}
+    >>> p = admit_priority(Pod("default", "web"), classes)
+    >>> (p.priority, p.priority_class, p.preemption_policy)
+    (5, 'lower', 'PreemptLowerPriority')
+    >>> admit_priority(Pod("default", "x", priority_class="nope"), classes).reason
+    'no PriorityClass with name nope was found'
+    """
     from .profile import Profile
 
     out = Profile.default().active(ADMISSION.name).run(None, _Admit(pod, classes))
