@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from kubelet_helpers import Mi, node, pod, res
 
 from kruleset.model.objects import SYSTEM_CRITICAL_PRIORITY
 from kruleset.model.state import ClusterState
@@ -16,8 +17,6 @@ from kruleset.rules.kubelet_preemption import (
     preemptable,
     subtract,
 )
-
-from kubelet_helpers import Mi, node, pod, res
 
 CRIT = pod("critical", priority=SYSTEM_CRITICAL_PRIORITY, ns="kube-system")
 BE = pod("best-effort")
