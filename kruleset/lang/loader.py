@@ -267,7 +267,7 @@ class _Builder:
             elif kind == "quota":
                 if key not in ctx.quotas:
                     raise src.unknown("quota for namespace", key, item, ctx.quotas)
-            elif kind == "evict" and key not in evicted:
+            elif kind == "evict" and key not in evicted and "*" not in evicted:
                 raise src.error(f"no 'evict pod {key}' statement comes before this expectation",
                                 item, expected=f"at DURATION evict pod {key}")
 
