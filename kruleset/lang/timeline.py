@@ -70,12 +70,14 @@ def timeline_statement(ctx: Context, head: Word, cur: Cursor, stmt: Statement, s
     verb = head.value
     handler = _VERBS.get(verb)
     if handler is None:
-        hint = ""
-        if verb in ("run", "at", "scenario", "include", "config"):
-            hint = f"'{verb}' is not allowed inside the timeline"
-        err = src.unknown("timeline statement", verb, head, TIMELINE_STATEMENTS,
+        if verb in ("run", "scenario", "include", "config"):
+            raise src.error(f"'{verb}' is not allowed inside the timeline", head,
+                            expected=", ".join(TIMELINE_STATEMENTS))
+        if verb in DECLARATIONS:
+            raise src.error(f"declarations in the timeline are written 'create {verb} …'",
+                            head, expected=f"create {verb} …")
+        raise src.unknown("timeline statement", verb, head, TIMELINE_STATEMENTS,
                           expected=", ".join(TIMELINE_STATEMENTS))
-        raise src.error(err.message, head, expected=err.expected, suggestion=hint)
     if stmt.block is not None and verb not in ("create", "kubelet"):
         raise src.error(f"'{verb}' takes no block", stmt.block.open)
     actions = handler(ctx, cur, stmt, span, where, evicted)
