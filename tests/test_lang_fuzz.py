@@ -1,0 +1,86 @@
+"""Property tests: no input makes the parser raise anything but ScenarioError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kruleset.errors import ScenarioError
+from kruleset.lang import parse_text
+
+CASES = Path(__file__).parent / "lang_cases"
+EXAMPLES = [(CASES / name).read_text() for name in ("language_example.kr", "everything.kr")]
+VOCAB = ["pod", "pods", "node", "nodes", "at", "10s", "expect", "create", "delete", "{", "}",
+         "(", ")", "[", "]", ",", "|", "=", "!", "<", ">", '"', "#", "\n", " ", "cpu=1",
+         "a=b", "n[1..3]", "web-[1..2]", "*", "priorityclass", "kubelet", "*:NoSchedule",
+         "for", "60s", "-5", "0%", "100%", "1e3", "run", "until", "in", "notin", "selector()",
+         "requests(cpu=1)", "on", "n1", "default/a", "\\", "'", "\t", "é", "\x00", "value=1"]
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def check(text: str) -> None:
+    try:
+        parse_text(text, "fuzz.kr")
+    except ScenarioError as err:
+        assert "internal error" not in err.message, err.render()
+        assert err.render()
+
+
+def test_examples_parse() -> None:
+    for text in EXAMPLES:
+        parse_text(text, "example.kr")
+
+
+@SETTINGS
+@given(st.text(max_size=200))
+def test_random_text(text: str) -> None:
+    check(text)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(VOCAB), max_size=40))
+def test_random_token_soup(words: list[str]) -> None:
+    check(" ".join(words))
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    text = draw(st.sampled_from(EXAMPLES))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["delete", "insert", "replace", "drop-line", "dup-line",
+                                     "swap-lines"]))
+        lines = text.split("\n")
+        if kind == "delete" and text:
+            i = draw(st.integers(0, len(text) - 1))
+            j = draw(st.integers(i, min(len(text), i + 8)))
+            text = text[:i] + text[j:]
+        elif kind == "insert":
+            i = draw(st.integers(0, len(text)))
+            text = text[:i] + draw(st.sampled_from(VOCAB)) + text[i:]
+        elif kind == "replace" and text:
+            words = text.split(" ")
+            k = draw(st.integers(0, len(words) - 1))
+            words[k] = draw(st.sampled_from(VOCAB))
+            text = " ".join(words)
+        elif kind == "drop-line":
+            del lines[draw(st.integers(0, len(lines) - 1))]
+            text = "\n".join(lines)
+        elif kind == "dup-line":
+            k = draw(st.integers(0, len(lines) - 1))
+            lines.insert(k, lines[k])
+            text = "\n".join(lines)
+        elif kind == "swap-lines":
+            a = draw(st.integers(0, len(lines) - 1))
+            b = draw(st.integers(0, len(lines) - 1))
+            lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+    return text
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_examples(text: str) -> None:
+    check(text)
