@@ -112,7 +112,8 @@ def test_every_timeline_statement() -> None:
 
 
 def test_at_block_and_timed_expectations() -> None:
-    s = scenario("at 5s {\n  create priorityclass later value=7\n  create pod p7 priorityclass=later\n"
+    s = scenario("at 5s {\n  create priorityclass later value=7\n"
+                 "  create pod p7 priorityclass=later\n"
                  "  expect pod p7 pending reason=\"Insufficient cpu\"\n}\n"
                  "at 40s expect pod p7 running on n1\n")
     assert isinstance(s.events[0].action.obj, PriorityClass)

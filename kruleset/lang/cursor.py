@@ -180,11 +180,11 @@ def attr_from(cur: Cursor) -> Attr:
         cur.pos += 1
         return Attr(text, item, None, nxt)
     if isinstance(nxt, Word) and nxt.kind == "WORD" and nxt.value.startswith("="):
-        value = nxt.value
+        shown = nxt.value
         after = cur.peek(1)
-        if value == "=" and isinstance(after, Word) and after.kind == "WORD":
-            value += after.value
-        raise cur.error(f"write {text}{value} without spaces around '='", nxt,
+        if shown == "=" and isinstance(after, Word) and after.kind == "WORD":
+            shown += after.value
+        raise cur.error(f"write {text}{shown} without spaces around '='", nxt,
                         expected=f"{text}=VALUE")
     return Attr(text, item, None, None)
 
@@ -195,7 +195,8 @@ def read_attrs(cur: Cursor) -> Iterator[Attr]:
         yield attr_from(cur)
 
 
-def split_commas(src: Source, group: Group | BList, *, allow_empty: bool = True) -> list[list[Item]]:
+def split_commas(src: Source, group: Group | BList, *,
+                 allow_empty: bool = True) -> list[list[Item]]:
     """The comma-separated entries of a group (a trailing comma is allowed)."""
     entries: list[list[Item]] = []
     current: list[Item] = []

@@ -31,7 +31,7 @@ from ..model.objects import (
 )
 from ..model.resources import Resources
 from ..model.scenario import Object
-from ..model.selectors import LabelSelector
+from ..model.selectors import LabelSelector, Taint
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs
 from .pods import PREEMPTION, read_pod
@@ -238,7 +238,7 @@ def _node(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
             if n == "labels":
                 kw["labels"] = labels(src, g)
             elif n == "taints":
-                found = []
+                found: list[Taint] = []
                 for w in word_list(src, g, "taint"):
                     t = taint(src, w)
                     if any(o.key == t.key and o.effect == t.effect for o in found):

@@ -106,7 +106,7 @@ def parse_statements_raw(text: str, source: Source) -> list[Statement]:
     except LexError as exc:
         raise ScenarioError(exc.message, source.span_at(exc.line, exc.column),
                             expected=exc.expected, suggestion=exc.suggestion) from None
-    return result  # type: ignore[no-any-return]
+    return result  # type: ignore[return-value]
 
 
 def _expected_words(expected: set[str] | frozenset[str] | None) -> str:
@@ -164,12 +164,12 @@ def _syntax_error(exc: UnexpectedInput, source: Source, stack: list[Token]) -> S
                                  expected="end of line after '{'")
         return ScenarioError(f"'}}' must stand on its own line, found {_show(tok)} after it",
                              span, expected="end of line after '}'")
-    if kind == "RBRACE":
-        if "_NL" in expected or not any(t.type == "LBRACE" for t in stack):
-            if any(t.type == "LBRACE" for t in stack):
-                return ScenarioError("'}' must stand on its own line", span,
-                                     expected="end of line before '}'")
-            return ScenarioError("'}' without a matching '{'", span)
+    in_block = any(t.type == "LBRACE" for t in stack)
+    if kind == "RBRACE" and ("_NL" in expected or not in_block):
+        if in_block:
+            return ScenarioError("'}' must stand on its own line", span,
+                                 expected="end of line before '}'")
+        return ScenarioError("'}' without a matching '{'", span)
     if kind in ("RPAR", "RSQB"):
         return ScenarioError(f"'{tok.value}' without a matching '{_CHAR[_CLOSERS[kind]]}'", span)
     if kind == "LBRACE":

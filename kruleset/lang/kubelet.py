@@ -287,9 +287,9 @@ def kubelet_block(src: Source, items: Statement, span: Span) -> KubeletConfig:
         if word is not None and exc.signal:
             # point at the value when it is at fault, at the signal otherwise
             sig_len = len(exc.signal) + 1
-            if exc.signal in SIGNALS and exc.message.startswith(exc.signal):
-                word = word.at(sig_len, word.value[sig_len:])
-            elif "must be positive" in exc.message or "above 0%" in exc.message:
+            value_at_fault = (exc.signal in SIGNALS and exc.message.startswith(exc.signal)
+                              or "must be positive" in exc.message or "above 0%" in exc.message)
+            if value_at_fault:
                 word = word.at(sig_len, word.value[sig_len:])
         target = word or items.items[0]
         raise src.error(exc.message, target, suggestion=exc.suggestion) from None

@@ -125,8 +125,8 @@ class _Builder:
         kind = head.value
         if kind == "scenario":
             if self.title_word is not None:
-                raise src.error(f"'scenario' is given twice (first at {self.where(self.title_word)})",
-                                head)
+                first = self.where(self.title_word)
+                raise src.error(f"'scenario' is given twice (first at {first})", head)
             w = cur.peek()
             if not isinstance(w, Word) or w.kind != "STRING" or w.text is None:
                 raise cur.error('expected the title in double quotes', expected='scenario "TITLE"')

@@ -126,7 +126,8 @@ def _requests_limits(src: Source, req: dict[str, int] | None, lim: dict[str, int
     return requests, limits
 
 
-def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *, extras: tuple[str, ...] = ()) -> PodSpec:
+def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
+             extras: tuple[str, ...] = ()) -> PodSpec:
     """Read pod attributes to the end of the line, then the pod's block if any."""
     src = ctx.src
     spec = PodSpec()
@@ -390,14 +391,14 @@ def _affinity(ctx: Context, cur: Cursor, spec: PodSpec, head: Word) -> None:
             term = node_terms(src, cur, ored=False)[0]
             spec.preferred.append(WeightedNodeTerm(weight, term))
         return
-    weight = _weight(src, cur) if mode.value == "preferred" else None
-    term = _pod_term(src, cur)
+    pod_weight = _weight(src, cur) if mode.value == "preferred" else None
+    pod_term = _pod_term(src, cur)
     field = ("pod_anti_affinity" if anti else "pod_affinity")
-    if weight is not None:
+    if pod_weight is not None:
         field += "_preferred"
-        kw[field] = (*kw.get(field, ()), WeightedPodAffinityTerm(weight, term))
+        kw[field] = (*kw.get(field, ()), WeightedPodAffinityTerm(pod_weight, pod_term))
     else:
-        kw[field] = (*kw.get(field, ()), term)
+        kw[field] = (*kw.get(field, ()), pod_term)
 
 
 def _pod_term(src: Source, cur: Cursor) -> PodAffinityTerm:

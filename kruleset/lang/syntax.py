@@ -111,7 +111,7 @@ class BList:
         return f"BList({self.items!r})"
 
 
-Item = Union[Word, Group, BList]
+Item = Union[Word, Group, BList]  # noqa: UP007 - a runtime alias, kept readable
 
 
 class Block:

@@ -350,7 +350,8 @@ def requirement(src: Source, cur: Cursor, *, gtlt: bool) -> tuple[Requirement, W
     if item.text is not None:
         value = item.text
     elif not value:
-        raise src.error(f"missing value after '{key}{op}'", item, expected='a value, or "" for empty')
+        raise src.error(f"missing value after '{key}{op}'", item,
+                        expected='a value, or "" for empty')
     if _OPS.search(value):
         raise src.error(f"'{text}' is not a selector", item, expected="key=value")
     label_value(src, item, value)
