@@ -55,22 +55,43 @@ def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
             _SHAPES.clear()
         _SHAPES[shape] = tuple(getattr(pod, n) for n in _FROM_SHAPE) + (pod.critical,)
         return pod
+    names = tuple(fields)
+    plan = _PLANS.get(names)
+    if plan is None:
+        plan = _PLANS[names] = _plan(frozenset(names))
+    plain, factories, converters = plan
     pod = _new(Pod)
-    for name, default, converter in _INIT:
-        if name in fields:
-            value = fields[name]
-        elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-            value = default.factory()
-        else:
-            value = default
-        if converter is not None:
-            value = converter(value)
+    for name, value in fields.items():
         _set(pod, name, value)
+    for name, value in plain:
+        _set(pod, name, value)
+    for name, factory in factories:
+        _set(pod, name, factory())
+    for name, converter in converters:
+        _set(pod, name, converter(getattr(pod, name)))
     for name, value in zip(_FROM_SHAPE, derived, strict=False):
         _set(pod, name, value)
     _set(pod, "critical", derived[-1])
     _set(pod, "key", f"{fields['namespace']}/{fields['name']}")
     return pod
+
+
+_Plan = tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+
+
+def _plan(given: frozenset[str]) -> _Plan:
+    """For a set of given field names: defaults to set, factories to call, converters to apply."""
+    plain, factories, converters = [], [], []
+    for name, default, converter in _INIT:
+        if name not in given:
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                factories.append((name, default.factory))
+            else:
+                plain.append((name, default))
+        if converter is not None:
+            converters.append((name, converter))
+    return tuple(plain), tuple(factories), tuple(converters)
 
 
 def _self_check() -> bool:

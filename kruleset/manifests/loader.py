@@ -8,11 +8,13 @@ every document in file order.
 
 from __future__ import annotations
 
+import gc
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 import yaml
@@ -23,7 +25,7 @@ from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
 from .nodes import namespace_from, node_from
-from .pods import PodContext, SpecFields, make_pod, pod_from_spec, spec_fields
+from .pods import PodContext, SpecFields, make_pod, spec_fields
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
@@ -69,13 +71,13 @@ class LoadedManifests:
         return tuple(k for k, v in self.pod_phases.items() if v in _TERMINAL_PHASES)
 
 
-@attrs.frozen(slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     doc: Doc
     obj: dict[str, Any]
     kind: str
     namespace: str
     name: str
+    meta: dict[str, Any]
 
 
 def _file_label(path: Path) -> str:
@@ -85,9 +87,11 @@ def _file_label(path: Path) -> str:
 def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, object]]:
     """Yield ``(Doc, value)`` for every document of ``path``, expanding ``kind: List``.
 
-    ``.json`` files are read with the json module; anything else as YAML
-    (multi-document).  Empty YAML documents are skipped but still counted,
-    so document numbers match what a reader counts between ``---`` lines.
+    ``.json`` files are read with the json module, the items of a List one at
+    a time (a caller that drops each item after use never holds the whole
+    decoded file); anything else as YAML (multi-document).  Empty YAML
+    documents are skipped but still counted, so document numbers match what
+    a reader counts between ``---`` lines.
     """
     file = _file_label(path)
     try:
@@ -101,11 +105,10 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
         raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if path.suffix.lower() == ".json":
         try:
-            value = json.loads(text)
+            yield from _json_documents(Doc(file, 1, "", span), text)
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
-        yield from _expand(Doc(file, 1, "", span), value)
         return
     number = 0
     docs = yaml.load_all(text, Loader=_LOADER)
@@ -121,6 +124,76 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
         if value is None:
             continue
         yield from _expand(Doc(file, number, "", span), value)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _json_documents(doc: Doc, text: str) -> Iterator[tuple[Doc, object]]:
+    """The objects of a JSON text; a top-level ``items`` array is decoded item by item."""
+    decode = _DECODER.raw_decode
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if not text.startswith("{", pos):
+        value, end = decode(text, pos)
+        _json_end(text, end)
+        yield from _expand(doc, value)
+        return
+    top: dict[str, Any] = {}
+    streamed = False
+    pos += 1
+    while True:
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith("}", pos):
+            pos += 1
+            break
+        key, pos = decode(text, pos)
+        if not isinstance(key, str):
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes",
+                                       text, pos)
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith(":", pos):
+            raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+        if key == "items" and text.startswith("[", pos) and not streamed:
+            streamed = True
+            index = 0
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            if text.startswith("]", pos):
+                pos += 1
+            else:
+                while True:
+                    item, pos = decode(text, pos)
+                    yield Doc(doc.file, doc.document, f"items[{index}].", doc.span), item
+                    index += 1
+                    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+                    if text.startswith(",", pos):
+                        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                        continue
+                    if text.startswith("]", pos):
+                        pos += 1
+                        break
+                    raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        else:
+            top[key], pos = decode(text, pos)
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith(",", pos):
+            pos += 1
+        elif not text.startswith("}", pos):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+    _json_end(text, pos)
+    if streamed:
+        kind = top.get("kind")
+        if not (isinstance(kind, str) and kind.endswith("List")):
+            doc.fail("kind", f"an object with items must be a List, found kind {kind!r}")
+        return
+    yield from _expand(doc, top)
+
+
+def _json_end(text: str, pos: int) -> None:
+    end = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
 
 
 def _yaml_message(e: yaml.YAMLError) -> str:
@@ -177,7 +250,205 @@ def _entry(doc: Doc, value: object) -> _Entry:
     namespace = ""
     if kind not in _CLUSTER_SCOPED:
         namespace = string(doc, meta.get("namespace"), "metadata.namespace") or "default"
-    return _Entry(doc, value, kind, namespace, name)
+    return _Entry(doc, value, kind, namespace, name, meta)
+
+
+class _PendingPod(NamedTuple):
+    """A Pod read but not built yet: its owner and start time depend on the whole file."""
+
+    doc: Doc
+    spec: SpecFields
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    node_name: str
+    annotations: dict[str, str]
+    controller: tuple[str, str]
+    start: int | None
+    ready: bool
+
+
+class _PendingWorkload(NamedTuple):
+    """A Deployment or ReplicaSet read but not built yet (it may be folded, or need overheads)."""
+
+    doc: Doc
+    kind: str
+    namespace: str
+    name: str
+    replicas: int
+    spec: SpecFields
+    labels: dict[str, str]
+    annotations: dict[str, str]
+
+
+_Record = Object | _PendingPod | _PendingWorkload
+
+
+class _Reader:
+    """One pass over the documents, then :meth:`finish` once everything is known.
+
+    Each document is converted as soon as it is decoded, so the decoded file
+    never has to be held whole; what depends on later documents (which
+    Deployment a ReplicaSet belongs to, the newest start time, RuntimeClass
+    overheads) is settled in :meth:`finish`.
+    """
+
+    def __init__(self) -> None:
+        self.records: list[_Record] = []
+        self.runtime_overheads: dict[str, Resources] = {}
+        self.deployments: set[tuple[str, str]] = set()
+        self.rs_controller: dict[tuple[str, str], str] = {}  # (ns, rs) -> its Deployment
+        self.spec_memo: dict[tuple[str, str, str], SpecFields] = {}
+        self.newest: int | None = None
+        self.phases: dict[str, str] = {}
+        self.notes: list[str] = []
+
+    def add(self, e: _Entry) -> None:
+        """Read one object."""
+        doc, obj, kind = e.doc, e.obj, e.kind
+        if kind == "Pod":
+            self.records.append(self._pod(e))
+        elif kind == "Node":
+            meta = mapping(doc, obj.get("metadata"), "metadata")
+            self.records.append(node_from(doc, obj, e.name, string_map(
+                doc, meta.get("labels"), "metadata.labels")))
+        elif kind in ("Deployment", "ReplicaSet"):
+            self.records.append(self._workload(e))
+        elif kind == "Namespace":
+            self.records.append(namespace_from(doc, obj, e.name))
+        elif kind == "PriorityClass":
+            self.records.append(priority_class_from(doc, obj, e.name))
+        elif kind == "RuntimeClass":
+            rc = runtime_class_from(doc, obj, e.name)
+            self.runtime_overheads[e.name] = rc.overhead
+            self.records.append(rc)
+        elif kind == "PodDisruptionBudget":
+            self.records.append(pdb_from(doc, obj, e.namespace, e.name))
+        elif kind == "ElasticQuota":
+            self.records.append(elastic_quota_from(doc, obj, e.namespace, e.name))
+        else:  # pragma: no cover - _entry admits only SUPPORTED_KINDS
+            raise AssertionError(kind)
+
+    def _pod(self, e: _Entry) -> _PendingPod:
+        doc, obj, meta = e.doc, e.obj, e.meta
+        labels = string_map(doc, meta.get("labels"), "metadata.labels")
+        annotations = _used_annotations(doc, meta.get("annotations"))
+        status = mapping(doc, obj.get("status"), "status")
+        phase = string(doc, status.get("phase"), "status.phase")
+        if phase:
+            key = f"{e.namespace}/{e.name}"
+            self.phases[key] = phase
+            if phase in _TERMINAL_PHASES:
+                self.notes.append(f"pod {key} is {phase}: returned as declared, "
+                                  "see pod_phases")
+        start = timestamp_ms(doc, status.get("startTime"), "status.startTime")
+        if start is not None and (self.newest is None or start > self.newest):
+            self.newest = start
+        controller = _controller(doc, meta)
+        spec_raw = obj.get("spec")
+        spec = None
+        memo_key = None
+        if controller[0] and type(spec_raw) is dict:
+            # Pods of one controller share their spec but for nodeName: compare
+            # with the last one read (a C-level dict compare) and reuse it.
+            memo_key = (e.namespace, *controller)
+            spec = self.spec_memo.get(memo_key)
+            if spec is not None:
+                if "nodeName" in spec_raw:
+                    node = spec_raw.pop("nodeName")
+                    same = spec_raw == spec.raw
+                    spec_raw["nodeName"] = node
+                else:
+                    same = spec_raw == spec.raw
+                if not same:
+                    spec = None
+        if spec is None:
+            spec = spec_fields(doc, spec_raw, "spec")
+            if memo_key is not None:
+                self.spec_memo[memo_key] = spec
+        node_name = ""
+        if type(spec_raw) is dict:
+            node_name = string(doc, spec_raw.get("nodeName"), "spec.nodeName")
+        return _PendingPod(doc, spec, e.namespace, e.name, labels, node_name, annotations,
+                           controller, start, _ready(status) if status else True)
+
+    def _workload(self, e: _Entry) -> _PendingWorkload:
+        doc = e.doc
+        spec = mapping(doc, e.obj.get("spec"), "spec")
+        replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0)
+        template = mapping(doc, spec.get("template"), "spec.template")
+        if not template:
+            doc.fail("spec.template", f"a {e.kind} needs a pod template")
+        tmeta = mapping(doc, template.get("metadata"), "spec.template.metadata")
+        if e.kind == "Deployment":
+            self.deployments.add((e.namespace, e.name))
+        else:
+            kind, owner = _controller(doc, mapping(doc, e.obj.get("metadata"), "metadata"))
+            self.rs_controller[(e.namespace, e.name)] = owner if kind == "Deployment" else ""
+        return _PendingWorkload(
+            doc, e.kind, e.namespace, e.name, replicas or 0,
+            spec_fields(doc, template.get("spec"), "spec.template.spec"),
+            string_map(doc, tmeta.get("labels"), "spec.template.metadata.labels"),
+            string_map(doc, tmeta.get("annotations"), "spec.template.metadata.annotations"),
+        )
+
+    def _owner(self, p: _PendingPod, rs_owner: Mapping[tuple[str, str], str]
+               ) -> tuple[str, str]:
+        """The owner a pod is represented with: its Deployment when that is in the load."""
+        kind, name = p.controller
+        if kind != "ReplicaSet":
+            return kind, name
+        key = (p.namespace, name)
+        owner = rs_owner.get(key)
+        if owner is not None:
+            return kind, owner
+        if key not in self.rs_controller:
+            # The ReplicaSet itself was not dumped (kubectl get deploy,pods): the
+            # deployment controller names it <deployment>-<pod-template-hash>, and
+            # the hash is on the pod, so the deployment is known without guessing.
+            h = p.labels.get("pod-template-hash")
+            if h and name.endswith("-" + h) and \
+                    (p.namespace, name[: -len(h) - 1]) in self.deployments:
+                return kind, name[: -len(h) - 1]
+        return kind, name
+
+    def finish(self) -> LoadedManifests:
+        """Build the pods and workloads, in file order."""
+        ctx = PodContext(self.runtime_overheads)
+        # A ReplicaSet may come before its Deployment, so this is settled last.
+        rs_owner = {k: d for k, d in self.rs_controller.items()
+                    if d and (k[0], d) in self.deployments}
+        newest = self.newest or 0
+        objects: list[Object] = []
+        for rec in self.records:
+            try:
+                if type(rec) is _PendingPod:
+                    kind, owner = self._owner(rec, rs_owner)
+                    objects.append(make_pod(
+                        rec.doc, ctx, rec.spec, namespace=rec.namespace, name=rec.name,
+                        labels=rec.labels, node_name=rec.node_name,
+                        annotations=rec.annotations, owner_kind=kind, owner_name=owner,
+                        started=None if rec.start is None else rec.start - newest,
+                        ready=rec.ready))
+                elif type(rec) is _PendingWorkload:
+                    folded = rs_owner.get((rec.namespace, rec.name))
+                    if rec.kind == "ReplicaSet" and folded is not None:
+                        self.notes.append(f"replicaset {rec.namespace}/{rec.name} is part of "
+                                          f"deployment {rec.namespace}/{folded}")
+                        continue
+                    pod = make_pod(rec.doc, ctx, rec.spec, namespace=rec.namespace,
+                                   name=rec.name, labels=rec.labels,
+                                   annotations=rec.annotations, owner_kind="ReplicaSet",
+                                   owner_name=rec.name)
+                    objects.append(Deployment(rec.namespace, rec.name, rec.replicas, pod,
+                                              span=pod.span))
+                else:
+                    objects.append(rec)  # type: ignore[arg-type]
+            except ManifestError:
+                raise
+            except Exception as err:
+                raise _internal(rec.doc, err) from err  # type: ignore[union-attr]
+        return LoadedManifests(tuple(objects), self.phases, tuple(self.notes))
 
 
 def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
@@ -194,73 +465,16 @@ def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-class _Index:
-    """What the second pass needs to know about the whole file."""
-
-    def __init__(self) -> None:
-        self.runtime_overheads: dict[str, Resources] = {}
-        self.runtime_classes: dict[int, Object] = {}
-        self.deployments: set[tuple[str, str]] = set()
-        self.rs_controller: dict[tuple[str, str], str] = {}  # (ns, rs) -> its Deployment's name
-        self.rs_owner: dict[tuple[str, str], str] = {}  # the same, for Deployments in the load
-        self.start_times: dict[int, int] = {}
-        self.spec_memo: dict[tuple[str, str, str], SpecFields] = {}
-        self.newest: int | None = None
+_USED_ANNOTATIONS = ("kubernetes.io/config.source", "kubernetes.io/config.mirror")
 
 
-def _index(entries: list[_Entry]) -> _Index:
-    idx = _Index()
-    for n, e in enumerate(entries):
-        try:
-            _index_one(idx, n, e)
-        except ManifestError:
-            raise
-        except Exception as err:
-            raise _internal(e.doc, err) from err
-    # A ReplicaSet may come before its Deployment, so resolve after the pass.
-    idx.rs_owner = {k: d for k, d in idx.rs_controller.items()
-                    if (k[0], d) in idx.deployments}
-    return idx
-
-
-def _index_one(idx: _Index, n: int, e: _Entry) -> None:
-    kind = e.kind
-    if kind == "Pod":
-        status = e.obj.get("status")
-        if isinstance(status, dict) and status.get("startTime") is not None:
-            t = timestamp_ms(e.doc, status["startTime"], "status.startTime")
-            if t is not None:
-                idx.start_times[n] = t
-                if idx.newest is None or t > idx.newest:
-                    idx.newest = t
-    elif kind == "Deployment":
-        idx.deployments.add((e.namespace, e.name))
-    elif kind == "ReplicaSet":
-        owner_kind, owner = _controller(e.doc, mapping(e.doc, e.obj.get("metadata"), "metadata"))
-        idx.rs_controller[(e.namespace, e.name)] = owner if owner_kind == "Deployment" else ""
-    elif kind == "RuntimeClass":
-        rc = runtime_class_from(e.doc, e.obj, e.name)
-        idx.runtime_overheads[e.name] = rc.overhead
-        idx.runtime_classes[n] = rc
-
-
-def _pod_owner(idx: _Index, e: _Entry, kind: str, name: str,
-               labels: Mapping[str, str]) -> tuple[str, str]:
-    """The owner a pod is represented with: its Deployment when that is in the load."""
-    if kind != "ReplicaSet":
-        return kind, name
-    key = (e.namespace, name)
-    owner = idx.rs_owner.get(key)
-    if owner is not None:
-        return kind, owner
-    if key not in idx.rs_controller:
-        # The ReplicaSet itself was not dumped (kubectl get deploy,pods): the
-        # deployment controller names it <deployment>-<pod-template-hash>, and
-        # the hash is on the pod, so the deployment is known without guessing.
-        h = labels.get("pod-template-hash")
-        if h and name.endswith("-" + h) and (e.namespace, name[: -len(h) - 1]) in idx.deployments:
-            return kind, name[: -len(h) - 1]
-    return kind, name
+def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
+    """The annotations kruleset reads (checked), without copying or checking the others."""
+    annotations = mapping(doc, raw, "metadata.annotations")
+    if not annotations:
+        return annotations
+    used = {k: annotations[k] for k in _USED_ANNOTATIONS if k in annotations}
+    return string_map(doc, used, "metadata.annotations") if used else used
 
 
 def _ready(status: Mapping[str, Any]) -> bool:
@@ -268,96 +482,6 @@ def _ready(status: Mapping[str, Any]) -> bool:
         if isinstance(c, dict) and c.get("type") == "Ready":
             return c.get("status") == "True"
     return True
-
-
-def _convert(e: _Entry, n: int, idx: _Index, ctx: PodContext,
-             phases: dict[str, str], notes: list[str]) -> Object | None:
-    doc, obj, kind = e.doc, e.obj, e.kind
-    if kind == "Pod":
-        meta = mapping(doc, obj.get("metadata"), "metadata")
-        labels = string_map(doc, meta.get("labels"), "metadata.labels")
-        annotations = string_map(doc, meta.get("annotations"), "metadata.annotations")
-        status = mapping(doc, obj.get("status"), "status")
-        phase = string(doc, status.get("phase"), "status.phase")
-        key = f"{e.namespace}/{e.name}"
-        if phase:
-            phases[key] = phase
-            if phase in _TERMINAL_PHASES:
-                notes.append(f"pod {key} is {phase}: returned as declared, see pod_phases")
-        ctrl_kind, ctrl_name = _controller(doc, meta)
-        owner_kind, owner_name = _pod_owner(idx, e, ctrl_kind, ctrl_name, labels)
-        started = idx.start_times.get(n)
-        if started is not None and idx.newest is not None:
-            started -= idx.newest
-        spec_raw = obj.get("spec")
-        spec = None
-        memo_key = None
-        if ctrl_kind and type(spec_raw) is dict:
-            # Pods of one controller share their spec but for nodeName: compare
-            # with the last one read (a C-level dict compare) and reuse it.
-            memo_key = (e.namespace, ctrl_kind, ctrl_name)
-            spec = idx.spec_memo.get(memo_key)
-            if spec is not None:
-                if "nodeName" in spec_raw:
-                    node = spec_raw.pop("nodeName")
-                    same = spec_raw == spec.raw
-                    spec_raw["nodeName"] = node
-                else:
-                    same = spec_raw == spec.raw
-                if not same:
-                    spec = None
-        if spec is None:
-            spec = spec_fields(doc, ctx, spec_raw, "spec")
-            if memo_key is not None:
-                idx.spec_memo[memo_key] = spec
-        node_name = ""
-        if type(spec_raw) is dict:
-            node_name = string(doc, spec_raw.get("nodeName"), "spec.nodeName")
-        return make_pod(doc, spec, namespace=e.namespace, name=e.name, labels=labels,
-                        node_name=node_name, annotations=annotations,
-                        owner_kind=owner_kind, owner_name=owner_name, started=started,
-                        ready=_ready(status) if status else True)
-    if kind == "Node":
-        meta = mapping(doc, obj.get("metadata"), "metadata")
-        return node_from(doc, obj, e.name, string_map(doc, meta.get("labels"), "metadata.labels"))
-    if kind in ("Deployment", "ReplicaSet"):
-        if kind == "ReplicaSet":
-            owner = idx.rs_owner.get((e.namespace, e.name))
-            if owner is not None:
-                notes.append(f"replicaset {e.namespace}/{e.name} is part of deployment "
-                             f"{e.namespace}/{owner}")
-                return None
-        return _workload(e, ctx)
-    if kind == "Namespace":
-        return namespace_from(doc, obj, e.name)
-    if kind == "PriorityClass":
-        return priority_class_from(doc, obj, e.name)
-    if kind == "RuntimeClass":
-        return idx.runtime_classes[n]
-    if kind == "PodDisruptionBudget":
-        return pdb_from(doc, obj, e.namespace, e.name)
-    if kind == "ElasticQuota":
-        return elastic_quota_from(doc, obj, e.namespace, e.name)
-    raise AssertionError(kind)  # _entry admits only SUPPORTED_KINDS
-
-
-def _workload(e: _Entry, ctx: PodContext) -> Deployment:
-    doc = e.doc
-    spec = mapping(doc, e.obj.get("spec"), "spec")
-    replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0)
-    template = mapping(doc, spec.get("template"), "spec.template")
-    if not template:
-        doc.fail("spec.template", f"a {e.kind} needs a pod template")
-    tmeta = mapping(doc, template.get("metadata"), "spec.template.metadata")
-    pod = pod_from_spec(
-        doc, ctx, template.get("spec"), "spec.template.spec", namespace=e.namespace,
-        name=e.name,
-        labels=string_map(doc, tmeta.get("labels"), "spec.template.metadata.labels"),
-        annotations=string_map(doc, tmeta.get("annotations"),
-                               "spec.template.metadata.annotations"),
-        owner_kind="ReplicaSet", owner_name=e.name,
-    )
-    return Deployment(e.namespace, e.name, replicas or 0, pod, span=pod.span)
 
 
 def _internal(doc: Doc, err: Exception) -> ManifestError:
@@ -372,29 +496,27 @@ def load_manifests(path: Path, span: Span | None = None) -> LoadedManifests:
     See :func:`load_objects` for what is read and how.
     """
     path = Path(path)
-    entries: list[_Entry] = []
+    # Decoding builds millions of small containers, none of them cyclic; the
+    # cyclic collector would rescan them over and over (3x the load time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(path, span)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(path: Path, span: Span | None) -> LoadedManifests:
+    reader = _Reader()
     for doc, value in read_documents(path, span):
         try:
-            entries.append(_entry(doc, value))
+            reader.add(_entry(doc, value))
         except ManifestError:
             raise
         except Exception as err:  # a bug must still name the document
             raise _internal(doc, err) from err
-    idx = _index(entries)  # raises ManifestError naming the document
-    ctx = PodContext(idx.runtime_overheads)
-    objects: list[Object] = []
-    phases: dict[str, str] = {}
-    notes: list[str] = []
-    for n, e in enumerate(entries):
-        try:
-            obj = _convert(e, n, idx, ctx, phases, notes)
-        except ManifestError:
-            raise
-        except Exception as err:
-            raise _internal(e.doc, err) from err
-        if obj is not None:
-            objects.append(obj)
-    return LoadedManifests(tuple(objects), phases, tuple(notes))
+    return reader.finish()
 
 
 def load_objects(path: Path, span: Span | None = None) -> list[Object]:

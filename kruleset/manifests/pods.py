@@ -358,16 +358,18 @@ def _emptydirs(doc: Doc, raw: object, field: str) -> tuple[EmptyDir, ...]:
 class SpecFields:
     """What a PodSpec says, ready to become Pod fields; shared by pods with equal specs."""
 
-    __slots__ = ("fields", "shape", "raw")
+    __slots__ = ("fields", "shape", "raw", "runtime_overhead")
 
     def __init__(self, fields: dict[str, Any], shape: tuple[object, ...] | None,
-                 raw: dict[str, Any]) -> None:
+                 raw: dict[str, Any], runtime_overhead: bool) -> None:
         self.fields = fields  # Pod keyword arguments taken from the spec (no nodeName)
         self.shape = shape    # identifies containers, init containers, overhead, priority
         self.raw = raw        # the spec as written, without nodeName, to compare others to
+        # True: the overhead is the RuntimeClass's, known only once the whole file is read.
+        self.runtime_overhead = runtime_overhead
 
 
-def spec_fields(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str) -> SpecFields:
+def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
     """Read everything a Pod takes from its PodSpec, except ``nodeName``."""
     sf = spec_field
     spec = mapping(doc, spec_raw, sf)
@@ -381,13 +383,8 @@ def spec_fields(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str) ->
         inits, init_keys = _containers(doc, g("initContainers"), f"{sf}.initContainers", True)
 
     runtime_class = string(doc, g("runtimeClassName"), f"{sf}.runtimeClassName")
-    if g("overhead") is not None:
-        overhead = resources(doc, g("overhead"), f"{sf}.overhead")
-    elif runtime_class:
-        # The RuntimeClass admission plugin copies podFixed into the pod.
-        overhead = ctx.runtime_overheads.get(runtime_class, ZERO)
-    else:
-        overhead = ZERO
+    overhead = resources(doc, g("overhead"), f"{sf}.overhead")
+    runtime_overhead = bool(runtime_class) and g("overhead") is None
 
     affinity = mapping(doc, g("affinity"), f"{sf}.affinity")
     node_affinity = None
@@ -449,7 +446,7 @@ def spec_fields(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str) ->
     if "nodeName" in spec:
         raw = dict(spec)
         del raw["nodeName"]
-    return SpecFields(fields, shape, raw)
+    return SpecFields(fields, shape, raw, runtime_overhead)
 
 
 def is_static(annotations: Mapping[str, str] | None) -> bool:
@@ -460,7 +457,7 @@ def is_static(annotations: Mapping[str, str] | None) -> bool:
     return (source is not None and source != "api") or "kubernetes.io/config.mirror" in annotations
 
 
-def make_pod(doc: Doc, spec: SpecFields, *, namespace: str, name: str,
+def make_pod(doc: Doc, ctx: PodContext, spec: SpecFields, *, namespace: str, name: str,
              labels: Mapping[str, str], node_name: str = "",
              annotations: Mapping[str, str] | None = None, owner_kind: str = "",
              owner_name: str = "", started: int | None = None, ready: bool = True) -> Pod:
@@ -471,6 +468,14 @@ def make_pod(doc: Doc, spec: SpecFields, *, namespace: str, name: str,
     """
     static = is_static(annotations)
     fields = dict(spec.fields)
+    shape = spec.shape
+    if spec.runtime_overhead:
+        # The RuntimeClass admission plugin copies podFixed into pods without overhead.
+        overhead = ctx.runtime_overheads.get(fields["runtime_class"])
+        if overhead is not None:
+            fields["overhead"] = overhead
+            if shape is not None:
+                shape = (*shape, overhead)
     fields["namespace"] = namespace
     fields["name"] = name
     fields["labels"] = labels
@@ -481,8 +486,7 @@ def make_pod(doc: Doc, spec: SpecFields, *, namespace: str, name: str,
     fields["owner_name"] = owner_name
     fields["ready"] = ready
     fields["span"] = doc.span or NO_SPAN
-    shape = None if spec.shape is None else (spec.shape, static)
-    return build_pod(shape, fields)
+    return build_pod(None if shape is None else (shape, static), fields)
 
 
 def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, *,
@@ -491,10 +495,10 @@ def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, 
                   owner_kind: str = "", owner_name: str = "",
                   started: int | None = None, ready: bool = True) -> Pod:
     """A :class:`Pod` from the PodSpec at ``spec_field`` (``spec`` or ``spec.template.spec``)."""
-    spec = spec_fields(doc, ctx, spec_raw, spec_field)
+    spec = spec_fields(doc, spec_raw, spec_field)
     node_name = ""
     if isinstance(spec_raw, dict):
         node_name = string(doc, spec_raw.get("nodeName"), f"{spec_field}.nodeName")
-    return make_pod(doc, spec, namespace=namespace, name=name, labels=labels,
+    return make_pod(doc, ctx, spec, namespace=namespace, name=name, labels=labels,
                     node_name=node_name, annotations=annotations, owner_kind=owner_kind,
                     owner_name=owner_name, started=started, ready=ready)
