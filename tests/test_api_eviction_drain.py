@@ -111,3 +111,16 @@ pod web on n1 cpu=1
 at 10s evict pod web
 """)
     assert res.state.pods["default/web"].conditions["DisruptionTarget"] == "EvictionByEvictionAPI"
+
+
+def test_a_deleted_budget_takes_its_disrupted_pods_with_it() -> None:
+    text = """
+node n1 cpu=4 memory=8Gi
+deployment web replicas=3 labels(app=web) cpu=1
+pdb web-pdb selector(app=web) max-unavailable=1
+at 10s evict pod web-1
+"""
+    kept = run(text)
+    assert kept.state.pdb_disrupted == {"default/web-pdb": {"web-1": 10_000}}
+    gone = run(text + "at 20s delete pdb web-pdb\n")
+    assert gone.state.pdb_disrupted == {}

@@ -276,6 +276,10 @@ class DisruptionController:
         if len(seen) != len(pdbs) or any(seen.get(k) is not p for k, p in pdbs.items()):
             seen.clear()
             seen.update(pdbs)
+        # A deleted PDB takes its status (disruptedPods) with it; one created
+        # later under the same name starts empty.
+        for key in [k for k in sim.state.pdb_disrupted if k not in pdbs]:
+            del sim.state.pdb_disrupted[key]
         return False
 
     def next_time(self, sim: Simulation) -> int | None:
