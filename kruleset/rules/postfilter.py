@@ -19,12 +19,23 @@ from ..model.state import PodState
 from .registry import define_ruleset
 from .scheduling import FitError, ScheduleContext
 
-__all__ = ["POSTFILTER", "Candidate", "PostFilterRequest", "PostFilterResult", "run_postfilter"]
+__all__ = [
+    "POSTFILTER",
+    "POSTFILTER_MESSAGE",
+    "Candidate",
+    "PostFilterRequest",
+    "PostFilterResult",
+    "run_postfilter",
+]
 
 POSTFILTER = define_ruleset(
     "scheduler.postfilter", "pipeline",
     "PostFilter plugins, tried in order until one makes the pod schedulable (preemption).",
 )
+# ctx.extra key: a plugin that returns None (not eligible) leaves upstream's status
+# message here (e.g. "preemption: not eligible due to preemptionPolicy=Never."),
+# which upstream appends to the FailedScheduling message.
+POSTFILTER_MESSAGE = "scheduler.postfilter.message"
 
 
 @attrs.frozen(slots=True)
@@ -63,6 +74,7 @@ class PostFilterResult:
     decided_by: str = ""
     plugin: str = ""
     clear_nominations: tuple[PodState, ...] = ()  # lower-priority pods losing their nomination
+    eligible: bool = True  # False only from embedding APIs: the pod may not preempt now
 
 
 def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
@@ -70,6 +82,7 @@ def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
     """Run the enabled PostFilter plugins in order; the first non-``None`` result wins."""
     active = ctx.profile.active(POSTFILTER.name)
     request = PostFilterRequest(ps, fit_error)
+    ctx.extra.pop(POSTFILTER_MESSAGE, None)
     result: PostFilterResult | None = None
     for a in active.rules:
         out = a.rule.fn(ctx, a.args, request)
