@@ -18,6 +18,7 @@ _MODULES = (
     "scores_spread",
     "scores_interpod",
     "postfilter",
+    "preemption",
     "kubelet_preemption",
     "kubelet_admission",
     "eviction_rank",
