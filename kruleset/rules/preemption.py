@@ -1,0 +1,410 @@
+"""Scheduler preemption: the DefaultPreemption PostFilter (seed 002, seed 003 §11.4-§11.7).
+
+When no node fits a pod, ``scheduler.postfilter.DefaultPreemption`` decides
+whether evicting lower-priority pods would make room, as upstream's
+``Evaluator.Preempt`` (pkg/scheduler/framework/preemption) does:
+
+1. **eligibility** (predicate rule set ``scheduler.preemption.eligibility``):
+   preemptionPolicy Never never preempts; a pod nominated to a node where
+   lower-priority pods are still terminating because the scheduler preempted
+   them waits instead of preempting again, unless that node is now
+   UnschedulableAndUnresolvable.  Not eligible: the rule returns ``None`` and
+   any nomination stays;
+2. **potential nodes**: only nodes whose filter status is exactly
+   Unschedulable; UnschedulableAndUnresolvable nodes and nodes without a status
+   are never tried;
+3. **dry run** over a sample of them (minCandidateNodesPercentage /
+   minCandidateNodesAbsolute; kruleset starts at the first declared node
+   instead of a random offset): victims per node
+   (:mod:`kruleset.rules.preemption_victims`), candidates kept in two capped
+   lists (PDB-violating or not), stopping once there is a non-violating
+   candidate and enough candidates;
+4. **no candidate**: a result nominating ``""`` (clears an old nomination)
+   with upstream's ``preemption: 0/N nodes are available: …`` message;
+5. **pick** (ordering rule set ``scheduler.preemption.pick``,
+   :mod:`kruleset.rules.preemption_pick`) and the lower-priority pods nominated
+   to the chosen node, which lose their nomination.
+
+Carrying it out (victims deleted with their grace period, the preemptor
+nominated) is the scheduler controller's job (``kruleset.sim.scheduler``).
+
+Limitations upstream has and kruleset keeps (seed 003 §11.5): the pod's
+inter-pod affinity to lower-priority pods is not taken into account (they are
+removed before the fit check, so the node is not a candidate), and there is no
+cross-node preemption (only pods on the candidate node are victims).
+
+Embedding: :func:`preempt_for` answers "if this pod came now, what would
+preemption do?" without a timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..errors import ScenarioError
+from ..model.objects import NEVER, Pod
+from ..model.state import ClusterState, NodeState, PodState
+from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from .postfilter import (
+    POSTFILTER,
+    POSTFILTER_MESSAGE,
+    Candidate,
+    PostFilterRequest,
+    PostFilterResult,
+    run_postfilter,
+)
+from .preemption_pick import PICK, decide, pick_candidate
+from .preemption_victims import (
+    VICTIMS,
+    NodeVictims,
+    PdbBudget,
+    VictimPredicate,
+    pdb_budgets,
+    select_victims_on_node,
+)
+from .profile import Profile
+from .registry import define_ruleset, rule
+from .scheduling import FitError, ScheduleContext, fit_message, schedule_one
+
+__all__ = [
+    "DEFAULT_ARGS",
+    "ELIGIBILITY",
+    "NOT_HELPFUL",
+    "PLUGIN",
+    "DryRun",
+    "dry_run",
+    "num_candidates",
+    "potential_nodes",
+    "preempt",
+    "preempt_for",
+    "terminating_by_preemption",
+    "validate_args",
+]
+
+PLUGIN = "scheduler.postfilter.DefaultPreemption"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+DEFAULT_ARGS: Mapping[str, int] = {"minCandidateNodesPercentage": 10,
+                                   "minCandidateNodesAbsolute": 100}
+_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+ELIGIBILITY = define_ruleset(
+    "scheduler.preemption.eligibility", "predicate",
+    "Whether a pod that fits nowhere may preempt now (upstream PodEligibleToPreemptOthers).",
+)
+
+
+# --- eligibility -----------------------------------------------------------------------------
+
+def terminating_by_preemption(ps: PodState) -> bool:
+    """Upstream ``podTerminatingByPreemption``: being deleted with DisruptionTarget PreemptionByScheduler.
+
+    A pod terminating for another reason (an eviction, a plain delete) does not
+    count (older releases counted any terminating pod).
+    """
+    return ps.terminating and ps.conditions.get("DisruptionTarget") == _PREEMPTION_BY_SCHEDULER
+
+
+@rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
+      doc="A pod with preemptionPolicy Never never preempts (it still waits in the queue by priority).",
+      source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go PodEligibleToPreemptOthers")
+def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    if ps.pod.effective_preemption_policy == NEVER:
+        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
+    return None
+
+
+@rule(ELIGIBILITY, "scheduler.preemption.eligibility.nominated-node-terminating",
+      doc="A pod nominated to a node where lower-priority pods it preempted are still terminating "
+          "waits, unless that node is now UnschedulableAndUnresolvable.",
+      source="seed 002 §2; seed 003 §11.4-§11.5; default_preemption.go "
+             "PodEligibleToPreemptOthers, podTerminatingByPreemption")
+def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    name = ps.nominated
+    if not name:
+        return None
+    status = fit.failures.get(name)
+    # A node without a status has the absent status, UnschedulableAndUnresolvable
+    # (current upstream; seed 002's older code treated it as not eligible).
+    if status is None or status.code == UNRESOLVABLE:
+        return None
+    node = ctx.state.nodes.get(name)
+    if node is None:
+        return None
+    prio = ps.pod.effective_priority
+    for other in node.pods.values():
+        if other.pod.effective_priority < prio and terminating_by_preemption(other):
+            return Failure("not eligible due to a terminating pod on the nominated node.",
+                           UNSCHEDULABLE, detail={"terminating": other.key})
+    return None
+
+
+# --- potential nodes and sampling -------------------------------------------------------------
+
+def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
+    """Nodes whose filter status is exactly Unschedulable, in declaration order.
+
+    Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
+    nodes and nodes without a status (absent status: U&U) are never tried.
+    """
+    failures = fit.failures
+    out = []
+    for node in state.nodes.values():
+        f = failures.get(node.name)
+        if f is not None and f.code == UNSCHEDULABLE:
+            out.append(node)
+    return out
+
+
+def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
+    """Upstream ``calculateNumCandidates``: ``clamp(n * pct // 100, >= absolute, <= n)``."""
+    n = num_nodes * percentage // 100
+    if n < absolute:
+        n = absolute
+    if n > num_nodes:
+        n = num_nodes
+    return n
+
+
+def validate_args(args: Mapping[str, Any]) -> str | None:
+    """Upstream ``ValidateDefaultPreemptionArgs``: the refusal, or ``None``."""
+    pct = args.get("minCandidateNodesPercentage", DEFAULT_ARGS["minCandidateNodesPercentage"])
+    absolute = args.get("minCandidateNodesAbsolute", DEFAULT_ARGS["minCandidateNodesAbsolute"])
+    if not isinstance(pct, int) or isinstance(pct, bool) or not 0 <= pct <= 100:
+        return "minCandidateNodesPercentage: Invalid value: not in valid range [0, 100]"
+    if not isinstance(absolute, int) or isinstance(absolute, bool) or absolute < 0:
+        return "minCandidateNodesAbsolute: Invalid value: not in valid range [0, inf)"
+    if pct == 0 and absolute == 0:
+        return ("minCandidateNodesPercentage and minCandidateNodesAbsolute: Invalid value: "
+                "both cannot be zero")
+    return None
+
+
+# --- dry run ------------------------------------------------------------------------------------
+
+@attrs.frozen(slots=True)
+class DryRun:
+    """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
+
+    candidates: tuple[Candidate, ...]
+    statuses: Mapping[str, Failure]
+    visited: int
+    num_candidates: int
+
+
+def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
+            offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
+            statuses: Mapping[str, Failure] | None = None) -> DryRun:
+    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough candidates.
+
+    Non-violating and violating candidates go into two lists of capacity
+    ``wanted``; a full list drops further candidates silently.  The search stops
+    once there is a non-violating candidate and the two lists hold ``wanted``
+    candidates together, so it looks past ``wanted`` nodes while only
+    violating candidates were found.  ``statuses`` are the nodes' failures in
+    the cycle that failed.
+    """
+    n = len(nodes)
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    failed: dict[str, Failure] = {}
+    order = ctx.profile.active(VICTIMS.name)
+    visited = 0
+    for i in range(n):
+        node = nodes[(offset + i) % n]
+        visited += 1
+        status = statuses.get(node.name) if statuses is not None else None
+        found = select_victims_on_node(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                                       status=status, order=order)
+        if isinstance(found, Failure):
+            failed[node.name] = found
+            continue
+        if not found.victims:
+            failed[node.name] = Failure(f"expected at least one victim pod on node {node.name}",
+                                        "Error", PLUGIN)
+            continue
+        c = _candidate(found)
+        if c.num_pdb_violations == 0:
+            if len(non_violating) < wanted:
+                non_violating.append(c)
+        elif len(violating) < wanted:
+            violating.append(c)
+        if non_violating and len(non_violating) + len(violating) >= wanted:
+            break
+    return DryRun(tuple(non_violating + violating), failed, visited, wanted)
+
+
+def _candidate(found: NodeVictims) -> Candidate:
+    return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
+                     {"violating": found.violating, "why": found.why})
+
+
+# --- the PostFilter plugin -----------------------------------------------------------------------
+
+@rule(POSTFILTER, PLUGIN,
+      doc="Preempt lower-priority pods on one node so the pod fits there (upstream DefaultPreemption).",
+      source="seed 002; seed 003 §11.4-§11.7; pkg/scheduler/framework/preemption Evaluator.Preempt, "
+             "plugins/defaultpreemption",
+      args=DEFAULT_ARGS)
+def _default_preemption(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+                        ) -> PostFilterResult | None:
+    return preempt(ctx, request.ps, request.fit_error, args)
+
+
+def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
+            args: Mapping[str, Any] = DEFAULT_ARGS, *, plugin: str = PLUGIN,
+            may_be_victim: VictimPredicate | None = None,
+            eligibility: str = ELIGIBILITY.name) -> PostFilterResult | None:
+    """Upstream ``Evaluator.Preempt`` for ``ps`` after the cycle failed with ``fit``.
+
+    ``None`` when the pod may not preempt now (its nomination stays; the reason,
+    prefixed ``preemption: ``, is left in ``ctx.extra[POSTFILTER_MESSAGE]``).
+    Otherwise a :class:`PostFilterResult`: ``nominated_node == ""`` with
+    upstream's message when no node can be helped, else the chosen node, its
+    victims, the candidates and the criterion that decided between them.
+    ``may_be_victim`` and ``eligibility`` let another plugin reuse the pipeline.
+    """
+    error = validate_args(args)
+    if error is not None:
+        raise ScenarioError(f"DefaultPreemption args: {error}")
+    pod = ps.pod
+    trace = ctx.trace
+    state = ctx.state
+    refusal = ctx.profile.active(eligibility).first_failure(ctx, ps, fit, subject=ps.key)
+    if refusal is not None:
+        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {refusal.reason}"
+        return None
+    nodes = potential_nodes(state, fit)
+    wanted = num_candidates(len(nodes), int(args.get("minCandidateNodesPercentage", 10)),
+                            int(args.get("minCandidateNodesAbsolute", 100)))
+    run = dry_run(ctx, pod, nodes, pdb_budgets(state, ctx.now), 0, wanted,
+                  may_be_victim=may_be_victim, statuses=fit.failures)
+    if trace is not None:
+        _trace_dry_run(trace, ps, nodes, run)
+    if not run.candidates:
+        statuses = {name: run.statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
+                    for name in state.nodes}
+        message = f"preemption: {fit_message(len(state.nodes), statuses)}"
+        if trace is not None:
+            trace.add(plugin, ps.key, "no candidate", message)
+        return PostFilterResult("", message=message, plugin=plugin)
+    best, decided = pick_candidate(ctx, run.candidates)
+    assert best is not None
+    clear = _lower_nominated(state, ps, best.node)
+    if trace is not None:
+        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear)
+    return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
+
+
+def _lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
+    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated to ``node``."""
+    prio = ps.pod.effective_priority
+    return tuple(o for o in state.pods.values()
+                 if o.nominated == node and o is not ps and o.node is None and not o.gone
+                 and o.pod.effective_priority < prio)
+
+
+# --- explanations -----------------------------------------------------------------------------------
+
+def _keys(pods: Sequence[PodState]) -> str:
+    return "[" + ", ".join(p.key for p in pods) + "]"
+
+
+def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: DryRun) -> None:
+    trace.add(PLUGIN, ps.key, "potential nodes",
+              f"{len(nodes)} node(s) failed only with Unschedulable: "
+              f"{', '.join(n.name for n in nodes) or 'none'}; "
+              f"{run.num_candidates} candidate(s) wanted, {run.visited} visited from the first")
+    for name, f in run.statuses.items():
+        trace.add("scheduler.preemption.victims", ps.key, f"{name}: not a candidate", f.reason)
+    for c in run.candidates:
+        trace.add("scheduler.preemption.victims", ps.key, f"{c.node}: candidate",
+                  f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
+                  f"reprieved {_keys(c.reprieved)}")
+
+
+def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
+                  candidates: Sequence[Candidate], decided: str,
+                  clear: Sequence[PodState]) -> None:
+    pick = ctx.profile.active(PICK.name)
+    trace.add(PICK.name, ps.key, f"chose {best.node}", decided)
+    for c in candidates:
+        if c is not best:
+            trace.add(PICK.name, ps.key, f"{c.node} not chosen",
+                      decide(ctx, pick, best, c) or "tied")
+    order = ctx.profile.active(VICTIMS.name)
+    prio = ps.pod.effective_priority
+    why: Mapping[str, str] = best.details.get("why", {})
+    violating: frozenset[str] = best.details.get("violating", frozenset())
+    for v in best.victims:
+        before = [decide(ctx, order, v, r) for r in best.reprieved]
+        ahead = "; ".join(f"{r.key} kept: {d}" for r, d in zip(best.reprieved, before) if d)
+        trace.add("scheduler.preemption.victims", v.key, f"victim of {ps.key} on {best.node}",
+                  f"priority {v.pod.effective_priority} < {prio}; {ps.key} does not fit if it "
+                  f"stays ({why.get(v.key, '')})"
+                  + ("; it violates a PodDisruptionBudget" if v.key in violating else "")
+                  + (f"; {ahead}" if ahead else ""))
+    for r in best.reprieved:
+        trace.add("scheduler.preemption.victims", r.key, f"reprieved on {best.node}",
+                  f"{ps.key} still fits with it back (tried most important first"
+                  + (", PDB-protected pods before the others)" if violating else ")"))
+    for o in clear:
+        trace.add(PLUGIN, o.key, "nomination cleared",
+                  f"{ps.key} (priority {prio}) preempts on {best.node}, which was nominated "
+                  f"for this lower-priority pod")
+
+
+# --- embedding ------------------------------------------------------------------------------------
+
+def preempt_for(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,
+                *, trace: Trace | None = None) -> PostFilterResult:
+    """What preemption would decide for ``pod`` in ``state`` now, without a timeline.
+
+    ``pod`` is a :class:`Pod` not yet in the state (admitted for priority if
+    its priority is not resolved yet) or one of its pending
+    :class:`PodState`\\ s.  Nothing in ``state`` changes.  The result:
+
+    * the pod fits a node already: ``nominated_node == ""``, no victims, and a
+      message ``preemption is not needed: the pod fits node N``;
+    * the pod may not preempt: ``eligible`` is False and the message says why;
+    * no node can be helped: ``nominated_node == ""`` with upstream's message;
+    * else the node, its victims, every candidate and ``decided_by``.
+
+    Example::
+
+        >>> from kruleset.model.objects import Container, Node, Pod
+        >>> from kruleset.model.resources import Resources
+        >>> from kruleset.model.state import ClusterState
+        >>> st = ClusterState()
+        >>> _ = st.add_node(Node("n1", Resources(cpu=2000, memory=4 << 30, pods=110)))
+        >>> def pod(name, prio, cpu):
+        ...     return Pod("default", name, (Container("c", Resources(cpu=cpu)),), priority=prio)
+        >>> st.bind(st.add_pod(pod("low", 10, 1500)), "n1")
+        >>> r = preempt_for(st, pod("high", 100, 1000))
+        >>> r.nominated_node, [v.key for v in r.victims]
+        ('n1', ['default/low'])
+    """
+    if isinstance(pod, PodState):
+        ps = pod
+    else:
+        if pod.priority is None:
+            from .priority import admit_priority
+
+            admitted = admit_priority(pod, state.priority_classes)
+            if isinstance(admitted, Failure):
+                raise ValueError(admitted.reason)
+            pod = admitted
+        ps = PodState(pod, 1 << 62, state.now)
+    ctx = ScheduleContext(state, profile or Profile.default(), trace, state.now)
+    result = schedule_one(ctx, ps, advance=False)
+    if result.node is not None:
+        return PostFilterResult("", message=f"preemption is not needed: the pod fits node "
+                                             f"{result.node}")
+    assert result.fit_error is not None
+    out = run_postfilter(ctx, ps, result.fit_error)
+    if out is None:
+        return PostFilterResult(ps.nominated or "", message=ctx.extra.get(POSTFILTER_MESSAGE, ""),
+                                eligible=False)
+    return out

@@ -1,0 +1,144 @@
+"""Choosing the node to preempt on among the candidates (seed 002 §6, seed 003 §11.6).
+
+Upstream ``pickOneNodeForPreemption`` (pkg/scheduler/framework/preemption):
+each criterion keeps only the candidates with its best score and the first
+that leaves one candidate decides.  That is a lexicographic order, so the
+criteria form the ordering rule set ``scheduler.preemption.pick``:
+
+1. fewest PDB violations;
+2. lowest priority of the most important victim;
+3. lowest sum of victim priorities, each shifted by 2^31 so that every term is
+   non-negative (more victims never sum lower, even with negative priorities);
+4. fewest victims;
+5. latest start among the highest-priority victims' earliest start times;
+6. kruleset's deterministic tie-break: the node declared first (upstream takes
+   whichever node Go's map iteration gives).
+
+Note: seed 002 lists "fewest victims" before "lowest sum"; upstream code
+checks the sum first and has criterion 5; kruleset follows upstream.
+
+Reuse: :func:`pick_candidate` works on any
+:class:`~kruleset.rules.postfilter.Candidate` list (CapacityScheduling's too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..model.quantity import format_duration
+from .engine import ActiveRuleSet
+from .postfilter import Candidate
+from .registry import define_ruleset, rule
+
+__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "earliest_start_of_highest", "pick_candidate"]
+
+PRIORITY_SHIFT = 2 ** 31  # math.MaxInt32 + 1
+
+PICK = define_ruleset(
+    "scheduler.preemption.pick", "ordering",
+    "Which candidate node preemption chooses: the criteria in upstream's order, the first that "
+    "tells two candidates apart decides.",
+)
+
+
+def _index(ctx: Any, c: Candidate) -> int:
+    node = ctx.state.nodes.get(c.node)
+    return node.index if node is not None else 1 << 62
+
+
+@rule(PICK, "scheduler.preemption.pick.fewest-pdb-violations",
+      doc="The candidate whose victims violate the fewest PodDisruptionBudgets.",
+      source="seed 002 §6; seed 003 §11.6; preemption.go pickOneNodeForPreemption (criterion 1)",
+      describe=lambda k: f"{k} PDB violation(s)")
+def _fewest_violations(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    return c.num_pdb_violations
+
+
+@rule(PICK, "scheduler.preemption.pick.lowest-highest-priority",
+      doc="The candidate whose most important victim has the lowest priority.",
+      source="seed 002 §6; seed 003 §11.6; preemption.go pickOneNodeForPreemption (criterion 2)",
+      describe=lambda k: f"highest victim priority {k}")
+def _lowest_highest(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    # Victims are kept most important first, so the first has the highest priority.
+    return c.victims[0].pod.effective_priority if c.victims else -PRIORITY_SHIFT
+
+
+@rule(PICK, "scheduler.preemption.pick.lowest-priority-sum",
+      doc="The candidate with the lowest sum of victim priorities, each shifted by 2^31.",
+      source="seed 002 §6; preemption.go pickOneNodeForPreemption (criterion 3)",
+      describe=lambda k: f"shifted priority sum {k}")
+def _lowest_sum(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    return sum(v.pod.effective_priority + PRIORITY_SHIFT for v in c.victims)
+
+
+@rule(PICK, "scheduler.preemption.pick.fewest-victims",
+      doc="The candidate with the fewest victims.",
+      source="seed 002 §6; preemption.go pickOneNodeForPreemption (criterion 4)",
+      describe=lambda k: f"{k} victim(s)")
+def _fewest_victims(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    return len(c.victims)
+
+
+def earliest_start_of_highest(c: Candidate) -> int:
+    """Upstream ``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+    if not c.victims:
+        return 0
+    top = max(v.pod.effective_priority for v in c.victims)
+    return min(v.effective_start for v in c.victims if v.pod.effective_priority == top)
+
+
+@rule(PICK, "scheduler.preemption.pick.latest-start",
+      doc="The candidate whose highest-priority victims started latest (their earliest start).",
+      source="preemption.go pickOneNodeForPreemption (criterion 5); util.GetEarliestPodStartTime",
+      describe=lambda k: f"earliest start {format_duration(-k)}")
+def _latest_start(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    return -earliest_start_of_highest(c)
+
+
+@rule(PICK, "scheduler.preemption.pick.first-declared-node",
+      doc="Still tied: the node declared first (upstream: an arbitrary one of the tied nodes).",
+      source="LANGUAGE.md §5 (deterministic tie-break); upstream picks the first node of a map",
+      describe=lambda k: f"node #{k + 1}")
+def _first_declared(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+    return _index(ctx, c)
+
+
+# Rules whose key is the negation of what they compare (a later start wins).
+_NEGATED = frozenset({"scheduler.preemption.pick.latest-start"})
+
+
+def decide(ctx: Any, order: ActiveRuleSet, a: Any, b: Any) -> str:
+    """``"rule: x < y"``: the first rule of ``order`` that puts ``a`` before ``b``, and how.
+
+    ``""`` when no rule tells them apart.
+    """
+    for r in order.rules:
+        ka, kb = r.rule.fn(ctx, r.args, a), r.rule.fn(ctx, r.args, b)
+        if ka == kb:
+            continue
+        show = r.rule.describe or repr
+        if r.rule.name in _NEGATED:
+            op = ">" if ka < kb else "<"
+        else:
+            op = "<" if ka < kb else ">"
+        return f"{r.rule.name}: {show(ka)} {op} {show(kb)}"
+    return ""
+
+
+def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
+                   order: ActiveRuleSet | None = None) -> tuple[Candidate | None, str]:
+    """The chosen candidate and the criterion that decided (upstream ``SelectCandidate``).
+
+    No candidates: ``(None, "")``.  A single candidate is taken without scoring
+    (``"only candidate"``).  Otherwise the candidates are ordered by the rule
+    set and the rule telling the winner from the runner-up is returned, e.g.
+    ``"scheduler.preemption.pick.fewest-victims: 1 victim(s) < 2 victim(s)"``.
+    """
+    if not candidates:
+        return None, ""
+    if len(candidates) == 1:
+        return candidates[0], "only candidate"
+    act = order if order is not None else ctx.profile.active(PICK.name)
+    ranked = act.sort(ctx, candidates)
+    return ranked[0], decide(ctx, act, ranked[0], ranked[1])
