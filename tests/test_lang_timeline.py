@@ -187,7 +187,7 @@ def test_every_expectation_form() -> None:
         ("evictions", "", "", False, {"refs": ("default/web-1",)}),
         ("eviction-status", "default/web-1", "", False, {"status": 429}),
         ("node-condition", "n1", "", False, {"condition": "MemoryPressure", "value": True}),
-        ("node-condition", "n1", "", False, {"condition": "DiskPressure", "value": False}),
+        ("node-condition", "n1", "", True, {"condition": "DiskPressure", "value": False}),
         ("node-taint", "n1", "", False, {"taint": Taint("k", "v", "NoExecute"), "absent": False}),
         ("node-taint", "n1", "", False, {"taint": Taint("k", "", "NoSchedule"), "absent": True}),
         ("quota-used", "team", "", False, {"used": {"cpu": 1000, "memory": 0}}),

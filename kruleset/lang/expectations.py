@@ -12,7 +12,8 @@ form                      args
 ``victims``               ``refs`` (tuple of ``ns/name``)
 ``evictions``             ``refs`` (tuple, in order)
 ``eviction-status``       ``status`` (200, 429 or 500)
-``node-condition``        ``condition``, ``value`` (``False`` for ``false``)
+``node-condition``        ``condition``, ``value`` (``False`` for ``false``,
+                          which also sets ``negated``)
 ``node-taint``            ``taint`` (:class:`Taint`; value ``""`` when not
                           given), ``absent``
 ``quota-used``            ``used`` (dict resource -> exact int)
@@ -165,6 +166,7 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         if what == "condition":
             args["condition"] = _choice(src, cur.word("a condition"), CONDITIONS, "condition")
             args["value"] = cur.accept("false") is None
+            negated = not args["value"]
             form = "node-condition"
         else:
             tw = cur.word("key[=value]:Effect")
