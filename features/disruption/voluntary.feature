@@ -36,3 +36,15 @@ Feature: Voluntary and involuntary disruptions (seed 003 §0, §12, §13)
       expect pdb web-pdb disruptions-allowed=0
       """
     Then the expectations hold
+
+  # B-003-00-01 B-003-11-18
+  Scenario: B-003-00-01 scheduler preemption on the same cluster respects the budget only on a best-effort basis
+    Given the scenario:
+      """
+      priorityclass urgent value=1000
+      at 10s create pod urgent priorityclass=urgent cpu=2
+      expect pod urgent running
+      expect pods default/* preempted count=1
+      expect pdb web-pdb disruptions-allowed=0
+      """
+    Then the expectations hold
