@@ -122,3 +122,32 @@ def test_keywords_are_not_reserved() -> None:
     assert [p.name for p in pods] == ["critical", "expect"]
     assert pods[0].gates == ("at",)
     assert pods[0].priority_class == "system-cluster-critical"
+
+
+@pytest.mark.parametrize("bad", [None, 5, b"node n1"])
+def test_load_refuses_other_types(bad: object) -> None:
+    with pytest.raises(ScenarioError, match="expected a path or .kr text"):
+        load(bad)  # type: ignore[arg-type]
+
+
+def test_deep_nesting_and_long_lines_are_refused_cleanly() -> None:
+    assert "in labels" in refused("pod a labels" + "(" * 3000 + ")" * 3000 + "\n").message
+    assert "never closed" in refused("[" * 3000).message
+
+
+def test_nested_blocks_in_the_timeline() -> None:
+    s = parse_text("node n1 cpu=1\nat 5s {\n  create pod x {\n    container c requests(cpu=1)\n"
+                   "  }\n  kubelet n1 {\n    eviction-hard memory.available<1Gi\n  }\n}\n")
+    assert [type(e.action).__name__ for e in s.events] == ["Create", "KubeletBlock"]
+    assert s.events[0].action.obj.containers[0].name == "c"  # type: ignore[union-attr]
+
+
+def test_internal_errors_are_reported_as_scenario_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kruleset.lang as lang
+
+    def boom(*args: object, **kw: object) -> None:
+        raise KeyError("x")
+
+    monkeypatch.setattr(lang, "build_scenario", boom)
+    with pytest.raises(ScenarioError, match="internal error"):
+        parse_text("node n1 cpu=1\n")

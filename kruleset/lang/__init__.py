@@ -73,6 +73,9 @@ def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario
     Paths in ``include`` and ``config`` are relative to the file's folder (the
     current directory for text).
     """
+    if not isinstance(source, (str, os.PathLike)):
+        raise ScenarioError(f"expected a path or .kr text, got {type(source).__name__}",
+                            Span(file or "<text>", 0, 0, ""))
     if isinstance(source, str) and ("\n" in source or not _is_file(source)):
         if "\n" not in source and source.strip().endswith(".kr"):
             raise ScenarioError(f"file not found: {source}", Span(file or source, 0, 0, ""))
