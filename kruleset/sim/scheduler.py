@@ -8,12 +8,21 @@ affinity or topology spread, when another pod was bound.
 
 from __future__ import annotations
 
+from time import perf_counter
+
 from ..model.state import PodState
+from ..rules.engine import ActiveRuleSet
 from ..rules.postfilter import PostFilterResult, run_postfilter
 from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
 from .core import Simulation, register_controller
 
-__all__ = ["SchedulerController"]
+__all__ = ["TIMINGS", "SchedulerController"]
+
+# ``sim.extra[TIMINGS]``: when a caller (the benchmark runner) puts a dict
+# there before the run, every scheduling attempt adds its wall time (seconds:
+# the cycle, PostFilter, binding and recording) to the pod's entry.  Absent,
+# the scheduler reads no clock: one ``is None`` test per attempt.
+TIMINGS = "scheduler.timings"
 
 _BIND_SENSITIVE = ("InterPodAffinity", "PodTopologySpread")
 
@@ -44,40 +53,53 @@ class SchedulerController:
         queue = sim.profile.active(QUEUE.name)
         gates = sim.profile.active(PREENQUEUE.name)
         changed = False
+        timings: dict[str, float] | None = sim.extra.get(TIMINGS)
         for ps in queue.sort(ctx, pending):
             if ps.node is not None or ps.gone or not self._due(sim, ps):
                 continue
-            gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
-            if gated is not None:
-                if ps.schedule_message != "SchedulingGated":
-                    ps.schedule_message = "SchedulingGated"
-                    sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
-                               (gated.rule,))
-                self.tried[ps.key] = (sim.version, sim.bind_version, False)
-                continue
-            result = schedule_one(ctx, ps)
-            if result.node is not None:
-                rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
-                if sim.bind(ps, result.node, rules):
-                    sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
-                               f"Successfully assigned {ps.key} to {result.node}", rules)
-                    self.tried.pop(ps.key, None)
-                changed = True
-                continue
-            fit = result.fit_error
-            assert fit is not None
-            message = fit.message
-            pf = run_postfilter(ctx, ps, fit)
-            if pf is not None:
-                changed |= self._act(sim, ps, pf)
-                if pf.message:
-                    message = f"{message} {pf.message}"
-            sensitive = any(f.rule.endswith(_BIND_SENSITIVE) for f in fit.failures.values())
-            self.tried[ps.key] = (sim.version, sim.bind_version, sensitive)
-            if ps.schedule_message != message:
-                ps.schedule_message = message
-                rules = tuple(sorted({f.rule for f in fit.failures.values() if f.rule}))
-                sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
+            if timings is not None:
+                began = perf_counter()
+                changed |= self._attempt(sim, ctx, gates, ps)
+                key = ps.key
+                timings[key] = timings.get(key, 0.0) + (perf_counter() - began)
+            else:
+                changed |= self._attempt(sim, ctx, gates, ps)
+        return changed
+
+    def _attempt(self, sim: Simulation, ctx: ScheduleContext, gates: ActiveRuleSet,
+                 ps: PodState) -> bool:
+        """One scheduling attempt for ``ps``; True if the cluster changed."""
+        changed = False
+        gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
+        if gated is not None:
+            if ps.schedule_message != "SchedulingGated":
+                ps.schedule_message = "SchedulingGated"
+                sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
+                           (gated.rule,))
+            self.tried[ps.key] = (sim.version, sim.bind_version, False)
+            return changed
+        result = schedule_one(ctx, ps)
+        if result.node is not None:
+            rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
+            if sim.bind(ps, result.node, rules):
+                sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
+                           f"Successfully assigned {ps.key} to {result.node}", rules)
+                self.tried.pop(ps.key, None)
+            return True
+        fit = result.fit_error
+        assert fit is not None
+        message = fit.message
+        pf = run_postfilter(ctx, ps, fit)
+        if pf is not None:
+            changed |= self._act(sim, ps, pf)
+            if pf.message:
+                message = f"{message} {pf.message}"
+        sensitive = any(f.rule.endswith(_BIND_SENSITIVE) for f in fit.failures.values())
+        self.tried[ps.key] = (sim.version, sim.bind_version, sensitive)
+        if ps.schedule_message != message:
+            ps.schedule_message = message
+            rules = tuple(sorted({f.rule for f in fit.failures.values() if f.rule}))
+            sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
         return changed
 
     def _act(self, sim: Simulation, ps: PodState, pf: PostFilterResult) -> bool:
