@@ -1,0 +1,403 @@
+"""Benchmark runner: ``python -m benchmarks.run [--quick] [--only NAME …]``.
+
+Every workload of :mod:`benchmarks.workloads` runs in its own child process
+(so peak memory is that workload's own, read from ``ru_maxrss``), twice: once
+with tracing off and once with tracing on.  The two runs must decide the same
+thing: the digest (SHA-256 of the decisions' JSON) of both is reported, which
+checks determinism and that tracing never changes an outcome.
+
+How decisions are timed (measured pods separated from setup):
+
+* Scheduling workloads: the runner puts a dict under
+  :data:`kruleset.sim.scheduler.TIMINGS` in ``sim.extra``; the scheduler then
+  adds the wall time of every attempt (cycle, PostFilter, bind, record) to the
+  pod's entry.  Only pods named ``measured-*`` count; the initial pods are
+  scheduled at 0s, the measured ones are created at 1s.  A pod tried several
+  times (a preemptor: nominated, then bound) counts the sum of its attempts.
+  The average is measured pods / their summed time; p50/p90/p99 are
+  percentiles of the throughput of consecutive windows of 1% of the measured
+  pods, as upstream samples throughput once a second.
+* EvictionStorm: evictions / wall time spent simulating after the
+  declarations were applied (every kubelet pass, grace period and instant).
+* Load and Language: wall time from `.kr` text (or the JSON dump) to a
+  cluster ready to simulate / a validated scenario.
+
+Results go to ``benchmarks/results/<name>.json`` (with the machine) and a
+table is printed; ``--quick`` uses small sizes and writes nothing unless
+``--out`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import workloads as w
+
+RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- the machine ------------------------------------------------------------------------
+
+def machine() -> dict[str, Any]:
+    """CPU model, cores and Python version of the machine the numbers come from."""
+    model = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
+            "implementation": platform.python_implementation(), "os": platform.system()}
+
+
+# --- sizes ---------------------------------------------------------------------------------
+
+def suite(quick: bool) -> dict[str, Callable[[], w.Workload]]:
+    """The workloads by name, full size or ``--quick`` size."""
+    if quick:
+        return {
+            "SchedulingBasic": lambda: w.scheduling_basic(300, 100, 500),
+            "Preemption": lambda: w.preemption(100, 4, 100),
+            "AffinitySpread": lambda: w.affinity_spread(100, 10, 150),
+            "EvictionStorm": lambda: w.eviction_storm(50, 30),
+            "QuotaReclaim": lambda: w.quota_reclaim(50, 20, 100),
+            "Load": lambda: w.load_cluster(100, 3000),
+            "LoadJSON": lambda: w.load_cluster(100, 3000),
+            "Language": lambda: w.language_file(1000),
+        }
+    return {
+        "SchedulingBasic": lambda: w.scheduling_basic(5000, 1000, 10_000),
+        "Preemption": lambda: w.preemption(5000, 4, 5000),
+        "AffinitySpread": lambda: w.affinity_spread(1000, 10, 5000),
+        "EvictionStorm": lambda: w.eviction_storm(1000, 30),
+        "QuotaReclaim": lambda: w.quota_reclaim(1000, 20, 2000),
+        "Load": lambda: w.load_cluster(5000, 150_000),
+        "LoadJSON": lambda: w.load_cluster(5000, 150_000),
+        "Language": lambda: w.language_file(10_000),
+    }
+
+
+GROWTH_NODES = (500, 1000, 5000, 15_000)
+GROWTH_QUICK = (100, 300)
+
+
+# --- one measurement (in the child process) -------------------------------------------------
+
+def digest(decisions: list[Any]) -> str:
+    """SHA-256 of the decisions as DESIGN.md's JSON form."""
+    text = json.dumps([d.to_json() for d in decisions], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _windows(times: list[float]) -> list[float]:
+    """Throughput of consecutive windows of ~1% of the measured decisions."""
+    size = max(1, len(times) // 100)
+    out = []
+    for i in range(0, len(times), size):
+        chunk = times[i:i + size]
+        total = sum(chunk)
+        if total > 0:
+            out.append(len(chunk) / total)
+    return out
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
+
+
+def measure_simulation(wl: w.Workload, trace: bool) -> dict[str, Any]:
+    """Load and simulate ``wl``; time the measured decisions."""
+    import kruleset
+    from kruleset.sim.core import Simulation
+    from kruleset.sim.scheduler import TIMINGS
+
+    began = time.perf_counter()
+    scenario = kruleset.load(wl.text)
+    loaded = time.perf_counter() - began
+    sim = Simulation(scenario, trace=trace)
+    timings: dict[str, float] = {}
+    sim.extra[TIMINGS] = timings
+    settle = sim._settle
+    spent = [0.0]
+
+    def timed_settle() -> None:
+        t0 = time.perf_counter()
+        try:
+            settle()
+        finally:
+            spent[0] += time.perf_counter() - t0
+
+    sim._settle = timed_settle  # type: ignore[method-assign]
+    gc.collect()
+    t0 = time.perf_counter()
+    result = sim.run()
+    wall = time.perf_counter() - t0
+    kinds: dict[str, int] = {}
+    for d in result.decisions:
+        kinds[d.kind] = kinds.get(d.kind, 0) + 1
+    out: dict[str, Any] = {
+        "load_seconds": loaded, "run_seconds": wall, "decision_kinds": kinds,
+        "digest": digest(result.decisions),
+        "trace_entries": len(result.trace) if result.trace is not None else 0,
+    }
+    if wl.kind == "schedule":
+        prefix = f"/{w.MEASURED_PREFIX}"
+        times = [t for k, t in timings.items() if prefix in k]
+        placed = sum(1 for ps in result.state.pods.values()
+                     if prefix in ps.key and ps.node is not None)
+        total = sum(times)
+        rates = _windows(times)
+        out.update({
+            "measured": len(times), "measured_placed": placed,
+            "measured_seconds": total,
+            "rate": len(times) / total if total else 0.0,
+            "p50": _percentile(rates, 50), "p90": _percentile(rates, 90),
+            "p99": _percentile(rates, 99),
+        })
+    else:  # evict
+        evictions = kinds.get("evicted", 0)
+        out.update({
+            "measured": evictions, "measured_seconds": spent[0],
+            "rate": evictions / spent[0] if spent[0] else 0.0,
+            "p50": None, "p90": None, "p99": None,
+        })
+    return out
+
+
+def measure_load(wl: w.Workload, json_dump: bool) -> dict[str, Any]:
+    """Time `.kr` text (or a ``kubectl get -o json`` dump) to a cluster ready to simulate."""
+    import kruleset
+    from kruleset.sim.core import Simulation
+    from kruleset.sim.setup import apply_declarations
+
+    with tempfile.TemporaryDirectory(prefix="kruleset-bench-") as tmp:
+        if json_dump:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            import gen_cluster_json
+
+            path = Path(tmp) / "cluster.json"
+            gen_cluster_json.write(path, wl.nodes, wl.initial_pods)
+            kr = Path(tmp) / "cluster.kr"
+            kr.write_text('scenario "LoadJSON"\ninclude "cluster.json"\n')
+            source: str | Path = kr
+        else:
+            source = wl.text
+        gc.collect()
+        t0 = time.perf_counter()
+        scenario = kruleset.load(source)
+        parsed = time.perf_counter() - t0
+        sim = Simulation(scenario)
+        apply_declarations(sim)
+        ready = time.perf_counter() - t0
+    bound = sum(1 for ps in sim.state.pods.values() if ps.node is not None)
+    return {"load_seconds": parsed, "ready_seconds": ready, "pods_bound": bound,
+            "pods": len(sim.state.pods), "nodes_loaded": len(sim.state.nodes),
+            "digest": digest(sim.decisions)}
+
+
+def measure_parse(wl: w.Workload) -> dict[str, Any]:
+    """Time parsing and validating the hand-style file."""
+    import kruleset
+
+    gc.collect()
+    t0 = time.perf_counter()
+    scenario = kruleset.load(wl.text)
+    took = time.perf_counter() - t0
+    return {"ready_seconds": took, "lines": wl.text.count("\n"),
+            "objects": len(scenario.objects), "events": len(scenario.events),
+            "expectations": len(scenario.expectations)}
+
+
+def child(spec: dict[str, Any]) -> dict[str, Any]:
+    """Run one measurement described by ``spec`` in this process."""
+    quick = spec["quick"]
+    if spec["name"] == "growth":
+        wl = w.scheduling_basic(spec["nodes"], spec["initial"], spec["measured"],
+                                name=f"SchedulingBasic-{spec['nodes']}")
+    else:
+        wl = suite(quick)[spec["name"]]()
+    if wl.kind == "load":
+        out = measure_load(wl, json_dump=spec["name"] == "LoadJSON")
+    elif wl.kind == "parse":
+        out = measure_parse(wl)
+    else:
+        out = measure_simulation(wl, spec["trace"])
+    out["peak_memory_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def spawn(spec: dict[str, Any]) -> dict[str, Any]:
+    """Run :func:`child` in a fresh interpreter; its JSON result."""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--child", json.dumps(spec)],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+# --- the suite ---------------------------------------------------------------------------------
+
+def run_workload(name: str, quick: bool) -> dict[str, Any]:
+    """Both runs of one workload and the report row."""
+    wl = suite(quick)[name]()
+    row: dict[str, Any] = {
+        "name": name, "nodes": wl.nodes, "initial_pods": wl.initial_pods,
+        "measured_pods": wl.measured, "unit": wl.unit, "target": wl.target,
+    }
+    if wl.kind in ("load", "parse"):
+        first = spawn({"name": name, "quick": quick, "trace": False})
+        second = spawn({"name": name, "quick": quick, "trace": False})
+        row["runs"] = [first, second]
+        if "error" in first:
+            row["met"] = False
+            return row
+        target = 5.0 if name == "LoadJSON" else wl.target
+        row["target"] = target
+        row["value"] = first["ready_seconds"]
+        row["peak_memory_mib"] = first["peak_memory_mib"]
+        row["met"] = first["ready_seconds"] <= target and (
+            wl.kind == "parse" or first["peak_memory_mib"] <= 2048)
+        row["deterministic"] = first.get("digest") == second.get("digest")
+        return row
+    off = spawn({"name": name, "quick": quick, "trace": False})
+    on = spawn({"name": name, "quick": quick, "trace": True})
+    row["runs"] = [off, on]
+    if "error" in off or "error" in on:
+        row["met"] = False
+        return row
+    row["value"] = off["rate"]
+    row["peak_memory_mib"] = off["peak_memory_mib"]
+    row["trace_ratio"] = (off["rate"] / on["rate"]) if on["rate"] else None
+    row["deterministic"] = off["digest"] == on["digest"]
+    row["met"] = off["rate"] >= wl.target
+    return row
+
+
+def run_growth(quick: bool) -> list[dict[str, Any]]:
+    """SchedulingBasic's pods/s as the cluster grows."""
+    rows = []
+    for n in GROWTH_QUICK if quick else GROWTH_NODES:
+        measured = 300 if quick else 3000
+        spec = {"name": "growth", "quick": quick, "trace": False, "nodes": n,
+                "initial": 100 if quick else 1000, "measured": measured}
+        res = spawn(spec)
+        rate = res.get("rate", 0.0)
+        rows.append({"nodes": n, "measured_pods": measured, "rate": rate,
+                     "ms_per_pod": 1000 / rate if rate else None,
+                     "peak_memory_mib": res.get("peak_memory_mib"),
+                     "error": res.get("error")})
+    return rows
+
+
+def _fmt(v: Any, digits: int = 0) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The results as a Markdown table."""
+    head = ("| workload | nodes | initial pods | measured (placed) | avg | p50 | p90 | p99 "
+            "| target | met | peak MiB | trace on/off | deterministic |")
+    lines = [head, "|" + "---|" * 13]
+    for r in rows:
+        off = (r.get("runs") or [{}])[0]
+        if r.get("unit") == "s":
+            avg = f"{_fmt(r.get('value'), 2)} s"
+            p50 = p90 = p99 = "-"
+            target = f"≤ {r['target']:g} s"
+        else:
+            avg = _fmt(r.get("value"))
+            p50, p90, p99 = (_fmt(off.get(k)) for k in ("p50", "p90", "p99"))
+            target = f"≥ {r['target']:,.0f} {r['unit']}"
+        ratio = r.get("trace_ratio")
+        err = off.get("error")
+        placed = (f" ({_fmt(off['measured_placed'])})" if "measured_placed" in off else "")
+        lines.append(
+            f"| {r['name']} | {_fmt(r['nodes'])} | {_fmt(r['initial_pods'])} "
+            f"| {_fmt(off.get('measured', r['measured_pods']))}{placed} | {avg} | {p50} | {p90} "
+            f"| {p99} | {target} | {'yes' if r.get('met') else 'NO'} "
+            f"| {_fmt(r.get('peak_memory_mib'))} "
+            f"| {'-' if ratio is None else f'{ratio:.2f}×'} "
+            f"| {_fmt(r.get('deterministic'))} |" + (f" error: {err}" if err else ""))
+    return "\n".join(lines)
+
+
+def growth_table(rows: list[dict[str, Any]]) -> str:
+    """Cost growth as a Markdown table."""
+    lines = ["| nodes | measured pods | pods/s | ms per pod |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {_fmt(r['nodes'])} | {_fmt(r['measured_pods'])} | {_fmt(r['rate'])} "
+                     f"| {_fmt(r['ms_per_pod'], 2)} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description="kruleset benchmarks")
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--only", nargs="*", help="workload names to run")
+    parser.add_argument("--no-growth", action="store_true", help="skip the cost-growth table")
+    parser.add_argument("--out", type=Path, help="folder for the JSON results")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return 0
+    names = args.only or list(suite(args.quick))
+    info = machine()
+    out_dir: Path | None = args.out or (None if args.quick else RESULTS)
+    rows = []
+    for name in names:
+        t0 = time.perf_counter()
+        row = run_workload(name, args.quick)
+        row["benchmark_seconds"] = time.perf_counter() - t0
+        row["machine"] = info
+        rows.append(row)
+        print(table([row]).splitlines()[-1], flush=True)
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / f"{name}.json").write_text(json.dumps(row, indent=2) + "\n")
+    growth: list[dict[str, Any]] = []
+    if not args.no_growth and not args.only:
+        growth = run_growth(args.quick)
+        if out_dir is not None:
+            (out_dir / "growth.json").write_text(
+                json.dumps({"name": "growth", "machine": info, "rows": growth}, indent=2) + "\n")
+    print()
+    print(f"Machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}")
+    print(table(rows))
+    if growth:
+        print()
+        print(growth_table(growth))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""Benchmark workloads shaped like upstream's ``test/integration/scheduler_perf``.
+
+Each workload is generated as `.kr` text that uses ranges (``nodes n-[1..5000]``,
+``pods p-[1..1000]``), so the files stay a few lines long and nothing large is
+kept in the repository.  Node and pod shapes are scheduler_perf's templates:
+nodes 4 CPU, 32Gi, 110 pods; pods 100m CPU, 500Mi unless a workload says
+otherwise.
+
+The *measured* pods of a scheduling workload are the ones whose names start
+with ``measured-``: they are created by a timeline event at 1s, after the
+initial pods have been placed at 0s, so the runner can tell setup from
+measurement (see ``benchmarks/run.py``).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = [
+    "MEASURED_PREFIX",
+    "Workload",
+    "affinity_spread",
+    "eviction_storm",
+    "language_file",
+    "load_cluster",
+    "preemption",
+    "quota_reclaim",
+    "scheduling_basic",
+]
+
+MEASURED_PREFIX = "measured-"
+NODE = "cpu=4 memory=32Gi pods=110"
+POD = "requests(cpu=100m, memory=500Mi)"
+
+
+@attrs.frozen
+class Workload:
+    """One generated scenario and what to measure in it.
+
+    ``kind`` says what counts as a measured decision: ``"schedule"`` (pods
+    named ``measured-*`` reaching a node), ``"evict"`` (kubelet evictions) or
+    ``"load"`` / ``"parse"`` (no simulation: the time to get the cluster
+    ready).  ``target`` is in decisions per second for the first two, in
+    seconds for the others.
+    """
+
+    name: str
+    text: str
+    kind: str
+    nodes: int
+    initial_pods: int
+    measured: int
+    target: float
+    unit: str = "pods/s"
+
+
+def scheduling_basic(nodes: int = 5000, initial: int = 1000, measured: int = 10_000,
+                     name: str = "SchedulingBasic") -> Workload:
+    """scheduler_perf SchedulingBasic: plain pods onto identical nodes."""
+    text = f"""\
+scenario "{name}"
+nodes node-[1..{nodes}] {NODE}
+pods default/init-[1..{initial}] {POD}
+at 1s create pods default/{MEASURED_PREFIX}[1..{measured}] {POD}
+"""
+    return Workload(name, text, "schedule", nodes, initial, measured, 1000.0)
+
+
+def preemption(nodes: int = 5000, low_per_node: int = 4, measured: int = 5000) -> Workload:
+    """scheduler_perf PreemptionAsync: every high-priority pod must preempt.
+
+    Upstream's templates: low-priority pods request 900m CPU (four fill a
+    4-CPU node to 3.6 CPU), high-priority pods 3 CPU, so each needs three
+    victims.  Victims have a 0s grace period so the preemptor binds in the
+    same instant, as upstream's integration test deletes them at once.
+    """
+    initial = nodes * low_per_node
+    text = f"""\
+scenario "Preemption"
+priorityclass low value=100
+priorityclass high value=1000
+nodes node-[1..{nodes}] {NODE}
+pods default/low-[1..{initial}] priorityclass=low grace-period=0s requests(cpu=900m, memory=500Mi)
+at 1s create pods default/{MEASURED_PREFIX}[1..{measured}] priorityclass=high \
+requests(cpu=3, memory=500Mi)
+"""
+    return Workload("Preemption", text, "schedule", nodes, initial, measured, 570.0)
+
+
+def affinity_spread(nodes: int = 1000, zones: int = 10, measured: int = 5000) -> Workload:
+    """Required anti-affinity by hostname plus a zone spread constraint.
+
+    scheduler_perf's SchedulingPodAntiAffinity and TopologySpreading combined:
+    every pod is labelled ``color=blue``, refuses a node that already holds one
+    (so at most one per node), and keeps the zones within a skew of 1.  With
+    more pods than nodes the last ones stay pending, which the scheduler must
+    also decide quickly.
+    """
+    per_zone = nodes // zones
+    lines = ['scenario "AffinitySpread"']
+    for z in range(zones):
+        first, last = z * per_zone + 1, (z + 1) * per_zone
+        lines.append(f"nodes node-[{first}..{last}] {NODE} "
+                     f"labels(topology.kubernetes.io/zone=zone-{z + 1})")
+    lines.append(
+        f"at 1s create pods default/{MEASURED_PREFIX}[1..{measured}] {POD} labels(color=blue) {{")
+    lines.append("  anti-affinity pod required color=blue topology=kubernetes.io/hostname")
+    lines.append("  spread max-skew=1 topology=topology.kubernetes.io/zone selector(color=blue)")
+    lines.append("}")
+    return Workload("AffinitySpread", "\n".join(lines) + "\n", "schedule", nodes, 0,
+                    measured, 300.0)
+
+
+def eviction_storm(nodes: int = 1000, per_node: int = 30) -> Workload:
+    """Every node crosses a hard memory threshold at once.
+
+    Nodes have 32Gi; each pod uses 1Gi (requests 500Mi: Burstable, above its
+    requests), so 30 pods leave 2Gi available against a hard threshold of
+    ``memory.available<5Gi``: each kubelet evicts one pod per pass (10s
+    housekeeping) until three are gone — 3 evictions per node.
+    """
+    lines = ['scenario "EvictionStorm"', "kubelet * {",
+             "  eviction-hard memory.available<5Gi", "}",
+             f"nodes node-[1..{nodes}] {NODE}"]
+    for n in range(1, nodes + 1):
+        lines.append(f"pods default/p{n}-[1..{per_node}] on node-{n} {POD} "
+                     "usage(memory=1Gi)")
+    return Workload("EvictionStorm", "\n".join(lines) + "\n", "evict", nodes,
+                    nodes * per_node, nodes * 3, 5000.0, "evictions/s")
+
+
+def quota_reclaim(nodes: int = 1000, namespaces: int = 20, measured: int = 2000) -> Workload:
+    """ElasticQuota reclaim: half the namespaces borrow, the others take their min back.
+
+    Cluster: 1000 nodes × 4 CPU = 4000 CPU.  Each of 20 namespaces has
+    min 200 CPU (the whole cluster in total), max 400 CPU.  The ten
+    lending namespaces start empty; the ten ``borrow`` namespaces fill
+    the cluster with 1-CPU pods (400 each, 200 of them borrowed).  Then 2000
+    1-CPU pods arrive in the lender namespaces (200 each, within their min):
+    each must reclaim by preempting a borrower.
+    """
+    half = namespaces // 2
+    per_borrower = nodes * 4 // half
+    lines = ['scenario "QuotaReclaim"', f"nodes node-[1..{nodes}] {NODE}"]
+    quota_min = nodes * 4 // namespaces
+    for i in range(1, namespaces + 1):
+        lines.append(f"quota ns-{i} min(cpu={quota_min}, memory=1Ti) "
+                     f"max(cpu={2 * quota_min}, memory=2Ti)")
+    for i in range(1, half + 1):
+        lines.append(f"pods ns-{i}/b-[1..{per_borrower}] grace-period=0s "
+                     "requests(cpu=1, memory=500Mi)")
+    per_lender = measured // (namespaces - half)
+    events = [f"  create pods ns-{i}/{MEASURED_PREFIX}[1..{per_lender}] grace-period=0s "
+              "requests(cpu=1, memory=500Mi)" for i in range(half + 1, namespaces + 1)]
+    lines.append("at 1s {")
+    lines.extend(events)
+    lines.append("}")
+    return Workload("QuotaReclaim", "\n".join(lines) + "\n", "schedule", nodes,
+                    half * per_borrower, per_lender * (namespaces - half), 500.0)
+
+
+def load_cluster(nodes: int = 5000, pods: int = 150_000) -> Workload:
+    """A large running cluster declared with ranges: pods already on their nodes."""
+    per_node = pods // nodes
+    lines = ['scenario "Load"', f"nodes node-[1..{nodes}] {NODE}"]
+    for n in range(1, nodes + 1):
+        lines.append(f"pods default/p{n}-[1..{per_node}] on node-{n} {POD}")
+    return Workload("Load", "\n".join(lines) + "\n", "load", nodes, per_node * nodes, 0, 3.0,
+                    "s")
+
+
+def language_file(lines_wanted: int = 10_000) -> Workload:
+    """A hand-style `.kr` file: one statement per line, varied, no ranges."""
+    out = ['scenario "Language"', "",
+           "priorityclass high value=1000 preemption=PreemptLowerPriority",
+           "priorityclass low value=10 default description=\"batch\"",
+           "runtimeclass kata overhead(cpu=250m, memory=120Mi)",
+           "kubelet * {", "  eviction-hard memory.available<100Mi nodefs.available<10%",
+           "  eviction-soft memory.available<1.5Gi",
+           "  eviction-soft-grace-period memory.available=1m30s", "}", ""]
+    n_nodes = 500
+    for i in range(1, n_nodes + 1):
+        zone = "abc"[i % 3]
+        taint = " taints(dedicated=gpu:NoSchedule)" if i % 50 == 0 else ""
+        out.append(f"node node-{i} cpu=8 memory=32Gi pods=110 "
+                   f"labels(topology.kubernetes.io/zone={zone}, tier=t{i % 4}){taint}")
+    out.append("")
+    i = 5  # so the first expectation (i - 5) names a pod that exists
+    t = 0
+    while len(out) < lines_wanted - 2:
+        i += 1
+        node = f"node-{i % n_nodes + 1}"
+        k = i % 6
+        if k == 0:
+            out.append(f"pod team-{i % 7}/web-{i} on {node} priorityclass=low "
+                       f"requests(cpu=250m, memory=256Mi) limits(cpu=500m, memory=512Mi) "
+                       f"labels(app=web, idx=i{i})")
+        elif k == 1:
+            out.append(f"pod team-{i % 7}/db-{i} priority={i % 100} requests(cpu=1, memory=2Gi) "
+                       f"tolerations(dedicated=gpu:NoSchedule) node-selector(tier=t{i % 4})")
+        elif k == 2:
+            out.append(f"pod team-{i % 7}/cache-{i} on {node} besteffort grace-period=10s "
+                       f"usage(memory=100Mi)")
+        elif k == 3:
+            t += 1
+            out.append(f"at {t}s create pod team-{i % 7}/job-{i} priorityclass=high "
+                       f"requests(cpu=500m, memory=1Gi)")
+        elif k == 4:
+            out.append(f"pdb team-{i % 7}/pdb-{i} selector(app=web, idx=i{i - 4}) "
+                       f"max-unavailable=1")
+        else:
+            out.append(f"expect pod team-{(i - 5) % 7}/web-{i - 5} running")
+    out.append("run until 1h")
+    return Workload("Language", "\n".join(out) + "\n", "parse", n_nodes, 0, 0, 1.0, "s")

@@ -1,0 +1,31 @@
+"""The benchmark runner's ``--quick`` mode works: decisions happen and are deterministic.
+
+Correctness only: timings are printed by the runner but never asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import run
+
+
+def test_quick_benchmarks_decide_and_are_deterministic(tmp_path: Path) -> None:
+    assert run.main(["--quick", "--no-growth", "--out", str(tmp_path)]) == 0
+    rows = {p.stem: json.loads(p.read_text()) for p in tmp_path.glob("*.json")}
+    assert set(rows) == set(run.suite(quick=True))
+    for name, row in rows.items():
+        assert row["machine"]["cores"], name
+        for res in row["runs"]:
+            assert "error" not in res, (name, res)
+        # Both runs of a workload (tracing off, then on) decide exactly the same.
+        assert row["deterministic"] is True, name
+    for name in ("SchedulingBasic", "AffinitySpread"):
+        off, on = rows[name]["runs"]
+        assert off["measured"] == rows[name]["measured_pods"], name
+        assert off["measured_placed"] > 0, name
+        assert on["trace_entries"] > 0, name  # the second run really traced
+    assert rows["EvictionStorm"]["runs"][0]["decision_kinds"].get("evicted", 0) > 0
+    assert rows["Load"]["runs"][0]["pods_bound"] == rows["Load"]["initial_pods"]
+    assert rows["Language"]["runs"][0]["expectations"] > 0
