@@ -61,10 +61,17 @@ Feature: Bin packing (seed 003 §10)
     Then the expectations hold
 
   # B-003-10-04
-  Scenario: B-003-10-04 resources default to cpu and memory with weight 1; a negative weight is refused
+  # Without resources, cpu and memory count with weight 1 each: the node with
+  # memory in use packs better (packing shape) than the one with cpu in use.
+  Scenario: B-003-10-04 resources default to cpu and memory, each with weight 1
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-negative.yaml"
-      nodes n[1..2] cpu=8 memory=16Gi
+      config scheduler "features/scheduling/binpack-pack.yaml"
+      node cpu-used cpu=8 memory=16Gi
+      node mem-used cpu=8 memory=16Gi
+      pod c on cpu-used requests(cpu=2)
+      pod m on mem-used requests(memory=12Gi)
+      pod incoming requests(cpu=1, memory=1Gi)
+      expect pod incoming running on mem-used
       """
-    Then the scenario is refused with "weight cannot be negative"
+    Then the expectations hold
