@@ -52,10 +52,12 @@ class KubeletController:
         usage_index(sim.state)
 
     def _due(self, sim: Simulation, node: NodeState) -> bool:
+        # Passes fall on the interval's grid (0s, 10s, 20s, …) whatever happened
+        # in between; a node's first pass is when it first exists.
         last = self.last.get(node.name)
         if last is None:
             return True
-        return sim.now >= _next_tick(last, sim.kubelet_config(node.name).housekeeping_interval)
+        return sim.now > last and sim.now % sim.kubelet_config(node.name).housekeeping_interval == 0
 
     def step(self, sim: Simulation) -> bool:
         """Run the passes due now; True if any evicted a pod or changed a condition."""
@@ -79,13 +81,15 @@ class KubeletController:
     def next_time(self, sim: Simulation) -> int | None:
         """The next pass of a node where something may still change."""
         best: int | None = None
+        now = sim.now
         for node in sim.state.nodes.values():
             last = self.last.get(node.name)
             if last is None:
-                return sim.now
+                return now
             if manager_state(node).quiet() and not is_dirty(node):
                 continue
-            t = _next_tick(last, sim.kubelet_config(node.name).housekeeping_interval)
+            iv = sim.kubelet_config(node.name).housekeeping_interval
+            t = now if (now % iv == 0 and now > last) else _next_tick(now, iv)
             if best is None or t < best:
                 best = t
         return best
