@@ -329,7 +329,7 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
                   candidates: Sequence[Candidate], decided: str,
                   clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
-    trace.add(PICK.name, ps.key, f"chose {best.node}", decided)
+    trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
     for c in candidates:
         if c is not best:
             trace.add(PICK.name, ps.key, f"{c.node} not chosen",

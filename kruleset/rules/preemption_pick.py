@@ -131,14 +131,14 @@ def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
     """The chosen candidate and the criterion that decided (upstream ``SelectCandidate``).
 
     No candidates: ``(None, "")``.  A single candidate is taken without scoring
-    (``"only candidate"``).  Otherwise the candidates are ordered by the rule
+    (``""``: no criterion decided).  Otherwise the candidates are ordered by the rule
     set and the rule telling the winner from the runner-up is returned, e.g.
     ``"scheduler.preemption.pick.fewest-victims: 1 victim(s) < 2 victim(s)"``.
     """
     if not candidates:
         return None, ""
     if len(candidates) == 1:
-        return candidates[0], "only candidate"
+        return candidates[0], ""
     act = order if order is not None else ctx.profile.active(PICK.name)
     ranked = act.sort(ctx, candidates)
     return ranked[0], decide(ctx, act, ranked[0], ranked[1])
