@@ -670,3 +670,13 @@ def test_kubelet_config_zero_percent_needs_no_grace(tmp_path: Path) -> None:
         evictionSoft: {memory.available: "100%"}
         """)
     assert load_kubelet_config(path).soft == ()
+
+
+def test_examples_load() -> None:
+    examples = Path(__file__).parent.parent / "examples" / "manifests"
+    objs = load_objects(examples / "cluster.yaml")
+    dep = by_name(objs, Deployment)["checkout"]
+    running = [o for o in objs if isinstance(o, Pod) and o.owner_name == dep.name]
+    assert len(running) == 1 and running[0].owner_kind == "ReplicaSet"
+    assert load_scheduler_config(examples / "scheduler.yaml").plugin_args["NodeResourcesFit"]
+    assert load_kubelet_config(examples / "kubelet.yaml").reserved == Resources(300, 768 * MI)
