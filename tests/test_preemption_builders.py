@@ -26,7 +26,8 @@ def res(cpu: int) -> Resources:
     return Resources(cpu=cpu, memory=cpu)
 
 
-def make_pod(name: str, priority: int | None, cpu: int = 0, *, labels: Mapping[str, str] | None = None,
+def make_pod(name: str, priority: int | None, cpu: int = 0, *,
+             labels: Mapping[str, str] | None = None,
              namespace: str = "default", started: int | None = None,
              policy: str | None = None, **kw: object) -> Pod:
     """A one-container pod requesting ``cpu`` (and as many bytes of memory)."""

@@ -99,7 +99,7 @@ ELIGIBILITY = define_ruleset(
 # --- eligibility -----------------------------------------------------------------------------
 
 def terminating_by_preemption(ps: PodState) -> bool:
-    """Upstream ``podTerminatingByPreemption``: being deleted with DisruptionTarget PreemptionByScheduler.
+    """Upstream ``podTerminatingByPreemption``: deleted, DisruptionTarget PreemptionByScheduler.
 
     A pod terminating for another reason (an eviction, a plain delete) does not
     count (older releases counted any terminating pod).
@@ -108,7 +108,7 @@ def terminating_by_preemption(ps: PodState) -> bool:
 
 
 @rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
-      doc="A pod with preemptionPolicy Never never preempts (it still waits in the queue by priority).",
+      doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
       source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go PodEligibleToPreemptOthers")
 def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
     if ps.pod.effective_preemption_policy == NEVER:
@@ -197,7 +197,7 @@ class DryRun:
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
             offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
             statuses: Mapping[str, Failure] | None = None) -> DryRun:
-    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough candidates.
+    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough.
 
     Non-violating and violating candidates go into two lists of capacity
     ``wanted``; a full list drops further candidates silently.  The search stops
@@ -244,9 +244,9 @@ def _candidate(found: NodeVictims) -> Candidate:
 # --- the PostFilter plugin -----------------------------------------------------------------------
 
 @rule(POSTFILTER, PLUGIN,
-      doc="Preempt lower-priority pods on one node so the pod fits there (upstream DefaultPreemption).",
-      source="seed 002; seed 003 §11.4-§11.7; pkg/scheduler/framework/preemption Evaluator.Preempt, "
-             "plugins/defaultpreemption",
+      doc="Preempt lower-priority pods on one node so the pod fits there.",
+      source="seed 002; seed 003 §11.4-§11.7; pkg/scheduler/framework/preemption "
+             "Evaluator.Preempt, plugins/defaultpreemption",
       args=DEFAULT_ARGS)
 def _default_preemption(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
                         ) -> PostFilterResult | None:
@@ -299,14 +299,14 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
 
 
 def _lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
-    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated to ``node``."""
+    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
     prio = ps.pod.effective_priority
     return tuple(o for o in state.pods.values()
                  if o.nominated == node and o is not ps and o.node is None and not o.gone
                  and o.pod.effective_priority < prio)
 
 
-# --- explanations -----------------------------------------------------------------------------------
+# --- explanations ------------------------------------------------------------------------
 
 def _keys(pods: Sequence[PodState]) -> str:
     return "[" + ", ".join(p.key for p in pods) + "]"
@@ -339,8 +339,8 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
     why: Mapping[str, str] = best.details.get("why", {})
     violating: frozenset[str] = best.details.get("violating", frozenset())
     for v in best.victims:
-        before = [decide(ctx, order, v, r) for r in best.reprieved]
-        ahead = "; ".join(f"{r.key} kept: {d}" for r, d in zip(best.reprieved, before) if d)
+        kept = [(r.key, decide(ctx, order, v, r)) for r in best.reprieved]
+        ahead = "; ".join(f"{key} kept: {d}" for key, d in kept if d)
         trace.add("scheduler.preemption.victims", v.key, f"victim of {ps.key} on {best.node}",
                   f"priority {v.pod.effective_priority} < {prio}; {ps.key} does not fit if it "
                   f"stays ({why.get(v.key, '')})"

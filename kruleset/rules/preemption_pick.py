@@ -81,7 +81,7 @@ def _fewest_victims(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
 
 
 def earliest_start_of_highest(c: Candidate) -> int:
-    """Upstream ``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+    """Upstream ``GetEarliestPodStartTime``: earliest start of the highest-priority victims."""
     if not c.victims:
         return 0
     top = max(v.pod.effective_priority for v in c.victims)
@@ -118,10 +118,10 @@ def decide(ctx: Any, order: ActiveRuleSet, a: Any, b: Any) -> str:
         if ka == kb:
             continue
         show = r.rule.describe or repr
-        if r.rule.name in _NEGATED:
-            op = ">" if ka < kb else "<"
-        else:
-            op = "<" if ka < kb else ">"
+        first = ka < kb
+        if r.rule.name in _NEGATED:  # the key is negated: show the natural comparison
+            first = not first
+        op = "<" if first else ">"
         return f"{r.rule.name}: {show(ka)} {op} {show(kb)}"
     return ""
 

@@ -64,7 +64,7 @@ VICTIMS = define_ruleset(
 
 
 @rule(VICTIMS, "scheduler.preemption.victims.lower-priority-first",
-      doc="A lower-priority pod is less important: it becomes a victim first and is reprieved last.",
+      doc="A lower-priority pod is less important: it is a victim first and reprieved last.",
       source="seed 002 §4; seed 004; pkg/scheduler/util MoreImportantPod",
       describe=lambda k: f"priority {k}")
 def _by_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
