@@ -26,7 +26,6 @@ _CHAR = {"LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]", "LBRACE": "{", "RBR
 
 _TERMINAL_WORDS = {
     "RUN": "a word",
-    "GROUP": "'( … )'",
     "STRING": 'a "string"',
     "LPAR": "'('",
     "RPAR": "')'",

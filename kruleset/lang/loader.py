@@ -11,6 +11,7 @@ checked last, against everything the file ever declares or creates.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from ..errors import ScenarioError, Span
@@ -308,5 +309,13 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
                    base_line: int = 0) -> Scenario:
     """Parse and validate ``text`` into a Scenario (raises ScenarioError)."""
     src = Source(text, file, base_line, folder)
-    statements = parse_statements_raw(text, src)
-    return _Builder(src).run(statements)
+    # Reading builds many small objects and no cycles worth collecting; pausing
+    # the cyclic collector roughly halves the time for large files.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        statements = parse_statements_raw(text, src)
+        return _Builder(src).run(statements)
+    finally:
+        if enabled:
+            gc.enable()

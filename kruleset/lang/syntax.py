@@ -30,9 +30,10 @@ __all__ = [
     "last_word",
 ]
 
-_PIECE = re.compile(r"[^\s,|]+|[,|]")
+_PIECE = re.compile(r"\(([^()]*)\)|[^\s,|()]+|[,|]")
+_FINDITER = _PIECE.finditer
 _WORD_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])+\Z")
-_RUN_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!,|\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
+_RUN_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
 _BAD_CHAR = re.compile(r"\[[0-9]+\.\.[0-9]+\]|[A-Za-z0-9_.\/*:%+\-@~=<>!]")
 _ESCAPE = re.compile(r"\\(.)")
 
@@ -183,26 +184,35 @@ def _decode(raw: str, line: int, column: int) -> str:
 def split_run(text: str, line: int, column: int, out: list[Item]) -> None:
     """Append the words of a run of text starting at ``line``/``column`` to ``out``."""
     check = _RUN_OK.match(text) is None  # one test for the whole run in the usual case
-    for m in _PIECE.finditer(text):
-        value = m.group()
+    append = out.append
+    for m in _FINDITER(text):
+        value, inner = m.group(0, 1)
         col = column + m.start()
-        if value == ",":
-            out.append(Word("COMMA", value, line, col))
+        if inner is not None:
+            items: list[Item] = []
+            split_run(inner, line, col + 1, items)
+            append(Group(Word("LPAR", "(", line, col), items,
+                         Word("RPAR", ")", line, col + len(value) - 1)))
+        elif value == ",":
+            append(Word("COMMA", value, line, col))
         elif value == "|":
-            out.append(Word("BAR", value, line, col))
+            append(Word("BAR", value, line, col))
         else:
             if check and _WORD_OK.match(value) is None:
-                bad = _BAD_CHAR.sub(lambda mm: " " * len(mm.group()), value)
-                pos = len(bad) - len(bad.lstrip(" "))
-                ch = value[pos]
-                hint = 'strings use double quotes: "…"' if ch == "'" else ""
-                if ch == "[":
-                    raise LexError("'[' inside a word must start a range like n[1..3]", line,
-                                   col + pos, expected="a range [A..B] of whole numbers")
-                raise LexError(f"unexpected character {ch!r}", line, col + pos,
-                               expected="letters, digits and - . / * : % = < > !",
-                               suggestion=hint)
-            out.append(Word("WORD", value, line, col))
+                _bad_word(value, line, col)
+            append(Word("WORD", value, line, col))
+
+
+def _bad_word(value: str, line: int, col: int) -> None:
+    bad = _BAD_CHAR.sub(lambda mm: " " * len(mm.group()), value)
+    pos = len(bad) - len(bad.lstrip(" "))
+    ch = value[pos]
+    hint = 'strings use double quotes: "…"' if ch == "'" else ""
+    if ch == "[":
+        raise LexError("'[' inside a word must start a range like n[1..3]", line,
+                       col + pos, expected="a range [A..B] of whole numbers")
+    raise LexError(f"unexpected character {ch!r}", line, col + pos,
+                   expected="letters, digits and - . / * : % = < > !", suggestion=hint)
 
 
 def _flatten(children: list[Any], out: list[Item]) -> list[Item]:
@@ -244,14 +254,6 @@ class Builder(Transformer):  # type: ignore[type-arg]
         return Block(_tok(children[0]), children[1:-1], _tok(children[-1]))
 
     def group(self, children: list[Any]) -> Group:
-        if len(children) == 1:  # a GROUP token: one line, no nesting
-            tok = children[0]
-            raw = str(tok)
-            line, col = int(tok.line or 0), int(tok.column or 0)
-            items: list[Item] = []
-            split_run(raw[1:-1], line, col + 1, items)
-            return Group(Word("LPAR", "(", line, col), items,
-                         Word("RPAR", ")", line, col + len(raw) - 1))
         return Group(_tok(children[0]), _flatten(children[1:-1], []), _tok(children[-1]))
 
     def blist(self, children: list[Any]) -> BList:
