@@ -280,6 +280,10 @@ def _step_local_storage(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
     from .engine import Stop
 
     for ps in _active(p.node):
+        pod = ps.pod
+        # Only a size limit can be exceeded: a container limit also makes the pod's non-zero.
+        if not pod.emptydirs and not pod.limits.ephemeral_storage:
+            continue
         msg = _local_storage_violation(ps, p.layout)
         if msg is None or ps.pod.critical:
             continue
