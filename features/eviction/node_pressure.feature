@@ -62,6 +62,7 @@ Feature: Node-pressure eviction (seed 001, seed 003 §12)
       at 0s usage node n1 memory.available=50Mi
       at 15s usage node n1 memory.available=500Mi
       at 60s expect node n1 condition MemoryPressure
+      at 70s expect node n1 condition MemoryPressure false
       at 70s expect node n1 taint node.kubernetes.io/memory-pressure:NoSchedule absent
       """
     Then the expectations hold
