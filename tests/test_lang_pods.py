@@ -242,6 +242,8 @@ def test_deployment_template() -> None:
     ("deployment d replicas=1\npod d-1\n", "has the name deployment 'default/d' gives its pods",
      5),
     ("pod a/b/c\n", "not a pod reference", 5),
+    ("pod a static\n", "a static pod is run by the kubelet of one node", 5),
+    ("deployment d replicas=1 static\n", "cannot be static", 12),
     ("pod a*\n", "only allowed in expectations", 5),
 ])
 def test_pod_refusals(text: str, message: str, column: int) -> None:

@@ -10,6 +10,8 @@ Choices where LANGUAGE.md is silent:
   globalDefault).
 * PDB percentages must be whole (``50%``), as intstr percentages are.
 * ``pod`` takes a single name and ``pods`` a range.
+* ``static`` needs ``on NODE`` (a mirror pod belongs to one kubelet) and is
+  refused for deployments.
 """
 
 from __future__ import annotations
@@ -359,6 +361,9 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
         node_w = cur.word("a node name after 'on'")
         node = ctx.need_node(node_w.value, node_w).name
     spec = read_pod(ctx, cur, stmt)
+    if spec.kwargs.get("static") and not node:
+        raise src.error("a static pod is run by the kubelet of one node: add 'on NODE'", ref_w,
+                        expected=f"{kind.value} {ref_w.value} on NODE static")
     return [spec.make(ns, name, node_name=node, span=span) for ns, name in refs]
 
 
@@ -370,6 +375,9 @@ def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Sp
     if cur.peek_word() == "on":
         raise cur.error("a deployment's pods are placed by the scheduler; 'on' is for pods")
     spec = read_pod(ctx, cur, stmt, extras=("replicas",))
+    if spec.kwargs.get("static"):
+        raise src.error("a deployment's pods cannot be static (mirror) pods", ref_w,
+                        expected="a pod … on NODE static")
     rep = spec.extras.get("replicas")
     if rep is None or rep.value is None:
         raise src.error("a deployment needs replicas=N", rep.key if rep else cur.end_word(),
