@@ -12,7 +12,7 @@ from time import perf_counter
 
 from ..model.state import PodState
 from ..rules.engine import ActiveRuleSet
-from ..rules.postfilter import PostFilterResult, run_postfilter
+from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
 from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
 from .core import Simulation, register_controller
 
@@ -89,13 +89,23 @@ class SchedulerController:
         fit = result.fit_error
         assert fit is not None
         message = fit.message
+        before = sim.version
         pf = run_postfilter(ctx, ps, fit)
         if pf is not None:
             changed |= self._act(sim, ps, pf)
             if pf.message:
                 message = f"{message} {pf.message}"
+        else:
+            # Not eligible: upstream still appends the plugin's status message.
+            note = ctx.extra.get(POSTFILTER_MESSAGE)
+            if note:
+                message = f"{message} {note}"
         sensitive = any(f.rule.endswith(_BIND_SENSITIVE) for f in fit.failures.values())
-        self.tried[ps.key] = (sim.version, sim.bind_version, sensitive)
+        version = sim.version
+        if pf is not None and any(v.gone for v in pf.victims):
+            # Victims with a zero grace period are already gone: try again at once.
+            version = before
+        self.tried[ps.key] = (version, sim.bind_version, sensitive)
         if ps.schedule_message != message:
             ps.schedule_message = message
             rules = tuple(sorted({f.rule for f in fit.failures.values() if f.rule}))
