@@ -38,10 +38,10 @@ def cluster(*nodes: Node) -> ClusterState:
 
 def node(name: str, cpu: int = 4000, memory: int = 8 * GI, pods: int = 110,
          labels: Mapping[str, str] | None = None, taints: Sequence[Taint] = (),
-         unschedulable: bool = False, **scalars: int) -> Node:
-    """A node; cpu in millicores, memory in bytes, extra keyword args are extended resources."""
+         unschedulable: bool = False, extended: Mapping[str, int] | None = None) -> Node:
+    """A node; cpu in millicores, memory in bytes, ``extended`` resources by name."""
     res = {"cpu": cpu, "memory": memory, "pods": pods}
-    res.update({k.replace("__", "/").replace("_", "."): v for k, v in scalars.items()})
+    res.update(extended or {})
     return Node(name, Resources.of(res), labels=labels or {}, taints=tuple(taints),
                 unschedulable=unschedulable)
 

@@ -66,6 +66,18 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 PrepareFn = Callable[[Any, Mapping[str, Any], Pod], bool]
 _PREPARE: dict[str, PrepareFn] = {}
 
+# A filter's batch form: ``batch(ctx, args, pod, nodes)`` gives, for each node
+# of ``nodes``, exactly what ``fn(ctx, args, pod, node)`` would (a Failure or
+# None), or returns None when every node passes.  It exists only to avoid a
+# Python call per node on the hot path; results must be identical.
+BatchFilterFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]],
+                         "Sequence[Failure | None] | None"]
+_BATCH: dict[Callable[..., Any], BatchFilterFn] = {}
+# Nodes filtered together per batch when many must still be found: large
+# enough to amortise each rule's call, small enough not to filter many nodes
+# past the point where the search stops.
+_MIN_CHUNK = 32
+
 
 def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
     """Decorator: the PreFilter step of the filter rule ``rule_name``.
@@ -79,6 +91,21 @@ def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
     def wrap(fn: PrepareFn) -> PrepareFn:
         _PREPARE[rule_name] = fn
         return fn
+
+    return wrap
+
+
+def register_batch_filter(fn: Callable[..., Any]) -> Callable[[BatchFilterFn], BatchFilterFn]:
+    """Decorator: the batch form of the filter rule function ``fn`` (see ``_BATCH``).
+
+    Used by :func:`find_feasible` when tracing is off and no nominated pods
+    are involved; the results (feasible nodes, failures, the next start
+    offset) are the same as filtering node by node.
+    """
+
+    def wrap(batch: BatchFilterFn) -> BatchFilterFn:
+        _BATCH[fn] = batch
+        return batch
 
     return wrap
 
@@ -370,6 +397,11 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         return [], failures
     to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
     start = cursor.next_start % n
+    if ctx.trace is None and not noms and OVERLAY not in ctx.extra:
+        feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures)
+        if advance:
+            cursor.next_start = (start + processed) % n
+        return feasible, failures
     feasible: list[NodeState] = []
     processed = 0
     for i in range(n):
@@ -388,3 +420,58 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     if advance:
         cursor.next_start = (start + processed) % n
     return feasible, failures
+
+
+def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                  pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
+                  failures: dict[str, Failure]) -> tuple[list[NodeState], int]:
+    """The node-by-node search of :func:`find_feasible`, a chunk of nodes at a time.
+
+    Each rule runs once per chunk on the nodes that passed the rules before it
+    (the first failure per node wins, as node by node); then the chunk is
+    walked in order and the search stops exactly where the node-by-node loop
+    would, so feasible nodes, recorded failures and the number of nodes
+    processed are identical.  Rules are pure functions of the cluster, so
+    evaluating a few nodes past the stopping point changes nothing.
+    Returns the feasible nodes and the number of nodes processed.
+    """
+    n = len(order)
+    feasible: list[NodeState] = []
+    processed = 0
+    pos = 0
+    batches = [(_BATCH.get(fn), fn, args, name) for fn, args, name in rules]
+    while pos < n:
+        need = to_find - len(feasible)
+        size = min(n - pos, max(need, _MIN_CHUNK))
+        a = (start + pos) % n
+        b = a + size
+        chunk = order[a:b] if b <= n else [*order[a:], *order[:b - n]]
+        alive: Sequence[NodeState] = chunk
+        failed: dict[int, Failure] = {}
+        for batch, fn, args, name in batches:
+            if not alive:
+                break
+            res = batch(ctx, args, pod, alive) if batch is not None else [
+                fn(ctx, args, pod, node) for node in alive]
+            if res is None:
+                continue
+            survivors = []
+            for node, f in zip(alive, res, strict=True):
+                if f is None:
+                    survivors.append(node)
+                else:
+                    if not f.rule:
+                        f = Failure(f.reason, f.code, name, f.detail)
+                    failed[node.index] = f
+            alive = survivors
+        for node in chunk:
+            processed += 1
+            f = failed.get(node.index) if failed else None
+            if f is None:
+                feasible.append(node)
+                if len(feasible) >= to_find:
+                    return feasible, processed
+            else:
+                failures[node.name] = f
+        pos += size
+    return feasible, processed
