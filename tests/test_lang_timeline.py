@@ -296,7 +296,8 @@ def test_include_and_config_use_the_manifest_loaders(tmp_path: Path,
 
     def objects(path: Path, span):  # type: ignore[no-untyped-def]
         calls.append(("objects", path, span.line))
-        return [Node("y1", Resources.of({"cpu": 1000})), PriorityClass("yhigh", 5)]
+        return manifests.LoadedManifests(
+            (Node("y1", Resources.of({"cpu": 1000})), PriorityClass("yhigh", 5)))
 
     def scheduler(path: Path, span):  # type: ignore[no-untyped-def]
         calls.append(("scheduler", path, span.line))
@@ -306,7 +307,7 @@ def test_include_and_config_use_the_manifest_loaders(tmp_path: Path,
         calls.append(("kubelet", path, span.line))
         return KubeletConfig(housekeeping_interval=1)
 
-    monkeypatch.setattr(manifests, "load_objects", objects)
+    monkeypatch.setattr(manifests, "load_manifests", objects)
     monkeypatch.setattr(manifests, "load_scheduler_config", scheduler)
     monkeypatch.setattr(manifests, "load_kubelet_config", kubelet)
     for name in ("objs.yaml", "sched.yaml", "kubelet.yaml"):

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ScenarioError, Span
 from ..model.config import KubeletConfig, SchedulerConfig
-from ..model.scenario import Event, Expectation, KubeletBlock, Object, Scenario
+from ..model.scenario import Event, Expectation, KubeletBlock, Object, PodPhase, Scenario
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
@@ -191,10 +191,17 @@ class _Builder:
         cur.done()
         path = resolve_path(self.ctx, path_w)
         if head.value == "include":
-            objs = _call_loader("load_objects", path, span)
-            for sub, obj in enumerate(objs):
+            loaded = _call_loader("load_manifests", path, span)
+            for sub, obj in enumerate(loaded.objects):
                 self.ctx.register(obj, path_w, f"from {path_w.text}, {self.where(head)}")
                 self.objects.append((index, sub, obj))
+            # The model has no phase: a pod the file shows as Succeeded/Failed
+            # is declared where it ran and ends at 0s, before any other event,
+            # so it holds no resources (as upstream's scheduler cache).
+            for key in loaded.terminated:
+                phase = loaded.pod_phases[key]
+                self.events.append(Event(0, -1_000_000 + len(self.events),
+                                         PodPhase(key, phase, span=span)))
         elif what.value == "scheduler":
             if self.scheduler is not None:
                 raise src.error(f"the scheduler is already configured ({self.scheduler_where})",

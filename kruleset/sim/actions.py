@@ -106,10 +106,19 @@ def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     sim.changed()
 
 
+def _kubelet(sim: Simulation, a: sc.KubeletBlock) -> None:
+    # `at D kubelet NODE|* { … }`: new settings from now on (a kubelet restart).
+    if a.node == "*":
+        sim.default_kubelet = a.config
+    else:
+        sim.kubelets[a.node] = a.config
+    sim.changed()
+
+
 for _cls, _fn in (
     (sc.Create, _create), (sc.ScaleDeployment, _scale), (sc.DeletePod, _delete),
     (sc.Cordon, _cordon), (sc.TaintNode, _taint), (sc.LabelNode, _label),
     (sc.Ungate, _ungate), (sc.PodReadiness, _ready), (sc.PodPhase, _phase),
-    (sc.DeleteObject, _delete_object),
+    (sc.DeleteObject, _delete_object), (sc.KubeletBlock, _kubelet),
 ):
     register_action(_cls, _fn)

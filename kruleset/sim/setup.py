@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from ..model.objects import (
     Deployment,
     ElasticQuota,
@@ -66,7 +68,7 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         labels = {**(old.labels if old else {}), **obj.labels}
         st.namespaces[obj.name] = Namespace(obj.name, labels, obj.span)
     elif isinstance(obj, Node):
-        st.add_node(obj)
+        st.add_node(_with_kubelet_reserved(sim, obj))
     elif isinstance(obj, Pod):
         sim.changed()
         return create_pod(sim, obj, initial=initial)
@@ -81,6 +83,14 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         raise TypeError(f"cannot create {type(obj).__name__}")
     sim.changed()
     return None
+
+
+def _with_kubelet_reserved(sim: Simulation, node: Node) -> Node:
+    """A `config kubelet` file's systemReserved + kubeReserved, for nodes declaring none."""
+    reserved = getattr(sim.kubelet_config(node.name), "reserved", None)
+    if reserved is None or reserved.is_zero() or not node.reserved.is_zero():
+        return node
+    return attrs.evolve(node, reserved=reserved)
 
 
 def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState | None:
