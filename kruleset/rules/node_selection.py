@@ -462,11 +462,11 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                 else:
                     if not f.rule:
                         f = Failure(f.reason, f.code, name, f.detail)
-                    failed[node.index] = f
+                    failed[id(node)] = f
             alive = survivors
         for node in chunk:
             processed += 1
-            f = failed.get(node.index) if failed else None
+            f = failed.get(id(node)) if failed else None
             if f is None:
                 feasible.append(node)
                 if len(feasible) >= to_find:
