@@ -34,7 +34,7 @@ from ..model.config import PluginSet, SchedulerConfig
 from ..model.objects import NodeAffinity, TopologySpreadConstraint, WeightedNodeTerm
 from ..model.selectors import LabelSelector, NodeSelectorTerm, Requirement
 from .profile import Override, Profile
-from .registry import get_ruleset
+from .registry import get_ruleset, rulesets
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -179,6 +179,7 @@ def profile_for(cfg: SchedulerConfig | None, *, quotas_present: bool) -> Profile
     registered).  With a configuration, the configuration alone decides.
     Unknown plugin names are refused with a did-you-mean suggestion.
     """
+    rulesets()  # built-in rule modules register their plugins (CapacityScheduling) on import
     if cfg is None:
         if not quotas_present or "CapacityScheduling" not in PLUGINS:
             return Profile.default()
