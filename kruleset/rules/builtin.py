@@ -19,6 +19,7 @@ _MODULES = (
     "scores_interpod",
     "postfilter",
     "preemption",
+    "quota_reclaim",
     "kubelet_preemption",
     "kubelet_admission",
     "eviction_rank",
