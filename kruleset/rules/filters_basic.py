@@ -17,7 +17,7 @@ from ..model.objects import NodeAffinity, Pod
 from ..model.selectors import NodeSelectorTerm, Taint, Toleration
 from ..model.state import NodeState
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from .node_selection import overlay_for, register_prepare
+from .node_selection import overlay_for, register_batch_filter, register_prepare
 from .registry import rule
 from .scheduling import FILTERS
 
@@ -233,3 +233,49 @@ def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
     unresolvable = any(n != "pods" and q > a for n, q, _, a in short)
     return Failure(reasons[0], UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
                    detail={"reasons": reasons, "short": short})
+
+
+# --- batch forms (see node_selection.register_batch_filter) --------------------------------
+
+@register_batch_filter(_node_resources_fit)
+def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                            nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    req = pod.requests
+    if req.ephemeral_storage or req.scalars:
+        return [_node_resources_fit(ctx, args, pod, n) for n in nodes]
+    rc, rm = req.cpu, req.memory
+    out: list[Failure | None] = []
+    failed = False
+    for n in nodes:
+        alloc, used = n.allocatable, n.requested
+        if (used.pods + 1 > alloc.pods or (rc and rc > alloc.cpu - used.cpu)
+                or (rm and rm > alloc.memory - used.memory)):
+            out.append(_node_resources_fit(ctx, args, pod, n))
+            failed = True
+        else:
+            out.append(None)
+    return out if failed else None
+
+
+@register_batch_filter(_taint_toleration)
+def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    if not any(n.taints for n in nodes):
+        return None
+    return [_taint_toleration(ctx, args, pod, n) if n.taints else None for n in nodes]
+
+
+@register_batch_filter(_node_unschedulable)
+def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                            nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    if not any(n.unschedulable for n in nodes):
+        return None
+    return [_node_unschedulable(ctx, args, pod, n) for n in nodes]
+
+
+@register_batch_filter(_node_name)
+def _node_name_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                   nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    if not pod.node_name:
+        return None
+    return [_node_name(ctx, args, pod, n) for n in nodes]

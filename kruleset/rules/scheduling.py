@@ -7,7 +7,7 @@ lives in its own module (``filters_*.py``, ``scores_*.py``) and registers on
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -29,7 +29,9 @@ __all__ = [
     "ScheduleResult",
     "fit_message",
     "schedule_one",
+    "register_batch_score",
     "schedule_pod",
+    "score_nodes",
 ]
 
 QUEUE = define_ruleset(
@@ -109,6 +111,62 @@ class ScheduleResult:
         return self.fit_error.message if self.fit_error else ""
 
 
+class PerNode(Mapping[str, int]):
+    """Node name -> score, built into a dict only when read (the hot path never reads it)."""
+
+    __slots__ = ("_names", "_values", "_dict")
+
+    def __init__(self, names: Sequence[str], values: Sequence[int]) -> None:
+        self._names = names
+        self._values = values
+        self._dict: dict[str, int] | None = None
+
+    def _d(self) -> dict[str, int]:
+        if self._dict is None:
+            self._dict = dict(zip(self._names, self._values, strict=True))
+        return self._dict
+
+    def __getitem__(self, key: str) -> int:
+        return self._d()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d())
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(self._d())
+
+
+class _PerRule(Mapping[str, Mapping[str, int]]):
+    """Rule name -> node name -> normalised score, built lazily."""
+
+    __slots__ = ("_names", "_raw", "_dict")
+
+    def __init__(self, names: Sequence[str], raw: Mapping[str, Sequence[int]]) -> None:
+        self._names = names
+        self._raw = raw
+        self._dict: dict[str, Mapping[str, int]] | None = None
+
+    def _d(self) -> dict[str, Mapping[str, int]]:
+        if self._dict is None:
+            self._dict = {r: PerNode(self._names, v) for r, v in self._raw.items()}
+        return self._dict
+
+    def __getitem__(self, key: str) -> Mapping[str, int]:
+        return self._d()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d())
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(self._d())
+
+
 def fit_message(num_nodes: int, failures: Mapping[str, Failure],
                 prefilter: Failure | None = None) -> str:
     """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {…}.``
@@ -163,6 +221,52 @@ def _gates(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     return None
 
 
+# --- scoring ---------------------------------------------------------------------
+
+BatchScoreFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]], list[int]]
+_BATCH_SCORES: dict[Callable[..., Any], BatchScoreFn] = {}
+
+
+def register_batch_score(fn: Callable[..., Any]) -> Callable[[BatchScoreFn], BatchScoreFn]:
+    """Decorator: the all-nodes form of the score rule function ``fn``.
+
+    ``batch(ctx, args, pod, nodes) -> [raw score per node]`` must return what
+    ``[fn(ctx, args, pod, n) for n in nodes]`` would; it exists so the hot
+    path makes one call per rule and cycle instead of one per node.
+    """
+
+    def wrap(batch: BatchScoreFn) -> BatchScoreFn:
+        _BATCH_SCORES[fn] = batch
+        return batch
+
+    return wrap
+
+
+def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
+                ) -> tuple[list[int], dict[str, list[int]]]:
+    """Every enabled score rule on ``nodes``: weighted totals and each rule's normalised scores.
+
+    The same result as ``ActiveRuleSet.scores``, using batch forms where rules have them.
+    """
+    totals = [0] * len(nodes)
+    per_rule: dict[str, list[int]] = {}
+    for a in ctx.profile.active(SCORES.name).rules:
+        fn = a.rule.fn
+        batch = _BATCH_SCORES.get(fn)
+        if batch is not None:
+            raw = batch(ctx, a.args, pod, nodes)
+        else:
+            args = a.args
+            raw = [fn(ctx, args, pod, n) for n in nodes]
+        if a.rule.normalize is not None:
+            raw = a.rule.normalize(ctx, a.args, pod, nodes, raw)
+        per_rule[a.rule.name] = raw
+        w = a.weight
+        if w:
+            totals = [t + w * v for t, v in zip(totals, raw, strict=True)]
+    return totals, per_rule
+
+
 # --- the cycle -----------------------------------------------------------------
 
 def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) -> ScheduleResult:
@@ -193,17 +297,22 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             trace.add("scheduler.score", f"{pod.key} on {only.name}", "only feasible node")
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
-    totals, per_rule = ctx.profile.active(SCORES.name).scores(ctx, pod, feasible)
-    best = max(range(len(feasible)), key=lambda i: (totals[i], -feasible[i].index))
-    scores = {n.name: totals[i] for i, n in enumerate(feasible)}
+    totals, per_rule = score_nodes(ctx, pod, feasible)
+    # Highest total; ties go to the node declared first (upstream: random).
+    best = 0
+    top = totals[0]
+    for i in range(1, len(feasible)):
+        t = totals[i]
+        if t > top or (t == top and feasible[i].index < feasible[best].index):
+            best, top = i, t
+    names = tuple(n.name for n in feasible)
     if trace is not None:
         for i, n in enumerate(feasible):
             parts = ", ".join(f"{r}={v[i]}" for r, v in per_rule.items())
             trace.add("scheduler.score", f"{pod.key} on {n.name}", str(totals[i]), parts)
     return ScheduleResult(
-        pod.key, feasible[best].name, None, scores,
-        {r: {n.name: v[i] for i, n in enumerate(feasible)} for r, v in per_rule.items()},
-        tuple(n.name for n in feasible),
+        pod.key, feasible[best].name, None, PerNode(names, totals),
+        _PerRule(names, per_rule), names,
     )
 
 

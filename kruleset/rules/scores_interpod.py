@@ -20,7 +20,7 @@ from ..model.objects import Pod
 from ..model.state import NodeState
 from .filters_topology import pod_index, resolve_term
 from .registry import rule
-from .scheduling import SCORES
+from .scheduling import SCORES, register_batch_score
 
 __all__ = ["interpod_topology_score"]
 
@@ -106,3 +106,11 @@ def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState
     for pair in node.labels.items():
         total += scores.get(pair, 0)
     return total
+
+
+@register_batch_score(_interpod_score)
+def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                        nodes: Sequence[NodeState]) -> list[int]:
+    if not _state(ctx, args, pod):
+        return [0] * len(nodes)
+    return [_interpod_score(ctx, args, pod, n) for n in nodes]

@@ -13,7 +13,7 @@ from typing import Any
 from ..model.objects import NodeAffinity, Pod
 from ..model.state import NodeState
 from .registry import rule
-from .scheduling import SCORES
+from .scheduling import SCORES, register_batch_score
 
 __all__ = ["default_normalize"]
 
@@ -80,3 +80,19 @@ def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: Node
             if wt.term.matches(labels, name):
                 total += wt.weight
     return total
+
+
+@register_batch_score(_taint_score)
+def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                     nodes: Sequence[NodeState]) -> list[int]:
+    return [_taint_score(ctx, args, pod, n) if n.taints else 0 for n in nodes]
+
+
+@register_batch_score(_node_affinity_score)
+def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                             nodes: Sequence[NodeState]) -> list[int]:
+    na = pod.node_affinity
+    added: NodeAffinity | None = args.get("addedAffinity")
+    if (na is None or not na.preferred) and (added is None or not added.preferred):
+        return [0] * len(nodes)
+    return [_node_affinity_score(ctx, args, pod, n) for n in nodes]

@@ -31,9 +31,8 @@ from typing import Any
 from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.state import NodeState, Tally
-from .node_selection import overlay_for
 from .registry import rule
-from .scheduling import SCORES
+from .scheduling import SCORES, register_batch_score
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -54,16 +53,15 @@ DEFAULT_SHAPE: tuple[tuple[int, int], ...] = ((0, 10), (100, 0))
 
 
 def resource_pairs(node: NodeState, pod_req: Resources, used: Tally,
-                   resources: Sequence[tuple[str, int]], ctx: Any = None
-                   ) -> list[tuple[int, int, int]]:
+                   resources: Sequence[tuple[str, int]]) -> list[tuple[int, int, int]]:
     """``(allocatable, requested incl. the pod, weight)`` per scored resource.
 
     Upstream ``calculateResourceAllocatableRequest``: resources with
     allocatable 0 and extended resources the pod does not request are left
-    out.  ``used`` is the node's non-zero or real tally.
+    out.  ``used`` is the node's non-zero or real tally.  (Scores run on the
+    real cluster only, never under a filter overlay.)
     """
     alloc = node.allocatable
-    ov = overlay_for(ctx, node) if ctx is not None else None
     out = []
     for name, w in resources:
         r = pod_req.get(name)
@@ -72,11 +70,27 @@ def resource_pairs(node: NodeState, pod_req: Resources, used: Tally,
         a = alloc.get(name)
         if a == 0:
             continue
-        u = used.get(name)
-        if ov is not None:
-            u += ov.delta.get(name)
-        out.append((a, u + r, w))
+        out.append((a, used.get(name) + r, w))
     return out
+
+
+def _cpu_mem_pairs(node: NodeState, pod_req: Resources, used: Tally, wc: int, wm: int
+                   ) -> list[tuple[int, int, int]]:
+    # The default resources (cpu and memory), without the generic lookups.
+    alloc = node.allocatable
+    out = []
+    if alloc.cpu:
+        out.append((alloc.cpu, used.cpu + pod_req.cpu, wc))
+    if alloc.memory:
+        out.append((alloc.memory, used.memory + pod_req.memory, wm))
+    return out
+
+
+def _pairs(node: NodeState, pod_req: Resources, used: Tally,
+           resources: Sequence[tuple[str, int]]) -> list[tuple[int, int, int]]:
+    if len(resources) == 2 and resources[0][0] == "cpu" and resources[1][0] == "memory":
+        return _cpu_mem_pairs(node, pod_req, used, resources[0][1], resources[1][1])
+    return resource_pairs(node, pod_req, used, resources)
 
 
 def least_allocated(pairs: Sequence[tuple[int, int, int]]) -> int:
@@ -159,8 +173,8 @@ def balanced_score(pairs: Sequence[tuple[int, int, int]]) -> int:
 
 
 def _resources(args: Mapping[str, Any]) -> Sequence[tuple[str, int]]:
-    res = args.get("resources") or DEFAULT_RESOURCES
-    return tuple(res)
+    res: Sequence[tuple[str, int]] = args.get("resources") or DEFAULT_RESOURCES
+    return res
 
 
 @rule(SCORES, "scheduler.score.NodeResourcesFit",
@@ -171,7 +185,7 @@ def _resources(args: Mapping[str, Any]) -> Sequence[tuple[str, int]]:
       args={"type": "LeastAllocated", "resources": DEFAULT_RESOURCES, "shape": DEFAULT_SHAPE},
       weight=1)
 def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    pairs = resource_pairs(node, pod.nonzero_requests, node.nonzero, _resources(args), ctx)
+    pairs = _pairs(node, pod.nonzero_requests, node.nonzero, _resources(args))
     kind = args.get("type") or "LeastAllocated"
     if kind == "MostAllocated":
         return most_allocated(pairs)
@@ -190,4 +204,68 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> i
     req = pod.requests
     if all(req.get(name) == 0 for name, _ in resources):
         return 0
-    return balanced_score(resource_pairs(node, req, node.requested, resources, ctx))
+    return balanced_score(_pairs(node, req, node.requested, resources))
+
+
+# --- batch forms (one call per cycle; the same integer and float arithmetic) ---------------
+
+def _default_resources(args: Mapping[str, Any]) -> tuple[int, int] | None:
+    res = _resources(args)
+    if len(res) == 2 and res[0][0] == "cpu" and res[1][0] == "memory":
+        return res[0][1], res[1][1]
+    return None
+
+
+@register_batch_score(_fit_score)
+def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                   nodes: Sequence[NodeState]) -> list[int]:
+    weights = _default_resources(args)
+    kind = args.get("type") or "LeastAllocated"
+    if weights is None or kind != "LeastAllocated":
+        return [_fit_score(ctx, args, pod, n) for n in nodes]
+    wc, wm = weights
+    req = pod.nonzero_requests
+    rc, rm = req.cpu, req.memory
+    out = []
+    for n in nodes:
+        alloc, used = n.allocatable, n.nonzero
+        ac, am = alloc.cpu, alloc.memory
+        score = total = 0
+        if ac:
+            r = used.cpu + rc
+            score += (0 if r > ac else (ac - r) * MAX_NODE_SCORE // ac) * wc
+            total += wc
+        if am:
+            r = used.memory + rm
+            score += (0 if r > am else (am - r) * MAX_NODE_SCORE // am) * wm
+            total += wm
+        out.append(score // total if total else 0)
+    return out
+
+
+@register_batch_score(_balanced)
+def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                  nodes: Sequence[NodeState]) -> list[int]:
+    resources = _resources(args)
+    req = pod.requests
+    if all(req.get(name) == 0 for name, _ in resources):
+        return [0] * len(nodes)
+    if _default_resources(args) is None:
+        return [_balanced(ctx, args, pod, n) for n in nodes]
+    rc, rm = req.cpu, req.memory
+    out = []
+    for n in nodes:
+        alloc, used = n.allocatable, n.requested
+        ac, am = alloc.cpu, alloc.memory
+        if ac and am:
+            fc = float(used.cpu + rc) / float(ac)
+            fm = float(used.memory + rm) / float(am)
+            if fc > 1:
+                fc = 1.0
+            if fm > 1:
+                fm = 1.0
+            std = abs((fc - fm) / 2)
+            out.append(int((1 - std) * float(MAX_NODE_SCORE)))
+        else:
+            out.append(balanced_score(_pairs(n, req, used, resources)))
+    return out

@@ -27,7 +27,7 @@ from .filters_spread import (
 )
 from .filters_topology import pod_index
 from .registry import rule
-from .scheduling import FEASIBLE, SCORES
+from .scheduling import FEASIBLE, SCORES, register_batch_score
 
 __all__ = ["spread_prescore"]
 
@@ -151,3 +151,11 @@ def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) 
             cnt = s.counts[i].get(labels[c.key], 0)
         total += float(cnt) * s.weights[i] + float(c.max_skew - 1)
     return _go_round(total)
+
+
+@register_batch_score(_spread_score)
+def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                      nodes: Sequence[NodeState]) -> list[int]:
+    if _state(ctx, args, pod) is None:
+        return [0] * len(nodes)
+    return [_spread_score(ctx, args, pod, n) for n in nodes]
