@@ -3,6 +3,44 @@
 This module holds the cycle's driver and the rule sets; each filter and score
 lives in its own module (``filters_*.py``, ``scores_*.py``) and registers on
 :data:`FILTERS` / :data:`SCORES`.  Upstream: ``pkg/scheduler/schedule_one.go``.
+
+Embedding one decision, without a timeline (:func:`schedule_pod`)::
+
+    from kruleset.model.objects import Container, Node, Pod
+    from kruleset.model.resources import Resources
+    from kruleset.model.selectors import Taint
+    from kruleset.model.state import ClusterState
+    from kruleset.rules.scheduling import schedule_pod
+
+    GI = 2**30
+    state = ClusterState()
+    state.add_node(Node("n1", Resources(cpu=4000, memory=8 * GI, pods=110),
+                        taints=(Taint("dedicated", "db", "NoSchedule"),)))
+    state.add_node(Node("n2", Resources(cpu=4000, memory=8 * GI, pods=110)))
+    busy = state.add_pod(Pod("default", "busy",
+                             containers=(Container("c", Resources(cpu=2000)),)))
+    state.bind(busy, "n2")
+    web = Pod("default", "web", containers=(Container("c", Resources(cpu=3000)),))
+
+    result = schedule_pod(state, web)
+    result.node        # None: n1 is tainted, n2 has 2 of its 4 CPUs left
+    result.message     # '0/2 nodes are available: 1 Insufficient cpu,
+                       #  1 node(s) had untolerated taint {dedicated: db}.'
+    {n: f.code for n, f in result.fit_error.failures.items()}
+                       # {'n1': 'UnschedulableAndUnresolvable', 'n2': 'Unschedulable'}
+                       # (preemption may only try n2)
+
+    small = Pod("default", "small", containers=(Container("c", Resources(cpu=500)),))
+    schedule_pod(state, small).node   # 'n2'
+
+
+``schedule_pod`` changes nothing in the state; pass a
+:class:`~kruleset.rules.profile.Profile` (e.g. from
+:func:`kruleset.rules.scheduler_profile.profile_for`) to use a
+KubeSchedulerConfiguration, and a :class:`~kruleset.rules.engine.Trace` to
+see every rule that ran.  With several feasible nodes, ``result.scores``
+holds each node's weighted total and ``result.per_rule`` each score rule's
+normalised 0-100 score per node.
 """
 
 from __future__ import annotations
