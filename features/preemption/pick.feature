@@ -139,3 +139,18 @@ Feature: Choosing the node to preempt on (seed 002 §6; seed 003 §11.6)
       expect victims of default/p = [default/c]
       """
     Then the expectations hold
+
+  # B-002-03-01: only nodes whose status is Unschedulable are tried; a tainted node
+  # (UnschedulableAndUnresolvable) is never a candidate even though its pod is lowest.
+  Scenario: B-002-03-01 only Unschedulable nodes are tried
+    Given the scenario:
+      """
+      node n1 cpu=2 memory=4Gi taints(dedicated=batch:NoSchedule)
+      node n2 cpu=2 memory=4Gi
+      pod lowest on n1 priority=1 requests(cpu=2)
+      pod other on n2 priority=500 requests(cpu=2)
+      at 10s create pod p priority=1000 requests(cpu=1)
+      expect victims of default/p = [default/other]
+      expect pod lowest not preempted
+      """
+    Then the expectations hold
