@@ -283,3 +283,18 @@ def test_quota_view_removes_and_adds_without_touching_the_usage() -> None:
     assert u.infos["ns1"].used.cpu == 2000
     view.add(ps)
     assert view.used("ns1").cpu == 2000
+
+
+def test_explain_says_loudly_that_a_left_out_core_resource_is_zero() -> None:
+    from kruleset.rules.engine import Trace
+
+    st = cluster(ElasticQuota("ns1", min=Resources(cpu=4000, memory=8 << 30),
+                              max=Resources(cpu=4000)))
+    trace = Trace()
+    f = check_quota(st, pod("ns1", "p", 1000, mem=1 << 30), trace=trace)
+    assert f is not None and f.rule == MAX_RULE and f.detail["resource"] == "memory"
+    notes = [e.why for e in trace.entries if e.result == "note"]
+    assert any("max does not list memory" in n and "counts as 0" in n for n in notes)
+    quiet = Trace()
+    assert check_quota(st, pod("ns1", "q", 1000), trace=quiet) is None
+    assert not [e for e in quiet.entries if e.result == "note"]
