@@ -247,7 +247,7 @@ def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     out: list[Failure | None] = []
     failed = False
     for n in nodes:
-        alloc, used = n.allocatable, n.requested
+        alloc, used = n.node.allocatable, n.requested
         if (used.pods + 1 > alloc.pods or (rc and rc > alloc.cpu - used.cpu)
                 or (rm and rm > alloc.memory - used.memory)):
             out.append(_node_resources_fit(ctx, args, pod, n))

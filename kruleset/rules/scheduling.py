@@ -300,7 +300,15 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
             raw = a.rule.normalize(ctx, a.args, pod, nodes, raw)
         per_rule[a.rule.name] = raw
         w = a.weight
-        if w:
+        if not w or not raw:
+            continue
+        first = raw[0]
+        if raw.count(first) == len(raw):
+            # The same score everywhere (often 0 or 100): one constant to add.
+            if first:
+                k = w * first
+                totals = [t + k for t in totals]
+        else:
             totals = [t + w * v for t, v in zip(totals, raw, strict=True)]
     return totals, per_rule
 
@@ -343,7 +351,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
         t = totals[i]
         if t > top or (t == top and feasible[i].index < feasible[best].index):
             best, top = i, t
-    names = tuple(n.name for n in feasible)
+    names = tuple([n.node.name for n in feasible])
     if trace is not None:
         for i, n in enumerate(feasible):
             parts = ", ".join(f"{r}={v[i]}" for r, v in per_rule.items())

@@ -226,20 +226,20 @@ def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     wc, wm = weights
     req = pod.nonzero_requests
     rc, rm = req.cpu, req.memory
-    out = []
+    out: list[int] = []
+    append = out.append
     for n in nodes:
-        alloc, used = n.allocatable, n.nonzero
+        alloc = n.node.allocatable
+        used = n.nonzero
         ac, am = alloc.cpu, alloc.memory
-        score = total = 0
-        if ac:
-            r = used.cpu + rc
-            score += (0 if r > ac else (ac - r) * MAX_NODE_SCORE // ac) * wc
-            total += wc
-        if am:
-            r = used.memory + rm
-            score += (0 if r > am else (am - r) * MAX_NODE_SCORE // am) * wm
-            total += wm
-        out.append(score // total if total else 0)
+        if ac and am:
+            r1 = used.cpu + rc
+            r2 = used.memory + rm
+            s1 = 0 if r1 > ac else (ac - r1) * 100 // ac
+            s2 = 0 if r2 > am else (am - r2) * 100 // am
+            append((s1 * wc + s2 * wm) // (wc + wm))
+        else:
+            append(_fit_score(ctx, args, pod, n))
     return out
 
 
@@ -253,19 +253,22 @@ def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     if _default_resources(args) is None:
         return [_balanced(ctx, args, pod, n) for n in nodes]
     rc, rm = req.cpu, req.memory
-    out = []
+    out: list[int] = []
+    append = out.append
     for n in nodes:
-        alloc, used = n.allocatable, n.requested
+        alloc = n.node.allocatable
+        used = n.requested
         ac, am = alloc.cpu, alloc.memory
         if ac and am:
+            # float64 operands, then divide, as upstream (exact below 2**53).
             fc = float(used.cpu + rc) / float(ac)
             fm = float(used.memory + rm) / float(am)
             if fc > 1:
                 fc = 1.0
             if fm > 1:
                 fm = 1.0
-            std = abs((fc - fm) / 2)
-            out.append(int((1 - std) * float(MAX_NODE_SCORE)))
+            d = (fc - fm) / 2
+            append(int((1 - (d if d >= 0 else -d)) * 100.0))
         else:
-            out.append(balanced_score(_pairs(n, req, used, resources)))
+            append(balanced_score(_pairs(n, req, used, resources)))
     return out
