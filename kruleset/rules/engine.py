@@ -120,20 +120,56 @@ class TraceEntry:
 
 
 class Trace:
-    """An append-only list of :class:`TraceEntry`, optionally for one subject only."""
+    """An append-only list of :class:`TraceEntry`, optionally for one subject only.
 
-    __slots__ = ("entries", "now")
+    Recording is cheap: :meth:`add` keeps a plain tuple and :meth:`defer` a
+    producer for a whole group of entries (a 5,000-node filter search is one
+    group); :attr:`entries` builds the :class:`TraceEntry` objects, in
+    recording order, only when read.  ``len()`` never builds them.
+    """
+
+    __slots__ = ("_items", "_entries", "_done", "_count", "now")
 
     def __init__(self) -> None:
-        self.entries: list[TraceEntry] = []
+        # Each item: (rule, subject, result, why, time) or (count, producer, time).
+        self._items: list[tuple[Any, ...]] = []
+        self._entries: list[TraceEntry] = []
+        self._done = 0
+        self._count = 0
         self.now = 0
 
     def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
         """Record one evaluation."""
-        self.entries.append(TraceEntry(rule, subject, result, why, self.now))
+        self._items.append((rule, subject, result, why, self.now))
+        self._count += 1
+
+    def defer(self, count: int,
+              produce: Callable[[], Iterable[tuple[str, str, str, str]]]) -> None:
+        """Record ``count`` evaluations that ``produce()`` lists as (rule, subject, result, why).
+
+        ``produce`` is called at most once, when :attr:`entries` is first read
+        after this call; it must yield exactly ``count`` tuples and read only
+        values that do not change afterwards.
+        """
+        self._items.append((count, produce, self.now))
+        self._count += count
+
+    @property
+    def entries(self) -> list[TraceEntry]:
+        """Every entry in recording order (built on first read of new records)."""
+        items, out = self._items, self._entries
+        for i in range(self._done, len(items)):
+            item = items[i]
+            if len(item) == 5:
+                out.append(TraceEntry(*item))
+            else:
+                _, produce, time = item
+                out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in produce())
+        self._done = len(items)
+        return out
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return self._count
 
     def __bool__(self) -> bool:  # an empty trace is still "on"
         return True

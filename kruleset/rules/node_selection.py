@@ -26,7 +26,7 @@ added to, the node being checked, as upstream's PreFilter extensions
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -397,8 +397,15 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         return [], failures
     to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
     start = cursor.next_start % n
-    if ctx.trace is None and not noms and OVERLAY not in ctx.extra:
-        feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures)
+    trace = ctx.trace
+    # A trace without deferred groups (a caller's own recorder) gets the
+    # node-by-node loop below, which records entry by entry.
+    if not noms and OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
+        fail_at: dict[str, int] | None = {} if trace is not None else None
+        feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures,
+                                            fail_at)
+        if trace is not None and fail_at is not None:
+            _trace_search(trace, pod, rules, order, start, processed, failures, fail_at)
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
@@ -424,7 +431,8 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
 
 def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                   pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
-                  failures: dict[str, Failure]) -> tuple[list[NodeState], int]:
+                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None
+                  ) -> tuple[list[NodeState], int]:
     """The node-by-node search of :func:`find_feasible`, a chunk of nodes at a time.
 
     Each rule runs once per chunk on the nodes that passed the rules before it
@@ -433,13 +441,15 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     would, so feasible nodes, recorded failures and the number of nodes
     processed are identical.  Rules are pure functions of the cluster, so
     evaluating a few nodes past the stopping point changes nothing.
-    Returns the feasible nodes and the number of nodes processed.
+    Returns the feasible nodes and the number of nodes processed; with
+    ``fail_at``, also which rule (its position) failed each failed node.
     """
     n = len(order)
     feasible: list[NodeState] = []
     processed = 0
     pos = 0
-    batches = [(_BATCH.get(fn), fn, args, name) for fn, args, name in rules]
+    batches = [(k, _BATCH.get(fn), fn, args, name) for k, (fn, args, name) in enumerate(rules)]
+    failed_at: dict[int, int] = {}
     while pos < n:
         need = to_find - len(feasible)
         size = min(n - pos, max(need, _MIN_CHUNK))
@@ -448,7 +458,7 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
         chunk = order[a:b] if b <= n else [*order[a:], *order[:b - n]]
         alive: Sequence[NodeState] = chunk
         failed: dict[int, Failure] = {}
-        for batch, fn, args, name in batches:
+        for k, batch, fn, args, name in batches:
             if not alive:
                 break
             res = batch(ctx, args, pod, alive) if batch is not None else [
@@ -463,6 +473,8 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                     if not f.rule:
                         f = Failure(f.reason, f.code, name, f.detail)
                     failed[id(node)] = f
+                    if fail_at is not None:
+                        failed_at[id(node)] = k
             alive = survivors
         for node in chunk:
             processed += 1
@@ -473,5 +485,43 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                     return feasible, processed
             else:
                 failures[node.name] = f
+                if fail_at is not None:
+                    fail_at[node.name] = failed_at[id(node)]
         pos += size
     return feasible, processed
+
+
+def _trace_search(trace: Any, pod: Pod,
+                  rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                  order: Sequence[NodeState], start: int, processed: int,
+                  failures: Mapping[str, Failure], fail_at: Mapping[str, int]) -> None:
+    """Record the search's trace as one deferred group of the node-by-node entries.
+
+    The entries (per node visited, each rule ``pass`` until the one that
+    fails) are exactly those of the node-by-node loop, in its order;
+    they are only built when the trace is read, so tracing a 5,000-node
+    search costs a few microseconds per node instead of an object per rule.
+    """
+    names = [name for _, _, name in rules]
+    n = len(order)
+    nodes = [order[(start + i) % n] for i in range(processed)]
+    width = len(names)
+    count = 0
+    for node in nodes:
+        k = fail_at.get(node.name)
+        count += width if k is None else k + 1
+    key = pod.key
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for node in nodes:
+            subject = f"{key} on {node.name}"
+            k = fail_at.get(node.name)
+            if k is None:
+                for name in names:
+                    yield name, subject, "pass", ""
+            else:
+                for name in names[:k]:
+                    yield name, subject, "pass", ""
+                yield names[k], subject, "fail", failures[node.name].reason
+
+    trace.defer(count, produce)
