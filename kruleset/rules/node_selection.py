@@ -235,7 +235,10 @@ def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
     :func:`run_filters_with_nominated` for upstream's two-pass check.
 
     ``ctx`` is a :class:`~kruleset.rules.scheduling.ScheduleContext`; the
-    per-cycle PreFilter state is computed on first use for ``pod``.
+    per-cycle PreFilter state is computed on first use for ``pod`` and kept
+    in ``ctx.extra`` (reused by PostFilter after a failed cycle).  If the
+    cluster itself changes (pods really bound or removed), call
+    ``ctx.extra.clear()`` before judging the pod again.
 
     Example (preemption's selectVictimsOnNode)::
 
