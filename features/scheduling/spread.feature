@@ -318,18 +318,18 @@ Feature: Pod topology spread constraints (seed 003 §5)
 
   # B-003-05-26
   # B-003-05-28
-  # The deployment's pod would go to the roomier n1 on resources alone; the
-  # built-in hostname constraint (maxSkew 3, ScheduleAnyway) counts the web pod
-  # already on n1 and tips it to n2.
+  # On resources alone both replicas would go to the roomier n1; the built-in
+  # hostname constraint (maxSkew 3, ScheduleAnyway) counts web-1 on n1 and tips
+  # web-2 to n2.
   Scenario: B-003-05-28 the built-in default constraints spread a deployment's pods over hostnames
     Given the scenario:
       """
       node n1 cpu=16 memory=64Gi
       node n2 cpu=4 memory=16Gi
-      pod old on n1 labels(app=web)
       pod filler on n2 requests(cpu=2)
-      deployment web replicas=1 labels(app=web) requests(cpu=100m, memory=128Mi)
-      expect pod web-1 running on n2
+      deployment web replicas=2 labels(app=web) requests(cpu=100m, memory=128Mi)
+      expect pod web-1 running on n1
+      expect pod web-2 running on n2
       """
     Then the expectations hold
 
@@ -341,10 +341,10 @@ Feature: Pod topology spread constraints (seed 003 §5)
       config scheduler "features/scheduling/no-default-spread.yaml"
       node n1 cpu=16 memory=64Gi
       node n2 cpu=4 memory=16Gi
-      pod old on n1 labels(app=web)
       pod filler on n2 requests(cpu=2)
-      deployment web replicas=1 labels(app=web) requests(cpu=100m, memory=128Mi)
+      deployment web replicas=2 labels(app=web) requests(cpu=100m, memory=128Mi)
       expect pod web-1 running on n1
+      expect pod web-2 running on n1
       """
     Then the expectations hold
 
@@ -355,10 +355,10 @@ Feature: Pod topology spread constraints (seed 003 §5)
       config scheduler "features/scheduling/zone-default-spread.yaml"
       node a1 cpu=16 memory=64Gi labels(topology.kubernetes.io/zone=a)
       node b1 cpu=4 memory=16Gi labels(topology.kubernetes.io/zone=b)
-      pod old on a1 labels(app=web)
       pod filler on b1 requests(cpu=2)
-      deployment web replicas=1 labels(app=web) requests(cpu=100m, memory=128Mi)
-      expect pod web-1 running on b1
+      deployment web replicas=2 labels(app=web) requests(cpu=100m, memory=128Mi)
+      expect pod web-1 running on a1
+      expect pod web-2 running on b1
       """
     Then the expectations hold
 
