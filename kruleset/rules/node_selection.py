@@ -412,7 +412,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
-    feasible: list[NodeState] = []
+    feasible = []
     processed = 0
     for i in range(n):
         node = order[(start + i) % n]
