@@ -403,7 +403,8 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     trace = ctx.trace
     # A trace without deferred groups (a caller's own recorder) gets the
     # node-by-node loop below, which records entry by entry.
-    if not noms and OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
+    if OVERLAY not in ctx.extra and (
+            trace is None or (not noms and hasattr(trace, "defer"))):
         fail_at: dict[str, int] | None = {} if trace is not None else None
         feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures,
                                             fail_at)
@@ -448,6 +449,7 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     ``fail_at``, also which rule (its position) failed each failed node.
     """
     n = len(order)
+    noms: dict[str, list[PodState]] = ctx.extra[_NOMINATED]
     feasible: list[NodeState] = []
     processed = 0
     pos = 0
@@ -461,6 +463,16 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
         chunk = order[a:b] if b <= n else [*order[a:], *order[:b - n]]
         alive: Sequence[NodeState] = chunk
         failed: dict[int, Failure] = {}
+        if noms:
+            # Nodes with nominated pods get upstream's two-pass check one by one.
+            alive = []
+            for node in chunk:
+                if node.name in noms:
+                    f = run_filters_with_nominated(ctx, pod, node)
+                    if f is not None:
+                        failed[id(node)] = f
+                else:
+                    alive.append(node)
         for k, batch, fn, args, name in batches:
             if not alive:
                 break
