@@ -30,6 +30,7 @@ table is printed; ``--quick`` uses small sizes and writes nothing unless
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import hashlib
 import json
@@ -124,8 +125,47 @@ def _percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
 
 
-def measure_simulation(wl: w.Workload, trace: bool) -> dict[str, Any]:
-    """Load and simulate ``wl``; time the measured decisions."""
+class _Stop(Exception):
+    """Raised inside the scheduler's timing hook to end a run at its budget."""
+
+
+class _Budget(dict[str, float]):
+    """The scheduler's timing dict, which also ends the run at a budget.
+
+    When the first attempt of a new measured pod is recorded after the wall
+    budget ran out, or when ``cap`` measured pods were already recorded, the
+    run stops.  The traced run gets the untraced run's count as ``cap``, so
+    both stop after the same pod and their decisions compare exactly.
+    """
+
+    def __init__(self, budget: float, cap: int | None) -> None:
+        super().__init__()
+        self.budget = budget
+        self.deadline: float | None = None  # set when the first measured pod is recorded
+        self.cap = cap
+        self.count = 0
+        self.stopped = False
+
+    def __setitem__(self, key: str, value: float) -> None:
+        if key not in self and f"/{w.MEASURED_PREFIX}" in key:
+            now = time.perf_counter()
+            if self.deadline is None:
+                self.deadline = now + self.budget
+            if (self.cap is not None and self.count >= self.cap) or (
+                    self.cap is None and now > self.deadline):
+                self.stopped = True
+                raise _Stop
+            self.count += 1
+        super().__setitem__(key, value)
+
+
+def measure_simulation(wl: w.Workload, trace: bool, budget: float,
+                       cap: int | None) -> dict[str, Any]:
+    """Load and simulate ``wl``; time the measured decisions.
+
+    Scheduling runs stop ``budget`` seconds after the first measured pod (or
+    after ``cap`` measured pods), reporting the pods measured so far.
+    """
     import kruleset
     from kruleset.sim.core import Simulation
     from kruleset.sim.scheduler import TIMINGS
@@ -134,7 +174,7 @@ def measure_simulation(wl: w.Workload, trace: bool) -> dict[str, Any]:
     scenario = kruleset.load(wl.text)
     loaded = time.perf_counter() - began
     sim = Simulation(scenario, trace=trace)
-    timings: dict[str, float] = {}
+    timings = _Budget(budget, cap)
     sim.extra[TIMINGS] = timings
     settle = sim._settle
     spent = [0.0]
@@ -149,20 +189,22 @@ def measure_simulation(wl: w.Workload, trace: bool) -> dict[str, Any]:
     sim._settle = timed_settle  # type: ignore[method-assign]
     gc.collect()
     t0 = time.perf_counter()
-    result = sim.run()
+    with contextlib.suppress(_Stop):
+        sim.run()
     wall = time.perf_counter() - t0
     kinds: dict[str, int] = {}
-    for d in result.decisions:
+    for d in sim.decisions:
         kinds[d.kind] = kinds.get(d.kind, 0) + 1
     out: dict[str, Any] = {
         "load_seconds": loaded, "run_seconds": wall, "decision_kinds": kinds,
-        "digest": digest(result.decisions),
-        "trace_entries": len(result.trace) if result.trace is not None else 0,
+        "digest": digest(sim.decisions),
+        "trace_entries": len(sim.trace) if sim.trace is not None else 0,
+        "stopped_at_budget": timings.stopped,
     }
     if wl.kind == "schedule":
         prefix = f"/{w.MEASURED_PREFIX}"
         times = [t for k, t in timings.items() if prefix in k]
-        placed = sum(1 for ps in result.state.pods.values()
+        placed = sum(1 for ps in sim.state.pods.values()
                      if prefix in ps.key and ps.node is not None)
         total = sum(times)
         rates = _windows(times)
@@ -240,7 +282,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     elif wl.kind == "parse":
         out = measure_parse(wl)
     else:
-        out = measure_simulation(wl, spec["trace"])
+        out = measure_simulation(wl, spec["trace"], spec.get("budget", 40.0), spec.get("cap"))
     out["peak_memory_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -259,7 +301,7 @@ def spawn(spec: dict[str, Any]) -> dict[str, Any]:
 
 # --- the suite ---------------------------------------------------------------------------------
 
-def run_workload(name: str, quick: bool) -> dict[str, Any]:
+def run_workload(name: str, quick: bool, budget: float = 40.0) -> dict[str, Any]:
     """Both runs of one workload and the report row."""
     wl = suite(quick)[name]()
     row: dict[str, Any] = {
@@ -281,8 +323,9 @@ def run_workload(name: str, quick: bool) -> dict[str, Any]:
             wl.kind == "parse" or first["peak_memory_mib"] <= 2048)
         row["deterministic"] = first.get("digest") == second.get("digest")
         return row
-    off = spawn({"name": name, "quick": quick, "trace": False})
-    on = spawn({"name": name, "quick": quick, "trace": True})
+    off = spawn({"name": name, "quick": quick, "trace": False, "budget": budget})
+    cap = off.get("measured") if off.get("stopped_at_budget") else None
+    on = spawn({"name": name, "quick": quick, "trace": True, "budget": 10 * budget, "cap": cap})
     row["runs"] = [off, on]
     if "error" in off or "error" in on:
         row["met"] = False
@@ -339,6 +382,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         ratio = r.get("trace_ratio")
         err = off.get("error")
         placed = (f" ({_fmt(off['measured_placed'])})" if "measured_placed" in off else "")
+        if off.get("stopped_at_budget"):
+            placed += " †"
         lines.append(
             f"| {r['name']} | {_fmt(r['nodes'])} | {_fmt(r['initial_pods'])} "
             f"| {_fmt(off.get('measured', r['measured_pods']))}{placed} | {avg} | {p50} | {p90} "
@@ -365,6 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="workload names to run")
     parser.add_argument("--no-growth", action="store_true", help="skip the cost-growth table")
     parser.add_argument("--out", type=Path, help="folder for the JSON results")
+    parser.add_argument("--budget", type=float, default=40.0,
+                        help="seconds of simulation per scheduling run before it stops and "
+                             "reports the pods measured so far (default 40)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -376,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in names:
         t0 = time.perf_counter()
-        row = run_workload(name, args.quick)
+        row = run_workload(name, args.quick, args.budget)
         row["benchmark_seconds"] = time.perf_counter() - t0
         row["machine"] = info
         rows.append(row)
@@ -393,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"Machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}")
     print(table(rows))
+    if any((r.get("runs") or [{}])[0].get("stopped_at_budget") for r in rows):
+        print("† stopped at the time budget: rates are over the pods measured by then")
     if growth:
         print()
         print(growth_table(growth))
