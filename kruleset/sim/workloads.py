@@ -9,6 +9,8 @@ README).
 
 from __future__ import annotations
 
+import hashlib
+
 import attrs
 
 from ..model.state import PodState
@@ -16,6 +18,20 @@ from .core import Simulation, register_controller
 from .setup import create_pod
 
 __all__ = ["DeploymentController"]
+
+
+TEMPLATE_HASH = "pod-template-hash"
+
+
+def template_hash(key: str) -> str:
+    """A stable stand-in for the ReplicaSet's pod-template-hash.
+
+    Upstream's ReplicaSet selects its pods by the deployment's selector plus
+    this label, and the scheduler's default spreading selects a pod's siblings
+    through that ReplicaSet: without it, pods of deployments declared without
+    labels would not be spread as upstream spreads them.
+    """
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
 def owned(sim: Simulation, key: str) -> list[PodState]:
@@ -52,8 +68,10 @@ class DeploymentController:
                 while f"{dep.namespace}/{dep.name}-{n}" in sim.state.pods:
                     n += 1
                     counters[key] = n
+                labels = dict(dep.template.labels)
+                labels.setdefault(TEMPLATE_HASH, template_hash(key))
                 pod = attrs.evolve(dep.template, name=f"{dep.name}-{n}", namespace=dep.namespace,
-                                   owner_kind="ReplicaSet", owner_name=dep.name)
+                                   owner_kind="ReplicaSet", owner_name=dep.name, labels=labels)
                 ps = create_pod(sim, pod)
                 if ps is not None:
                     sim.record("created", ps, None, f"deployment/{dep.name}", "", "",
