@@ -19,8 +19,19 @@ def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario
     column and a suggestion when the scenario is refused.
     """
     from . import lang
+    from .errors import ScenarioError
+    from .sim.setup import build_profile
 
-    return lang.load(source, file=file)
+    scenario = lang.load(source, file=file)
+    # A scheduler configuration is refused before anything runs, at its line.
+    try:
+        build_profile(scenario)
+    except ScenarioError as e:
+        if e.line or scenario.scheduler is None:
+            raise
+        raise ScenarioError(e.message, scenario.scheduler.span, expected=e.expected,
+                            suggestion=e.suggestion) from None
+    return scenario
 
 
 def run(scenario: Scenario | str | os.PathLike[str], *, profile: Profile | None = None,

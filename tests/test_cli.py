@@ -131,3 +131,15 @@ def test_shipped_example_runs() -> None:
                           str(ROOT / "examples")], capture_output=True, text=True, cwd=ROOT,
                          check=False)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_bad_scheduler_config_is_refused_by_check(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "s.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n"
+        "      enabled:\n      - name: NodeResourcesFitt\n")
+    kr = _write(tmp_path, "s.kr", 'node n1 cpu=1 memory=1Gi\nconfig scheduler "s.yaml"\n')
+    assert main(["check", "--no-color", str(kr)]) == ExitCode.REFUSED
+    out = capsys.readouterr().out
+    assert f"{kr}:2:1:" in out and "did you mean 'NodeResourcesFit'?" in out
