@@ -347,6 +347,8 @@ def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
                        p.profile)
     ranking = p.profile.active(rank_name)
     ranked = ranking.sort(rctx, pods)
+    if p.trace is not None:
+        _trace_ranking(p.trace, ranking, rctx, ranked, t.signal)
     resource = SIGNAL_RESOURCE[t.signal]
     for ps in ranked:
         if ps.pod.critical:
@@ -360,6 +362,17 @@ def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
                                     ("kubelet.eviction.pass.evict-one", rank_name)))
         return Stop(None, f"evict {ps.key}")
     return Stop(None, "every pod is critical")
+
+
+def _trace_ranking(trace: Any, ranking: Any, rctx: Any, ranked: list[PodState],
+                   signal: str) -> None:
+    """For --explain: the ranking, and which rule put each pod before the next."""
+    trace.add(ranking.name, rctx.node.name, "ranked",
+              f"{signal}: " + ", ".join(ps.key for ps in ranked))
+    for i, (a, b) in enumerate(zip(ranked, ranked[1:], strict=False)):
+        decided = ranking.decider(rctx, a, b)
+        why = f"{decided[0]}: {decided[1]}" if decided else "a tie, kept in input order"
+        trace.add(ranking.name, a.key, f"#{i + 1} before {b.key}", why)
 
 
 def _active(node: NodeState) -> list[PodState]:
