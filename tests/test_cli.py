@@ -143,3 +143,22 @@ def test_a_bad_scheduler_config_is_refused_by_check(tmp_path: Path,
     assert main(["check", "--no-color", str(kr)]) == ExitCode.REFUSED
     out = capsys.readouterr().out
     assert f"{kr}:2:1:" in out and "did you mean 'NodeResourcesFit'?" in out
+
+
+def test_explain_shows_the_eviction_ranking(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    kr = _write(tmp_path, "e.kr", """\
+node n1 cpu=4 memory=8Gi
+kubelet n1 {
+  eviction-hard memory.available<500Mi
+}
+pod a requests(memory=1Gi) usage(memory=2Gi) priority=10
+pod b requests(memory=1Gi) usage(memory=1Gi) priority=5
+pod c usage(memory=500Mi)
+at 20s usage node n1 memory.available=400Mi
+expect evictions = [c]
+""")
+    assert main(["run", "--no-color", "--explain", "a", str(kr)]) == 0
+    out = capsys.readouterr().out
+    assert "ranked: memory.available: default/c, default/a, default/b" in out
+    assert "default/a] #2 before default/b" in out and "exceeds" in out
