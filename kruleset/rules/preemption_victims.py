@@ -54,6 +54,11 @@ __all__ = [
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
+# Whether victim selection may take its arithmetic fast path (see
+# ``_fast_victims``); False forces the general path, which the fast path must
+# match decision for decision (tests compare the two).
+FAST_PATH = True
+
 VictimPredicate = Callable[[Any, Pod, PodState, NodeState], bool]
 
 VICTIMS = define_ruleset(
