@@ -269,6 +269,30 @@ class Pod:
         s(self, "critical", self.static or (
             self.priority is not None and self.priority >= SYSTEM_CRITICAL_PRIORITY))
 
+    def replace(self, **changes: Any) -> Pod:
+        """``attrs.evolve(self, **changes)``, several times faster for plain fields.
+
+        API admission rewrites every pod (priority, default tolerations); for
+        150,000 pods the generic ``evolve`` (every field read and passed to
+        ``__init__``, derived facts recomputed) is seconds.  Fields with a
+        converter, and anything the derived facts depend on, take the
+        generic path, so the result is always what ``evolve`` gives.
+        """
+        if not _FAST_FIELDS.issuperset(changes):
+            return attrs.evolve(self, **changes)
+        new = object.__new__(Pod)
+        s = object.__setattr__
+        for name in _POD_SLOTS:
+            s(new, name, getattr(self, name))
+        for name, value in changes.items():
+            s(new, name, value)
+        if "name" in changes or "namespace" in changes:
+            s(new, "key", f"{new.namespace}/{new.name}")
+        if "priority" in changes:
+            s(new, "critical", new.static or (
+                new.priority is not None and new.priority >= SYSTEM_CRITICAL_PRIORITY))
+        return new
+
     @property
     def effective_priority(self) -> int:
         """spec.priority, 0 when not set (as the scheduler reads it)."""
@@ -328,6 +352,14 @@ def _derived(containers: tuple[Container, ...], inits: tuple[Container, ...],
         _DERIVED[key] = out
     last[0], last[1], last[2], last[3] = containers, inits, overhead, out
     return out
+
+
+# Pod.replace: the fields it may set directly (no converter; of the derived
+# facts only ``key`` and ``critical`` depend on them, and it recomputes those),
+# and every slot it copies.
+_FAST_FIELDS = frozenset({"name", "namespace", "priority", "priority_class",
+                          "preemption_policy", "tolerations", "node_name", "gates"})
+_POD_SLOTS = tuple(a.name for a in attrs.fields(Pod))
 
 
 def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
