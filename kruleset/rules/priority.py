@@ -219,8 +219,10 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
         # kruleset: a bare `priority=N` stands for a pod whose class has that value.
         value, cname = pod.priority, ""
     # kruleset: `preemption=` on the pod overrides the class's policy (see module doc).
-    return attrs.evolve(
-        pod, priority=value, priority_class=cname,
+    # Pod.replace: attrs.evolve's result, without its generic cost (every pod
+    # created goes through here).
+    return pod.replace(
+        priority=value, priority_class=cname,
         preemption_policy=pod.preemption_policy or policy,
     )
 

@@ -79,7 +79,8 @@ def default_tolerations(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECONDS) -> 
         extra.append(Toleration(UNREACHABLE, "Exists", "", "NoExecute", seconds))
     if not extra:
         return pod
-    return attrs.evolve(pod, tolerations=pod.tolerations + tuple(extra))
+    # Pod.replace: attrs.evolve's result, cheaper (every pod created comes here).
+    return pod.replace(tolerations=pod.tolerations + tuple(extra))
 
 
 def min_toleration_seconds(used: Sequence[Toleration]) -> int | None:
