@@ -62,6 +62,7 @@ from .preemption_victims import (
     NodeVictims,
     PdbBudget,
     VictimPredicate,
+    fast_plan,
     pdb_budgets,
     select_victims_on_node,
 )
@@ -211,13 +212,14 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     violating: list[Candidate] = []
     failed: dict[str, Failure] = {}
     order = ctx.profile.active(VICTIMS.name)
+    plan = fast_plan(ctx, pod)  # once for every node of the dry run
     visited = 0
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
         status = statuses.get(node.name) if statuses is not None else None
         found = select_victims_on_node(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                                       status=status, order=order)
+                                       status=status, order=order, plan=plan)
         if isinstance(found, Failure):
             failed[node.name] = found
             continue

@@ -35,17 +35,29 @@ import attrs
 
 from ..model.objects import Pod, PodDisruptionBudget
 from ..model.quantity import format_duration
+from ..model.resources import Resources
 from ..model.state import ClusterState, NodeState, PodState
 from .engine import UNRESOLVABLE, ActiveRuleSet, Failure
-from .node_selection import run_filters_with_nominated
+from .filters_interpod import _STATE as INTERPOD_STATE
+from .filters_spread import _STATE as SPREAD_STATE
+from .node_selection import (
+    _ALL_RULES,
+    OVERLAY,
+    nominated_pods,
+    prepare_cycle,
+    run_filters_with_nominated,
+)
 from .registry import define_ruleset, rule
 
 __all__ = [
+    "FAST_PATH",
     "NO_VICTIMS",
     "VICTIMS",
+    "FastPlan",
     "NodeVictims",
     "PdbBudget",
     "VictimPredicate",
+    "fast_plan",
     "importance_order",
     "pdb_budgets",
     "select_victims_on_node",
@@ -53,6 +65,7 @@ __all__ = [
 ]
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
+PORTS_MESSAGE = "node(s) didn't have free ports for the requested pod ports"
 
 # Whether victim selection may take its arithmetic fast path (see
 # ``_fast_victims``); False forces the general path, which the fast path must
@@ -179,7 +192,7 @@ class NodeVictims:
 def select_victims_on_node(
     ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
     may_be_victim: VictimPredicate | None = None, status: Failure | None = None,
-    order: ActiveRuleSet | None = None,
+    order: ActiveRuleSet | None = None, plan: FastPlan | None | bool = True,
 ) -> NodeVictims | Failure:
     """Upstream ``SelectVictimsOnNode`` for ``pod`` on ``node``: the victims, or why none.
 
@@ -188,7 +201,9 @@ def select_victims_on_node(
     ``may_be_victim`` narrows the lower-priority pods (default: all of them).
     A returned :class:`Failure` has upstream's code and reason: U&U
     ``No preemption victims found for incoming pod``, or the filter failure seen
-    with every potential victim removed.
+    with every potential victim removed.  ``plan`` is the pod's
+    :func:`fast_plan` when the caller computed it once for many nodes
+    (``True``: compute it here; ``None``: the general path only).
     """
     prio = pod.effective_priority
     potential = [ps for ps in node.pods.values()
@@ -196,6 +211,12 @@ def select_victims_on_node(
                  and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
     if not potential:
         return Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
+    if plan is True:
+        plan = fast_plan(ctx, pod)
+    if isinstance(plan, FastPlan):
+        fast = _fast_victims(ctx, pod, node, potential, budgets, order, plan)
+        if fast is not None:
+            return fast
     removed = {ps.key for ps in potential}
 
     def check() -> Failure | None:
@@ -220,6 +241,200 @@ def select_victims_on_node(
             removed.add(ps.key)
             victims.append(ps)
             why[ps.key] = f.reason
+            if counts:
+                num_violations += 1
+    if violating and fine:
+        victims = importance_order(ctx, victims, order)
+    return NodeVictims(node.name, tuple(victims), num_violations, tuple(reprieved),
+                       frozenset(ps.key for ps in violating), why)
+
+
+# --- the arithmetic fast path ----------------------------------------------------------------
+#
+# Victim selection asks "does the pod fit once these pods are gone?" once with
+# every potential victim removed and once per reprieve.  When the only enabled
+# filters whose answer depends on the node's pods are NodeResourcesFit and
+# NodePorts (the pod has no pod (anti-)affinity or required spreading, no pod
+# of the cluster has anti-affinity against it, and no pod is nominated to the
+# node), that answer is integer arithmetic on the node's requested totals and
+# a count of host-port conflicts: no overlay, no filter run.  Every other
+# filter looks at the node only, so it is evaluated once per node.  Anything
+# else (tracing, an overlay already in force, another filter, a failure
+# that needs its full Failure object) takes the general path.
+
+_NODE_ONLY = frozenset({"scheduler.filter.NodeUnschedulable", "scheduler.filter.NodeName",
+                        "scheduler.filter.TaintToleration", "scheduler.filter.NodeAffinity"})
+_PORTS = "scheduler.filter.NodePorts"
+_FIT = "scheduler.filter.NodeResourcesFit"
+_SPREAD = "scheduler.filter.PodTopologySpread"
+_INTERPOD = "scheduler.filter.InterPodAffinity"
+_DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
+                  "scheduler.preemption.victims.later-start-first")
+
+
+@attrs.frozen(slots=True)
+class FastPlan:
+    """What the fast path needs to know about the preemptor, computed once per dry run.
+
+    ``node_only`` are the filters that read the node alone (run once per
+    node); ``checks`` the pod-dependent ones in filter order (``"ports"`` or
+    ``"fit"``); ``ignored`` NodeResourcesFit's ignored resources (and
+    ``group/*`` patterns); ``ports`` the pod's host ports.
+    """
+
+    node_only: tuple[tuple[Callable[..., Any], Mapping[str, Any]], ...]
+    checks: tuple[str, ...]
+    ignored: frozenset[str]
+    ports: frozenset[Any]
+
+
+def fast_plan(ctx: Any, pod: Pod) -> FastPlan | None:
+    """The fast-path plan for ``pod``, or None when the general path must run."""
+    if not FAST_PATH or ctx.trace is not None or OVERLAY in ctx.extra:
+        return None
+    prepared = prepare_cycle(ctx, pod)
+    skipped = {name for _, _, name in ctx.extra[_ALL_RULES]} - {name for _, _, name in prepared}
+    node_only: list[tuple[Callable[..., Any], Mapping[str, Any]]] = []
+    checks: list[str] = []
+    ignored: frozenset[str] = frozenset()
+    for fn, args, name in ctx.extra[_ALL_RULES]:
+        if name in _NODE_ONLY:
+            # A rule whose PreFilter skipped it passes every node.
+            if name not in skipped:
+                node_only.append((fn, args))
+        elif name == _PORTS:
+            if pod.host_ports:
+                checks.append("ports")
+        elif name == _FIT:
+            checks.append("fit")
+            ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
+                f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))
+        elif name == _SPREAD:
+            if ctx.extra.get(SPREAD_STATE) is not None:
+                return None
+        elif name == _INTERPOD:
+            s = ctx.extra.get(INTERPOD_STATE)
+            if s is not None and (s.affinity or s.anti or s.existing_anti):
+                return None
+        else:
+            return None
+    return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports))
+
+
+def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapping[str, int],
+                ignored: frozenset[str]) -> str | None:
+    """NodeResourcesFit's first reason for ``used`` = [cpu, memory, ephemeral, pods], or None.
+
+    The checks and their order are ``filters_basic.insufficient_resources``'.
+    """
+    if used[3] + 1 > alloc.pods:
+        return "Too many pods"
+    if not (req.cpu or req.memory or req.ephemeral_storage or req.scalars):
+        return None
+    if req.cpu and req.cpu > alloc.cpu - used[0]:
+        return "Insufficient cpu"
+    if req.memory and req.memory > alloc.memory - used[1]:
+        return "Insufficient memory"
+    if req.ephemeral_storage and req.ephemeral_storage > alloc.ephemeral_storage - used[2]:
+        return "Insufficient ephemeral-storage"
+    for name, q in req.scalars:
+        if q == 0 or name in ignored or (
+                "/" in name and ignored and name.split("/", 1)[0] + "/*" in ignored):
+            continue
+        if q > alloc.get(name) - scalars.get(name, 0):
+            return f"Insufficient {name}"
+    return None
+
+
+def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
+                  budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
+                  plan: FastPlan) -> NodeVictims | Failure | None:
+    """The general path's answer by arithmetic, or None where the general path must decide."""
+    for fn, args in plan.node_only:
+        if fn(ctx, args, pod, node) is not None:
+            return None
+    if nominated_pods(ctx, pod, node):
+        return None
+    tally = node.requested
+    used = [tally.cpu, tally.memory, tally.ephemeral_storage, tally.pods]
+    # Extended resources: the node's totals, copied on first change.
+    scalars: dict[str, int] = tally.scalars  # type: ignore[assignment]
+    copied = False
+    for ps in potential:
+        r = ps.pod.requests
+        used[0] -= r.cpu
+        used[1] -= r.memory
+        used[2] -= r.ephemeral_storage
+        used[3] -= r.pods
+        if r.scalars:
+            if not copied:
+                scalars, copied = dict(scalars), True
+            for k, v in r.scalars:
+                scalars[k] = scalars.get(k, 0) - v
+    wanted = plan.ports
+    # Host-port conflicts of the pods that stay on the node.
+    conflicts = 0
+    if wanted:
+        gone = {ps.key for ps in potential}
+        for ps in node.pods.values():
+            if ps.key not in gone and any(hp in wanted for hp in ps.pod.host_ports):
+                conflicts += 1
+    req, alloc, ignored, checks = pod.requests, node.allocatable, plan.ignored, plan.checks
+
+    def reason() -> str | None:
+        for c in checks:
+            if c == "fit":
+                r = _fit_reason(req, alloc, used, scalars, ignored)
+                if r is not None:
+                    return r
+            elif conflicts:
+                return PORTS_MESSAGE
+        return None
+
+    if reason() is not None:
+        # Not a candidate; the general path builds the exact failure.
+        return None
+    if order is None:
+        order = ctx.profile.active(VICTIMS.name)
+    if tuple(a.rule.name for a in order.rules) == _DEFAULT_ORDER:
+        ordered = sorted(potential, key=lambda ps: (ps.pod.effective_priority,
+                                                    -ps.effective_start), reverse=True)
+    else:
+        ordered = importance_order(ctx, potential, order)
+    violating, fine = split_by_pdb(ordered, budgets)
+    victims: list[PodState] = []
+    reprieved: list[PodState] = []
+    why: dict[str, str] = {}
+    num_violations = 0
+    for group, counts in ((violating, True), (fine, False)):
+        for ps in group:
+            p = ps.pod
+            r = p.requests
+            used[0] += r.cpu
+            used[1] += r.memory
+            used[2] += r.ephemeral_storage
+            used[3] += r.pods
+            if r.scalars:
+                if not copied:
+                    scalars, copied = dict(scalars), True
+                for k, v in r.scalars:
+                    scalars[k] = scalars.get(k, 0) + v
+            clash = bool(wanted) and any(hp in wanted for hp in p.host_ports)
+            conflicts += clash
+            why_not = reason()
+            if why_not is None:
+                reprieved.append(ps)
+                continue
+            # It goes again: undo the additions.
+            used[0] -= r.cpu
+            used[1] -= r.memory
+            used[2] -= r.ephemeral_storage
+            used[3] -= r.pods
+            for k, v in r.scalars:
+                scalars[k] -= v  # type: ignore[index]
+            conflicts -= clash
+            victims.append(ps)
+            why[ps.key] = why_not
             if counts:
                 num_violations += 1
     if violating and fine:
