@@ -39,7 +39,7 @@ preemption do?" without a timeline.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -64,6 +64,7 @@ from .preemption_victims import (
     VictimPredicate,
     fast_plan,
     pdb_budgets,
+    select_or_defer,
     select_victims_on_node,
 )
 from .profile import Profile
@@ -210,17 +211,16 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     n = len(nodes)
     non_violating: list[Candidate] = []
     violating: list[Candidate] = []
-    failed: dict[str, Failure] = {}
+    failed: dict[str, Failure | None] = {}
     order = ctx.profile.active(VICTIMS.name)
     plan = fast_plan(ctx, pod)  # once for every node of the dry run
     visited = 0
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        status = statuses.get(node.name) if statuses is not None else None
-        found = select_victims_on_node(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                                       status=status, order=order, plan=plan)
-        if isinstance(found, Failure):
+        found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                                order=order, plan=plan)
+        if found is None or isinstance(found, Failure):
             failed[node.name] = found
             continue
         if not found.victims:
@@ -235,7 +235,52 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             violating.append(c)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
-    return DryRun(tuple(non_violating + violating), failed, visited, wanted)
+    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed)
+    if ctx.trace is not None or not (non_violating or violating):
+        statuses.resolve()  # read at once by the caller: build them now
+    return DryRun(tuple(non_violating + violating), statuses, visited, wanted)
+
+
+class _Statuses(Mapping[str, Failure]):
+    """The dry run's failed nodes, in visiting order, with their failures.
+
+    A node the fast path found to be no candidate has its exact failure (the
+    general path's) built only when the statuses are first read; read them
+    before the cluster changes.
+    """
+
+    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
+                 may_be_victim: VictimPredicate | None, order: Any,
+                 failed: dict[str, Failure | None]) -> None:
+        self._args = (ctx, pod, budgets, may_be_victim, order)
+        self._failed = failed
+        self._pending = any(f is None for f in failed.values())
+
+    def resolve(self) -> dict[str, Failure | None]:
+        """Build every deferred failure; the complete mapping."""
+        if self._pending:
+            ctx, pod, budgets, may_be_victim, order = self._args
+            state = ctx.state
+            for name, f in self._failed.items():
+                if f is None:
+                    got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
+                                                 may_be_victim=may_be_victim, order=order,
+                                                 plan=None)
+                    assert isinstance(got, Failure), "a deferred node must stay no candidate"
+                    self._failed[name] = got
+            self._pending = False
+        return self._failed
+
+    def __getitem__(self, name: str) -> Failure:
+        f = self.resolve()[name]
+        assert f is not None
+        return f
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._failed)
+
+    def __len__(self) -> int:
+        return len(self._failed)
 
 
 def _candidate(found: NodeVictims) -> Candidate:

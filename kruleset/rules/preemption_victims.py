@@ -60,6 +60,7 @@ __all__ = [
     "fast_plan",
     "importance_order",
     "pdb_budgets",
+    "select_or_defer",
     "select_victims_on_node",
     "split_by_pdb",
 ]
@@ -205,6 +206,23 @@ def select_victims_on_node(
     :func:`fast_plan` when the caller computed it once for many nodes
     (``True``: compute it here; ``None``: the general path only).
     """
+    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim, order=order,
+                            plan=plan)
+    if found is not None:
+        return found
+    return _general(ctx, pod, node, budgets, may_be_victim, order)
+
+
+def select_or_defer(
+    ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
+    may_be_victim: VictimPredicate | None = None, order: ActiveRuleSet | None = None,
+    plan: FastPlan | None | bool = True,
+) -> NodeVictims | Failure | None:
+    """:func:`select_victims_on_node`, except that a node the fast path knows is no
+    candidate (the pod does not fit even with every potential victim gone) gives
+    ``None``: its exact failure is left to the general path, for a caller that
+    needs it (a dry run that found candidates and traces nothing never does).
+    """
     prio = pod.effective_priority
     potential = [ps for ps in node.pods.values()
                  if ps.pod.effective_priority < prio
@@ -215,8 +233,22 @@ def select_victims_on_node(
         plan = fast_plan(ctx, pod)
     if isinstance(plan, FastPlan):
         fast = _fast_victims(ctx, pod, node, potential, budgets, order, plan)
-        if fast is not None:
-            return fast
+        if fast is not _GENERAL:
+            return fast  # type: ignore[return-value]
+    return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
+
+
+def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+             may_be_victim: VictimPredicate | None, order: ActiveRuleSet | None,
+             potential: list[PodState] | None = None) -> NodeVictims | Failure:
+    """The general path: the filters run with an overlay for every step."""
+    if potential is None:
+        prio = pod.effective_priority
+        potential = [ps for ps in node.pods.values()
+                     if ps.pod.effective_priority < prio
+                     and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+        if not potential:
+            return Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
     removed = {ps.key for ps in potential}
 
     def check() -> Failure | None:
@@ -255,9 +287,10 @@ def select_victims_on_node(
 # every potential victim removed and once per reprieve.  When the only enabled
 # filters whose answer depends on the node's pods are NodeResourcesFit and
 # NodePorts (the pod has no pod (anti-)affinity or required spreading, no pod
-# of the cluster has anti-affinity against it, and no pod is nominated to the
-# node), that answer is integer arithmetic on the node's requested totals and
-# a count of host-port conflicts: no overlay, no filter run.  Every other
+# of the cluster has anti-affinity against it, and no pod nominated to the
+# node has required anti-affinity), that answer is integer arithmetic on the
+# node's requested totals and a count of host-port conflicts: no overlay, no
+# filter run.  Every other
 # filter looks at the node only, so it is evaluated once per node.  Anything
 # else (tracing, an overlay already in force, another filter, a failure
 # that needs its full Failure object) takes the general path.
@@ -268,6 +301,7 @@ _PORTS = "scheduler.filter.NodePorts"
 _FIT = "scheduler.filter.NodeResourcesFit"
 _SPREAD = "scheduler.filter.PodTopologySpread"
 _INTERPOD = "scheduler.filter.InterPodAffinity"
+_GENERAL = object()  # _fast_victims: "the general path decides"
 _DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
                   "scheduler.preemption.victims.later-start-first")
 
@@ -348,13 +382,21 @@ def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapp
 
 def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
                   budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
-                  plan: FastPlan) -> NodeVictims | Failure | None:
-    """The general path's answer by arithmetic, or None where the general path must decide."""
+                  plan: FastPlan) -> NodeVictims | object | None:
+    """The general path's answer by arithmetic; ``None`` when the node is no candidate
+    (the pod does not fit with every potential victim gone); ``_GENERAL`` where the
+    general path must decide."""
     for fn, args in plan.node_only:
         if fn(ctx, args, pod, node) is not None:
-            return None
-    if nominated_pods(ctx, pod, node):
-        return None
+            return _GENERAL
+    # Pods nominated here with priority >= the pod's count as bound (upstream's
+    # first pass; the second, without them, cannot fail where the first passed:
+    # fewer pods never use more).  One with required anti-affinity could make
+    # InterPodAffinity fail: the general path decides then.
+    noms = nominated_pods(ctx, pod, node)
+    for nom in noms:
+        if nom.pod.pod_anti_affinity:
+            return _GENERAL
     tally = node.requested
     used = [tally.cpu, tally.memory, tally.ephemeral_storage, tally.pods]
     # Extended resources: the node's totals, copied on first change.
@@ -371,13 +413,27 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
                 scalars, copied = dict(scalars), True
             for k, v in r.scalars:
                 scalars[k] = scalars.get(k, 0) - v
+    for nom in noms:
+        r = nom.pod.requests
+        used[0] += r.cpu
+        used[1] += r.memory
+        used[2] += r.ephemeral_storage
+        used[3] += r.pods
+        if r.scalars:
+            if not copied:
+                scalars, copied = dict(scalars), True
+            for k, v in r.scalars:
+                scalars[k] = scalars.get(k, 0) + v
     wanted = plan.ports
-    # Host-port conflicts of the pods that stay on the node.
+    # Host-port conflicts of the pods that stay on the node (nominated ones included).
     conflicts = 0
     if wanted:
         gone = {ps.key for ps in potential}
         for ps in node.pods.values():
             if ps.key not in gone and any(hp in wanted for hp in ps.pod.host_ports):
+                conflicts += 1
+        for nom in noms:
+            if any(hp in wanted for hp in nom.pod.host_ports):
                 conflicts += 1
     req, alloc, ignored, checks = pod.requests, node.allocatable, plan.ignored, plan.checks
 
@@ -392,7 +448,7 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
         return None
 
     if reason() is not None:
-        # Not a candidate; the general path builds the exact failure.
+        # Not a candidate; the general path builds the exact failure if asked.
         return None
     if order is None:
         order = ctx.profile.active(VICTIMS.name)
