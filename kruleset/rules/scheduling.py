@@ -353,13 +353,34 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             best, top = i, t
     names = tuple([n.node.name for n in feasible])
     if trace is not None:
-        for i, n in enumerate(feasible):
-            parts = ", ".join(f"{r}={v[i]}" for r, v in per_rule.items())
-            trace.add("scheduler.score", f"{pod.key} on {n.name}", str(totals[i]), parts)
+        _trace_scores(trace, pod.key, names, totals, per_rule)
     return ScheduleResult(
         pod.key, feasible[best].name, None, PerNode(names, totals),
         _PerRule(names, per_rule), names,
     )
+
+
+def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[int],
+                  per_rule: Mapping[str, Sequence[int]]) -> None:
+    """One ``scheduler.score`` entry per scored node: the total and each rule's score.
+
+    Recorded as a deferred group when the trace supports it, so the entries
+    (the same, in the same order) are formatted only if the trace is read;
+    formatting them eagerly cost more than scoring.
+    """
+    rules = list(per_rule.items())
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for i, name in enumerate(names):
+            parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
+            yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts
+
+    defer = getattr(trace, "defer", None)
+    if defer is None:
+        for entry in produce():
+            trace.add(*entry)
+    else:
+        defer(len(names), produce)
 
 
 def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,
