@@ -54,9 +54,11 @@ __all__ = [
     "NO_VICTIMS",
     "VICTIMS",
     "FastPlan",
+    "NodeFit",
     "NodeVictims",
     "PdbBudget",
     "VictimPredicate",
+    "fast_importance_order",
     "fast_plan",
     "importance_order",
     "pdb_budgets",
@@ -380,83 +382,126 @@ def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapp
     return None
 
 
+class NodeFit:
+    """``run_filters_with_nominated(ctx, pod, node, removed=…)`` as arithmetic.
+
+    Holds the node's requested totals and host-port conflicts with some pods
+    taken away; :meth:`reason` is the first failure's reason the filters
+    would give (None: the pod fits).  Built by :meth:`start` only where the
+    :class:`FastPlan` says the filters' answer depends on nothing else.
+    """
+
+    __slots__ = ("used", "scalars", "copied", "conflicts", "wanted", "req", "alloc", "ignored",
+                 "checks")
+
+    def __init__(self, pod: Pod, node: NodeState, plan: FastPlan) -> None:
+        tally = node.requested
+        self.used = [tally.cpu, tally.memory, tally.ephemeral_storage, tally.pods]
+        # Extended resources: the node's totals, copied on first change.
+        self.scalars: dict[str, int] = tally.scalars  # type: ignore[assignment]
+        self.copied = False
+        self.conflicts = 0
+        self.wanted = plan.ports
+        self.req = pod.requests
+        self.alloc = node.allocatable
+        self.ignored = plan.ignored
+        self.checks = plan.checks
+
+    @classmethod
+    def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
+              removed: Sequence[PodState]) -> NodeFit | None:
+        """The node with ``removed`` gone, or None where the general path must judge."""
+        for fn, args in plan.node_only:
+            if fn(ctx, args, pod, node) is not None:
+                return None
+        # Pods nominated here with priority >= the pod's count as bound (upstream's
+        # first pass; the second, without them, cannot fail where the first passed:
+        # fewer pods never use more).  One with required anti-affinity could make
+        # InterPodAffinity fail: the general path decides then.
+        noms = nominated_pods(ctx, pod, node)
+        for nom in noms:
+            if nom.pod.pod_anti_affinity:
+                return None
+        fit = cls(pod, node, plan)
+        for ps in removed:
+            fit._change(ps.pod.requests, -1)
+        for nom in noms:
+            fit._change(nom.pod.requests, 1)
+        wanted = fit.wanted
+        if wanted:
+            # Host-port conflicts of the pods that stay (nominated ones included).
+            gone = {ps.key for ps in removed}
+            for ps in node.pods.values():
+                if ps.key not in gone and any(hp in wanted for hp in ps.pod.host_ports):
+                    fit.conflicts += 1
+            for nom in noms:
+                if any(hp in wanted for hp in nom.pod.host_ports):
+                    fit.conflicts += 1
+        return fit
+
+    def _change(self, r: Resources, sign: int) -> None:
+        used = self.used
+        used[0] += sign * r.cpu
+        used[1] += sign * r.memory
+        used[2] += sign * r.ephemeral_storage
+        used[3] += sign * r.pods
+        if r.scalars:
+            if not self.copied:
+                self.scalars, self.copied = dict(self.scalars), True
+            scalars = self.scalars
+            for k, v in r.scalars:
+                scalars[k] = scalars.get(k, 0) + sign * v
+
+    def _clash(self, ps: PodState) -> bool:
+        wanted = self.wanted
+        return bool(wanted) and any(hp in wanted for hp in ps.pod.host_ports)
+
+    def put_back(self, ps: PodState) -> None:
+        """``ps`` (taken away before) is on the node again."""
+        self._change(ps.pod.requests, 1)
+        self.conflicts += self._clash(ps)
+
+    def take_away(self, ps: PodState) -> None:
+        """``ps`` is gone from the node."""
+        self._change(ps.pod.requests, -1)
+        self.conflicts -= self._clash(ps)
+
+    def reason(self) -> str | None:
+        """The reason of the first filter that fails, or None."""
+        for c in self.checks:
+            if c == "fit":
+                r = _fit_reason(self.req, self.alloc, self.used, self.scalars, self.ignored)
+                if r is not None:
+                    return r
+            elif self.conflicts:
+                return PORTS_MESSAGE
+        return None
+
+
+def fast_importance_order(ctx: Any, pods: Iterable[PodState],
+                          order: ActiveRuleSet | None = None) -> list[PodState]:
+    """:func:`importance_order`, with the default rules' key computed inline."""
+    if order is None:
+        order = ctx.profile.active(VICTIMS.name)
+    if tuple(a.rule.name for a in order.rules) == _DEFAULT_ORDER:
+        return sorted(pods, key=lambda ps: (ps.pod.effective_priority, -ps.effective_start),
+                      reverse=True)
+    return importance_order(ctx, pods, order)
+
+
 def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
                   budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
                   plan: FastPlan) -> NodeVictims | object | None:
     """The general path's answer by arithmetic; ``None`` when the node is no candidate
     (the pod does not fit with every potential victim gone); ``_GENERAL`` where the
     general path must decide."""
-    for fn, args in plan.node_only:
-        if fn(ctx, args, pod, node) is not None:
-            return _GENERAL
-    # Pods nominated here with priority >= the pod's count as bound (upstream's
-    # first pass; the second, without them, cannot fail where the first passed:
-    # fewer pods never use more).  One with required anti-affinity could make
-    # InterPodAffinity fail: the general path decides then.
-    noms = nominated_pods(ctx, pod, node)
-    for nom in noms:
-        if nom.pod.pod_anti_affinity:
-            return _GENERAL
-    tally = node.requested
-    used = [tally.cpu, tally.memory, tally.ephemeral_storage, tally.pods]
-    # Extended resources: the node's totals, copied on first change.
-    scalars: dict[str, int] = tally.scalars  # type: ignore[assignment]
-    copied = False
-    for ps in potential:
-        r = ps.pod.requests
-        used[0] -= r.cpu
-        used[1] -= r.memory
-        used[2] -= r.ephemeral_storage
-        used[3] -= r.pods
-        if r.scalars:
-            if not copied:
-                scalars, copied = dict(scalars), True
-            for k, v in r.scalars:
-                scalars[k] = scalars.get(k, 0) - v
-    for nom in noms:
-        r = nom.pod.requests
-        used[0] += r.cpu
-        used[1] += r.memory
-        used[2] += r.ephemeral_storage
-        used[3] += r.pods
-        if r.scalars:
-            if not copied:
-                scalars, copied = dict(scalars), True
-            for k, v in r.scalars:
-                scalars[k] = scalars.get(k, 0) + v
-    wanted = plan.ports
-    # Host-port conflicts of the pods that stay on the node (nominated ones included).
-    conflicts = 0
-    if wanted:
-        gone = {ps.key for ps in potential}
-        for ps in node.pods.values():
-            if ps.key not in gone and any(hp in wanted for hp in ps.pod.host_ports):
-                conflicts += 1
-        for nom in noms:
-            if any(hp in wanted for hp in nom.pod.host_ports):
-                conflicts += 1
-    req, alloc, ignored, checks = pod.requests, node.allocatable, plan.ignored, plan.checks
-
-    def reason() -> str | None:
-        for c in checks:
-            if c == "fit":
-                r = _fit_reason(req, alloc, used, scalars, ignored)
-                if r is not None:
-                    return r
-            elif conflicts:
-                return PORTS_MESSAGE
-        return None
-
-    if reason() is not None:
+    fit = NodeFit.start(ctx, pod, node, plan, potential)
+    if fit is None:
+        return _GENERAL
+    if fit.reason() is not None:
         # Not a candidate; the general path builds the exact failure if asked.
         return None
-    if order is None:
-        order = ctx.profile.active(VICTIMS.name)
-    if tuple(a.rule.name for a in order.rules) == _DEFAULT_ORDER:
-        ordered = sorted(potential, key=lambda ps: (ps.pod.effective_priority,
-                                                    -ps.effective_start), reverse=True)
-    else:
-        ordered = importance_order(ctx, potential, order)
+    ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
     victims: list[PodState] = []
     reprieved: list[PodState] = []
@@ -464,31 +509,12 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
     num_violations = 0
     for group, counts in ((violating, True), (fine, False)):
         for ps in group:
-            p = ps.pod
-            r = p.requests
-            used[0] += r.cpu
-            used[1] += r.memory
-            used[2] += r.ephemeral_storage
-            used[3] += r.pods
-            if r.scalars:
-                if not copied:
-                    scalars, copied = dict(scalars), True
-                for k, v in r.scalars:
-                    scalars[k] = scalars.get(k, 0) + v
-            clash = bool(wanted) and any(hp in wanted for hp in p.host_ports)
-            conflicts += clash
-            why_not = reason()
+            fit.put_back(ps)
+            why_not = fit.reason()
             if why_not is None:
                 reprieved.append(ps)
                 continue
-            # It goes again: undo the additions.
-            used[0] -= r.cpu
-            used[1] -= r.memory
-            used[2] -= r.ephemeral_storage
-            used[3] -= r.pods
-            for k, v in r.scalars:
-                scalars[k] -= v  # type: ignore[index]
-            conflicts -= clash
+            fit.take_away(ps)
             victims.append(ps)
             why[ps.key] = why_not
             if counts:
