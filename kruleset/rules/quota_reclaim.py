@@ -62,7 +62,16 @@ from .postfilter import (
 )
 from .preemption import NOT_HELPFUL, potential_nodes
 from .preemption_pick import PICK, decide, pick_candidate
-from .preemption_victims import VICTIMS, PdbBudget, importance_order, pdb_budgets, split_by_pdb
+from .preemption_victims import (
+    VICTIMS,
+    FastPlan,
+    NodeFit,
+    PdbBudget,
+    fast_importance_order,
+    fast_plan,
+    pdb_budgets,
+    split_by_pdb,
+)
 from .profile import Profile
 from .quota import (
     MAX_RULE,
@@ -285,7 +294,8 @@ def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
 
 
 def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-                           pre: PreFilterState | None = None) -> NodeReclaim | Failure:
+                           pre: PreFilterState | None = None,
+                           plan: FastPlan | None | bool = True) -> NodeReclaim | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
 
     Returns the victims, or the node's failure: ``No victims found on node N
@@ -293,6 +303,9 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with every potential victim gone, ``global quota max exceeded``, or an
     ``Error`` where upstream's reprieve removes a pod twice (a pod that failed
     the fit check when the nominated-inclusive quota check fails too).
+    ``plan``: the pod's :func:`~kruleset.rules.preemption_victims.fast_plan`
+    (``True``: computed here); with one, the fit checks are arithmetic
+    (:class:`~kruleset.rules.preemption_victims.NodeFit`) where it allows.
     """
     pre = pre if pre is not None else prefilter_state(ctx, pod)
     usage = quota_usage(ctx.state)
@@ -325,17 +338,22 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
         return Failure(f"No victims found on node {node.name} for preemptor pod {pod.name}",
                        UNRESOLVABLE, PLUGIN)
     removed = {ps.key for ps in potential}
+    if plan is True:
+        plan = fast_plan(ctx, pod)
+    fit = NodeFit.start(ctx, pod, node, plan, potential) if plan else None
 
     def fits() -> Failure | None:
         return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
 
-    f = fits()
+    # With the arithmetic the filters run only for a node that is no candidate
+    # (its exact failure is the answer).
+    f = fits() if fit is None or fit.reason() is not None else None
     if f is not None:
         return f
     if with_quota and (view.over_max_with(ns, pre.pod_req) is not None
                        or view.total_over_min_with(pre.pod_req) is not None):
         return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
-    ordered = importance_order(ctx, potential, order)
+    ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
     victims: list[PodState] = []
     reprieved: list[PodState] = []
@@ -345,30 +363,39 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
         for ps in group:
             removed.discard(ps.key)
             view.add(ps)
-            f = fits()
-            if f is not None:
+            if fit is not None:
+                fit.put_back(ps)
+                why_not = fit.reason()
+            else:
+                f = fits()
+                why_not = f.reason if f is not None else None
+            if why_not is not None:
                 removed.add(ps.key)
                 view.remove(ps)
+                if fit is not None:
+                    fit.take_away(ps)
                 victims.append(ps)
-                why[ps.key] = f.reason
+                why[ps.key] = why_not
                 if counts:
                     num_violations += 1
             if with_quota:
                 quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
                     view.total_over_min_with(pre.req_all)
                 if quota_hit is not None:
-                    if f is not None:
+                    if why_not is not None:
                         # Upstream removes the pod a second time and the node
                         # reports the error instead of being a candidate.
                         return Failure(f"pod {ps.key} is not found on node {node.name} "
                                        f"(removed twice while reprieving)", "Error", PLUGIN)
                     removed.add(ps.key)
                     view.remove(ps)
+                    if fit is not None:
+                        fit.take_away(ps)
                     victims.append(ps)
                     why[ps.key] = (f"the quota checks fail with it back: "
                                    f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
                     continue
-            if f is None:
+            if why_not is None:
                 reprieved.append(ps)
     # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
     # first, each group most important first); it does not re-sort them.
@@ -421,8 +448,9 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     violating: list[Candidate] = []
     statuses: dict[str, Failure] = {}
     # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
+    plan = fast_plan(ctx, pod)  # once for every node
     for node in nodes:
-        found = select_victims_on_node(ctx, pod, node, budgets, pre)
+        found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
         if isinstance(found, Failure):
             statuses[node.name] = found
             if trace is not None:
