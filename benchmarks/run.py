@@ -282,7 +282,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     elif wl.kind == "parse":
         out = measure_parse(wl)
     else:
-        out = measure_simulation(wl, spec["trace"], spec.get("budget", 40.0), spec.get("cap"))
+        out = measure_simulation(wl, spec["trace"], spec.get("budget", 20.0), spec.get("cap"))
     out["peak_memory_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -301,7 +301,7 @@ def spawn(spec: dict[str, Any]) -> dict[str, Any]:
 
 # --- the suite ---------------------------------------------------------------------------------
 
-def run_workload(name: str, quick: bool, budget: float = 40.0) -> dict[str, Any]:
+def run_workload(name: str, quick: bool, budget: float = 20.0) -> dict[str, Any]:
     """Both runs of one workload and the report row."""
     wl = suite(quick)[name]()
     row: dict[str, Any] = {
@@ -410,9 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="workload names to run")
     parser.add_argument("--no-growth", action="store_true", help="skip the cost-growth table")
     parser.add_argument("--out", type=Path, help="folder for the JSON results")
-    parser.add_argument("--budget", type=float, default=40.0,
+    parser.add_argument("--budget", type=float, default=20.0,
                         help="seconds of simulation per scheduling run before it stops and "
-                             "reports the pods measured so far (default 40)")
+                             "reports the pods measured so far (default 20)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
