@@ -213,7 +213,7 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     violating: list[Candidate] = []
     failed: dict[str, Failure | None] = {}
     order = ctx.profile.active(VICTIMS.name)
-    plan = fast_plan(ctx, pod)  # once for every node of the dry run
+    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
     visited = 0
     for i in range(n):
         node = nodes[(offset + i) % n]

@@ -28,7 +28,7 @@ narrows the lower-priority pods further; everything else is shared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -322,11 +322,20 @@ class FastPlan:
     checks: tuple[str, ...]
     ignored: frozenset[str]
     ports: frozenset[Any]
+    all_names: tuple[str, ...] = ()  # every enabled filter (a run with an overlay)
+    prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
 
 
-def fast_plan(ctx: Any, pod: Pod) -> FastPlan | None:
-    """The fast-path plan for ``pod``, or None when the general path must run."""
-    if not FAST_PATH or ctx.trace is not None or OVERLAY in ctx.extra:
+def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
+    """The fast-path plan for ``pod``, or None when the general path must run.
+
+    With tracing on there is a plan only for a caller that records the filter
+    runs the general path would (``traced``: DefaultPreemption's victim
+    selection does) and a trace that takes deferred groups.
+    """
+    trace = ctx.trace
+    if not FAST_PATH or OVERLAY in ctx.extra or (
+            trace is not None and not (traced and hasattr(trace, "defer"))):
         return None
     prepared = prepare_cycle(ctx, pod)
     skipped = {name for _, _, name in ctx.extra[_ALL_RULES]} - {name for _, _, name in prepared}
@@ -354,7 +363,9 @@ def fast_plan(ctx: Any, pod: Pod) -> FastPlan | None:
                 return None
         else:
             return None
-    return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports))
+    return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
+                    tuple(name for _, _, name in ctx.extra[_ALL_RULES]),
+                    tuple(name for _, _, name in prepared))
 
 
 def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapping[str, int],
@@ -392,7 +403,7 @@ class NodeFit:
     """
 
     __slots__ = ("used", "scalars", "copied", "conflicts", "wanted", "req", "alloc", "ignored",
-                 "checks")
+                 "checks", "nominated")
 
     def __init__(self, pod: Pod, node: NodeState, plan: FastPlan) -> None:
         tally = node.requested
@@ -406,6 +417,7 @@ class NodeFit:
         self.alloc = node.allocatable
         self.ignored = plan.ignored
         self.checks = plan.checks
+        self.nominated = False  # pods nominated to the node are counted
 
     @classmethod
     def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
@@ -423,6 +435,7 @@ class NodeFit:
             if nom.pod.pod_anti_affinity:
                 return None
         fit = cls(pod, node, plan)
+        fit.nominated = bool(noms)
         for ps in removed:
             fit._change(ps.pod.requests, -1)
         for nom in noms:
@@ -498,9 +511,16 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
     fit = NodeFit.start(ctx, pod, node, plan, potential)
     if fit is None:
         return _GENERAL
+    trace = ctx.trace
     if fit.reason() is not None:
-        # Not a candidate; the general path builds the exact failure if asked.
-        return None
+        # Not a candidate; the general path builds the exact failure if asked
+        # (at once when tracing, so its filter runs are recorded in order).
+        return _GENERAL if trace is not None else None
+    # With tracing: per filter run, how many pods were away, the rule that failed, why.
+    runs: list[tuple[int, str | None, str | None]] | None = None
+    away = len(potential)
+    if trace is not None:
+        runs = [(away, None, None)]
     ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
     victims: list[PodState] = []
@@ -511,7 +531,11 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
         for ps in group:
             fit.put_back(ps)
             why_not = fit.reason()
+            if runs is not None:
+                runs.append((away - 1, None if why_not is None else
+                             _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
             if why_not is None:
+                away -= 1
                 reprieved.append(ps)
                 continue
             fit.take_away(ps)
@@ -521,5 +545,41 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
                 num_violations += 1
     if violating and fine:
         victims = importance_order(ctx, victims, order)
+    if runs is not None:
+        _trace_runs(trace, f"{pod.key} on {node.name}", plan, fit.nominated, runs)
     return NodeVictims(node.name, tuple(victims), num_violations, tuple(reprieved),
                        frozenset(ps.key for ps in violating), why)
+
+
+def _trace_runs(trace: Any, subject: str, plan: FastPlan, nominated: bool,
+                runs: Sequence[tuple[int, str | None, str | None]]) -> None:
+    """Record the filter runs the general path makes, as one deferred group.
+
+    Per check, upstream's two passes: with pods nominated to the node, a run
+    of every enabled filter with them added (its failure stands), then,
+    when it passed, one without them; a run with pods away uses every enabled
+    filter, one with none away only those PreFilter kept.  Each run records
+    ``pass`` per filter up to the one that fails.
+    """
+    every, kept = plan.all_names, plan.prepared_names
+    plan_of: list[tuple[tuple[str, ...], str | None, str | None]] = []
+    for away, failed, why in runs:
+        names = every if away else kept
+        if nominated:
+            plan_of.append((every, failed, why))
+            if failed is None:
+                plan_of.append((names, None, None))
+        else:
+            plan_of.append((names, failed, why))
+    count = sum(len(names) if failed is None else names.index(failed) + 1
+                for names, failed, _ in plan_of)
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for names, failed, why in plan_of:
+            for name in names:
+                if name == failed:
+                    yield name, subject, "fail", why or ""
+                    break
+                yield name, subject, "pass", ""
+
+    trace.defer(count, produce)
