@@ -38,8 +38,6 @@ from ..model.quantity import format_duration
 from ..model.resources import Resources
 from ..model.state import ClusterState, NodeState, PodState
 from .engine import UNRESOLVABLE, ActiveRuleSet, Failure
-from .filters_interpod import _STATE as INTERPOD_STATE
-from .filters_spread import _STATE as SPREAD_STATE
 from .node_selection import (
     _ALL_RULES,
     OVERLAY,
@@ -303,6 +301,11 @@ _PORTS = "scheduler.filter.NodePorts"
 _FIT = "scheduler.filter.NodeResourcesFit"
 _SPREAD = "scheduler.filter.PodTopologySpread"
 _INTERPOD = "scheduler.filter.InterPodAffinity"
+# The per-cycle state keys of PodTopologySpread's and InterPodAffinity's
+# filters.  Spelled out rather than imported: importing those modules here
+# would register their rules earlier and change the default filter order.
+SPREAD_STATE = "spread.filter"
+INTERPOD_STATE = "interpod.filter"
 _GENERAL = object()  # _fast_victims: "the general path decides"
 _DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
                   "scheduler.preemption.victims.later-start-first")
