@@ -403,13 +403,15 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     trace = ctx.trace
     # A trace without deferred groups (a caller's own recorder) gets the
     # node-by-node loop below, which records entry by entry.
-    if OVERLAY not in ctx.extra and (
-            trace is None or (not noms and hasattr(trace, "defer"))):
+    if OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
         fail_at: dict[str, int] | None = {} if trace is not None else None
+        nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
+            {} if trace is not None else None)
         feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures,
-                                            fail_at)
-        if trace is not None and fail_at is not None:
-            _trace_search(trace, pod, rules, order, start, processed, failures, fail_at)
+                                            fail_at, nom_entries)
+        if trace is not None and fail_at is not None and nom_entries is not None:
+            _trace_search(trace, pod, rules, order, start, processed, failures, fail_at,
+                          nom_entries)
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
@@ -435,7 +437,8 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
 
 def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                   pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
-                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None
+                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
+                  nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
                   ) -> tuple[list[NodeState], int]:
     """The node-by-node search of :func:`find_feasible`, a chunk of nodes at a time.
 
@@ -446,7 +449,9 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     processed are identical.  Rules are pure functions of the cluster, so
     evaluating a few nodes past the stopping point changes nothing.
     Returns the feasible nodes and the number of nodes processed; with
-    ``fail_at``, also which rule (its position) failed each failed node.
+    ``fail_at``, also which rule (its position) failed each failed node, and
+    with ``nom_entries`` the trace entries of each node with nominated pods
+    (checked one by one, recorded apart so they can be replayed in order).
     """
     n = len(order)
     noms: dict[str, list[PodState]] = ctx.extra[_NOMINATED]
@@ -468,7 +473,16 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
             alive = []
             for node in chunk:
                 if node.name in noms:
-                    f = run_filters_with_nominated(ctx, pod, node)
+                    if nom_entries is not None:
+                        buffer = _Recorder()
+                        saved, ctx.trace = ctx.trace, buffer
+                        try:
+                            f = run_filters_with_nominated(ctx, pod, node)
+                        finally:
+                            ctx.trace = saved
+                        nom_entries[node.name] = buffer.items
+                    else:
+                        f = run_filters_with_nominated(ctx, pod, node)
                     if f is not None:
                         failed[id(node)] = f
                 else:
@@ -500,16 +514,33 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                     return feasible, processed
             else:
                 failures[node.name] = f
-                if fail_at is not None:
+                if fail_at is not None and id(node) in failed_at:
                     fail_at[node.name] = failed_at[id(node)]
         pos += size
     return feasible, processed
 
 
+class _Recorder:
+    """Collects the entries one node's nominated-pods check records, for replay."""
+
+    __slots__ = ("items", "now")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str, str, str]] = []
+        self.now = 0
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
+        self.items.append((rule, subject, result, why))
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _trace_search(trace: Any, pod: Pod,
                   rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                   order: Sequence[NodeState], start: int, processed: int,
-                  failures: Mapping[str, Failure], fail_at: Mapping[str, int]) -> None:
+                  failures: Mapping[str, Failure], fail_at: Mapping[str, int],
+                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]]) -> None:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
     The entries (per node visited, each rule ``pass`` until the one that
@@ -523,12 +554,20 @@ def _trace_search(trace: Any, pod: Pod,
     width = len(names)
     count = 0
     for node in nodes:
+        recorded = nom_entries.get(node.name)
+        if recorded is not None:
+            count += len(recorded)
+            continue
         k = fail_at.get(node.name)
         count += width if k is None else k + 1
     key = pod.key
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
         for node in nodes:
+            recorded = nom_entries.get(node.name)
+            if recorded is not None:
+                yield from recorded
+                continue
             subject = f"{key} on {node.name}"
             k = fail_at.get(node.name)
             if k is None:
