@@ -20,6 +20,7 @@ line within that text plus ``base_line``.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -48,6 +49,12 @@ def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
     ``base_line`` is added to every line number (for fragments of a larger file).
     Raises :class:`ScenarioError` and nothing else.
     """
+    # A large file builds hundreds of thousands of objects and frees few; the
+    # cyclic collector would rescan the growing heap again and again, so it
+    # is paused while the scenario is built (150,000 pods: about 0.5 s less).
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
     try:
         return build_scenario(text, file, folder=None if folder is None else str(folder),
                               base_line=base_line)
@@ -61,6 +68,9 @@ def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
             f"internal error while reading the scenario ({type(exc).__name__}: {exc}); "
             "this is a bug in kruleset, please report it with the file",
             Span(file, 0, 0, "")) from exc
+    finally:
+        if paused:
+            gc.enable()
 
 
 def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
