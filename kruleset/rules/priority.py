@@ -227,6 +227,23 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
     )
 
 
+_ACTIVE: list[Any] = [None, None]  # the rule set's rules when resolved, the ActiveRuleSet
+
+
+def _default_admission() -> Any:
+    """The default profile's admission rules, resolved again only when rules are registered.
+
+    Every created pod is admitted; building a fresh default profile for each
+    was a tenth of setting up a large cluster.
+    """
+    rules = tuple(ADMISSION.rules)
+    if _ACTIVE[0] != rules:
+        from .profile import Profile
+
+        _ACTIVE[0], _ACTIVE[1] = rules, Profile.default().active(ADMISSION.name)
+    return _ACTIVE[1]
+
+
 def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Failure:
     """Resolve ``pod``'s priority against ``classes``: the admitted pod, or why it was refused.
 
@@ -239,9 +256,7 @@ def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Fail
     >>> admit_priority(Pod("default", "x", priority_class="nope"), classes).reason
     'no PriorityClass with name nope was found'
     """
-    from .profile import Profile
-
-    out = Profile.default().active(ADMISSION.name).run(None, _Admit(pod, classes))
+    out = _default_admission().run(None, _Admit(pod, classes))
     if isinstance(out, Failure):
         return out
     if isinstance(out, _Admit):
