@@ -72,15 +72,27 @@ def default_tolerations(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECONDS) -> 
                 not_ready = True
             if t.key in (UNREACHABLE, ""):
                 unreachable = True
-    extra: list[Toleration] = []
-    if not not_ready:
-        extra.append(Toleration(NOT_READY, "Exists", "", "NoExecute", seconds))
-    if not unreachable:
-        extra.append(Toleration(UNREACHABLE, "Exists", "", "NoExecute", seconds))
-    if not extra:
+    if not_ready and unreachable:
         return pod
     # Pod.replace: attrs.evolve's result, cheaper (every pod created comes here).
-    return pod.replace(tolerations=pod.tolerations + tuple(extra))
+    return pod.replace(tolerations=pod.tolerations + _added(not_ready, unreachable, seconds))
+
+
+_ADDED: dict[tuple[bool, bool, int], tuple[Toleration, ...]] = {}
+
+
+def _added(not_ready: bool, unreachable: bool, seconds: int) -> tuple[Toleration, ...]:
+    """The tolerations DefaultTolerationSeconds adds (frozen, so shared between pods)."""
+    key = (not_ready, unreachable, seconds)
+    hit = _ADDED.get(key)
+    if hit is None:
+        extra: list[Toleration] = []
+        if not not_ready:
+            extra.append(Toleration(NOT_READY, "Exists", "", "NoExecute", seconds))
+        if not unreachable:
+            extra.append(Toleration(UNREACHABLE, "Exists", "", "NoExecute", seconds))
+        hit = _ADDED[key] = tuple(extra)
+    return hit
 
 
 def min_toleration_seconds(used: Sequence[Toleration]) -> int | None:
