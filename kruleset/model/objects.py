@@ -7,6 +7,7 @@ Times are integers of milliseconds on the simulation clock.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -281,9 +282,10 @@ class Pod:
         if not _FAST_FIELDS.issuperset(changes):
             return attrs.evolve(self, **changes)
         new = object.__new__(Pod)
+        values = _POD_GET(self)
+        for put, i in _POD_PUT:
+            put(new, values[i])
         s = object.__setattr__
-        for name in _POD_SLOTS:
-            s(new, name, getattr(self, name))
         for name, value in changes.items():
             s(new, name, value)
         if "name" in changes or "namespace" in changes:
@@ -360,6 +362,10 @@ def _derived(containers: tuple[Container, ...], inits: tuple[Container, ...],
 _FAST_FIELDS = frozenset({"name", "namespace", "priority", "priority_class",
                           "preemption_policy", "tolerations", "node_name", "gates"})
 _POD_SLOTS = tuple(a.name for a in attrs.fields(Pod))
+# One C-level read of every slot and each slot's own setter (bypassing the
+# frozen __setattr__): the cheapest copy of a slotted object in pure Python.
+_POD_GET = operator.attrgetter(*_POD_SLOTS)
+_POD_PUT = tuple((getattr(Pod, name).__set__, i) for i, name in enumerate(_POD_SLOTS))
 
 
 def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
