@@ -162,3 +162,18 @@ expect evictions = [c]
     out = capsys.readouterr().out
     assert "ranked: memory.available: default/c, default/a, default/b" in out
     assert "default/a] #2 before default/b" in out and "exceeds" in out
+
+
+def test_a_statement_whose_mechanism_is_missing_stops_with_exit_3(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kruleset.model.scenario import DrainNode
+    from kruleset.sim import core
+
+    core._load()
+    monkeypatch.delitem(core._ACTIONS, DrainNode)
+    kr = _write(tmp_path, "d.kr", "node n1 cpu=1 memory=1Gi\nat 5s drain node n1\n")
+    assert main(["run", "--no-color", str(kr)]) == ExitCode.ERROR
+    out = capsys.readouterr().out
+    assert f"{kr}: <" not in out and ":2:" in out
+    assert "node drain (`drain node`) is not simulated yet" in out
