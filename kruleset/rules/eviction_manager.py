@@ -64,6 +64,7 @@ __all__ = [
     "eviction_pass",
     "format_binary",
     "format_decimal",
+    "idle_pass",
     "kind_of",
     "manager_state",
 ]
@@ -133,7 +134,8 @@ class EvictionState:
     """What the eviction manager remembers between passes on one node."""
 
     __slots__ = ("thresholds_met", "first_observed", "last_observed", "last_obs_time",
-                 "conditions", "config", "thresholds", "layout", "last_pass")
+                 "conditions", "config", "thresholds", "layout", "last_pass",
+                 "idle", "idle_signals", "idle_node")
 
     def __init__(self) -> None:
         self.thresholds_met: list[EvictionThreshold] = []
@@ -145,6 +147,13 @@ class EvictionState:
         self.thresholds: tuple[EvictionThreshold, ...] = ()
         self.layout: Layout | None = None
         self.last_pass: int | None = None
+        # Set by a pass that ran the default steps, met no threshold and evicted
+        # nothing: the signals it observed and the node object it read.  While
+        # nothing the kubelet measures changes, the next pass can only differ in
+        # which held conditions expire (see :func:`idle_pass`).
+        self.idle = False
+        self.idle_signals: tuple[str, ...] = ()
+        self.idle_node: object = None
 
     def quiet(self) -> bool:
         """Nothing is met, timing or held: a pass with no change would do nothing."""
@@ -461,12 +470,69 @@ def eviction_pass(state: ClusterState, node: str | NodeState, config: KubeletCon
 
     usage_index(state)
     p = _Pass(state, ns, config or KubeletConfig(), now, profile or Profile.default(), trace)
-    p.profile.active(PASS.name).run(p, p, subject=ns.name)
+    active = p.profile.active(PASS.name)
+    active.run(p, p, subject=ns.name)
     p.st.last_pass = now
+    p.st.idle = not p.met and not p.evictions and _default_steps(active)
+    p.st.idle_signals = tuple(p.obs)
+    p.st.idle_node = ns.node
     return PassResult(
         ns.name, now, tuple(p.conditions), tuple(t.signal for t in p.met),
         tuple(t.signal for t in p.due), p.starved.signal if p.starved else "",
         p.reclaimed, tuple(p.evictions), tuple(p.notes))
+
+
+_IDLE_STEPS = (_step_met, _step_conditions, _step_grace, _step_stale, _step_local_storage)
+_IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass.conditions",
+                  "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
+
+
+def _default_steps(active: Any) -> bool:
+    # The shortcut reproduces the default first five steps; a profile that
+    # disables, reorders or adds steps there always takes the general path.
+    rules = active.rules
+    return len(rules) >= 5 and all(
+        a.rule.fn is fn for a, fn in zip(rules, _IDLE_STEPS, strict=False))
+
+
+def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+              profile: Profile, trace: Trace | None = None) -> PassResult | None:
+    """The pass :func:`eviction_pass` would run now, computed cheaply, or None if it may differ.
+
+    The caller guarantees that nothing the kubelet measures changed on ``node``
+    since its last pass (no bind, unbind or usage update: the node is not
+    dirty).  If that pass met no threshold and evicted nothing, this one
+    observes the same signals, so it meets nothing, no threshold is timing or
+    due, and local storage finds no pod to evict (the active pods are the same
+    or fewer, each judged alone); only the held conditions may expire.  The
+    manager's memory is updated exactly as the steps would update it, and with
+    a trace the same entries are recorded.
+    """
+    st = manager_state(node)
+    if not st.idle or st.config is not config or st.idle_node is not node.node:
+        return None
+    active = profile.active(PASS.name)
+    if not _default_steps(active):
+        return None
+    # conditions: no threshold met, so nothing is newly observed.
+    period = config.pressure_transition_period
+    held = {c: at for c, at in st.last_observed.items() if now - at < period}
+    conditions = condition_order(held)
+    st.first_observed = {}
+    st.conditions = conditions
+    # grace-period: nothing is due.
+    st.thresholds_met = []
+    # stale-stats: the same signals are observed now.
+    last = st.last_obs_time
+    for signal in st.idle_signals:
+        last[signal] = now
+    st.last_pass = now
+    if trace is not None:
+        name = node.name
+        for step in _IDLE_CONTINUE:
+            trace.add(step, name, "continue")
+        trace.add("kubelet.eviction.pass.local-storage", name, "stop", "no threshold due")
+    return PassResult(node.name, now, tuple(conditions))
 
 
 def apply_pass(state: ClusterState, result: PassResult) -> None:

@@ -8,7 +8,10 @@ language's contract.
 
 A pass on a node where nothing changed since its last pass, with nothing met,
 timing or held, would decide nothing, so it is skipped: this keeps thousands
-of idle nodes cheap.  Per-node usage sums are incremental
+of idle nodes cheap.  One where nothing changed and the last pass met nothing
+but conditions are still held (the pressure transition period) can only let
+them expire: :func:`kruleset.rules.eviction_manager.idle_pass` computes it
+without running the steps.  Per-node usage sums are incremental
 (:class:`kruleset.rules.eviction_signals.UsageIndex`).
 
 Timeline actions handled here: ``usage pod`` (:class:`PodUsage`), ``usage
@@ -21,7 +24,13 @@ from __future__ import annotations
 from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
-from ..rules.eviction_manager import EVICTION_REASON, PassResult, eviction_pass, manager_state
+from ..rules.eviction_manager import (
+    EVICTION_REASON,
+    PassResult,
+    eviction_pass,
+    idle_pass,
+    manager_state,
+)
 from ..rules.eviction_signals import (
     clear_dirty,
     is_dirty,
@@ -67,11 +76,19 @@ class KubeletController:
                 continue
             self.last[node.name] = sim.now
             st = manager_state(node)
-            if st.last_pass is not None and st.quiet() and not is_dirty(node):
-                continue
-            clear_dirty(node)
-            result = eviction_pass(sim.state, node, sim.kubelet_config(node.name), sim.now,
+            config = sim.kubelet_config(node.name)
+            result = None
+            if st.last_pass is not None and not is_dirty(node):
+                if st.quiet():
+                    continue
+                # Conditions held after the pressure is gone: the pass can only
+                # let them expire, so it is computed without the steps.
+                result = idle_pass(sim.state, node, config, sim.now,
                                    profile=sim.profile, trace=sim.trace)
+            if result is None:
+                clear_dirty(node)
+                result = eviction_pass(sim.state, node, config, sim.now,
+                                       profile=sim.profile, trace=sim.trace)
             if apply_conditions(sim, node, result):
                 changed = True
             if _apply_evictions(sim, result):
