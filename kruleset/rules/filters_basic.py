@@ -17,7 +17,7 @@ from ..model.objects import NodeAffinity, Pod
 from ..model.selectors import NodeSelectorTerm, Taint, Toleration
 from ..model.state import NodeState
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from .node_selection import overlay_for, register_batch_filter, register_prepare
+from .node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
 from .registry import rule
 from .scheduling import FILTERS
 
@@ -243,14 +243,25 @@ def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     req = pod.requests
     if req.ephemeral_storage or req.scalars:
         return [_node_resources_fit(ctx, args, pod, n) for n in nodes]
+    if ctx.extra.get(OVERLAY) is not None:
+        return [_node_resources_fit(ctx, args, pod, n) for n in nodes]
     rc, rm = req.cpu, req.memory
     out: list[Failure | None] = []
     failed = False
+    # Without ephemeral-storage or extended requests (and no overlay), a node's
+    # failure depends only on its allocatable and requested cpu, memory and pod
+    # count: nodes with the same six numbers share one (frozen) Failure, which
+    # also lets callers count reasons once per distinct failure.
+    seen: dict[tuple[int, int, int, int, int, int], Failure | None] = {}
     for n in nodes:
         alloc, used = n.node.allocatable, n.requested
         if (used.pods + 1 > alloc.pods or (rc and rc > alloc.cpu - used.cpu)
                 or (rm and rm > alloc.memory - used.memory)):
-            out.append(_node_resources_fit(ctx, args, pod, n))
+            key = (alloc.pods, alloc.cpu, alloc.memory, used.pods, used.cpu, used.memory)
+            f = seen.get(key)
+            if f is None:
+                f = seen[key] = _node_resources_fit(ctx, args, pod, n)
+            out.append(f)
             failed = True
         else:
             out.append(None)

@@ -495,12 +495,18 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
             if res is None:
                 continue
             survivors = []
+            # A batch may return one Failure object for many nodes; name it once
+            # (``res`` keeps every original alive, so the ids stay distinct).
+            named: dict[int, Failure] = {}
             for node, f in zip(alive, res, strict=True):
                 if f is None:
                     survivors.append(node)
                 else:
                     if not f.rule:
-                        f = Failure(f.reason, f.code, name, f.detail)
+                        g = named.get(id(f))
+                        if g is None:
+                            g = named[id(f)] = Failure(f.reason, f.code, name, f.detail)
+                        f = g
                     failed[id(node)] = f
                     if fail_at is not None:
                         failed_at[id(node)] = k

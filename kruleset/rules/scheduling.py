@@ -45,6 +45,7 @@ normalised 0-100 score per node.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -214,10 +215,15 @@ def fit_message(num_nodes: int, failures: Mapping[str, Failure],
     """
     if prefilter is not None:
         return f"0/{num_nodes} nodes are available: {prefilter.reason}."
+    # Many nodes often share one Failure object (batch filters return one per
+    # distinct node state): count objects first (in C), then their reasons.
+    values = list(failures.values())
+    per_object = Counter(map(id, values))
+    objects = dict(zip(map(id, values), values, strict=True))
     counts: dict[str, int] = {}
-    for f in failures.values():
-        for reason in _reasons(f):
-            counts[reason] = counts.get(reason, 0) + 1
+    for oid, times in per_object.items():
+        for reason in _reasons(objects[oid]):
+            counts[reason] = counts.get(reason, 0) + times
     parts = sorted(f"{n} {r}" for r, n in counts.items())
     return f"0/{num_nodes} nodes are available: {', '.join(parts)}."
 
