@@ -44,12 +44,13 @@ Embedding: :func:`reclaim_victims`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from ..model.objects import NEVER, Pod
+from ..model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 from ..model.state import ClusterState, NodeState, PodState
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from .node_selection import run_filters_with_nominated
@@ -63,6 +64,10 @@ from .postfilter import (
 from .preemption import NOT_HELPFUL, potential_nodes
 from .preemption_pick import PICK, decide, pick_candidate
 from .preemption_victims import (
+    _DEFAULT_ORDER,
+    _FIT,
+    _PORTS,
+    PORTS_MESSAGE,
     VICTIMS,
     FastPlan,
     NodeFit,
@@ -72,11 +77,13 @@ from .preemption_victims import (
     pdb_budgets,
     split_by_pdb,
 )
+from .preemption_victims import _trace_runs as trace_filter_runs
 from .profile import Profile
 from .quota import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
+    Bound,
     PreFilterState,
     QuotaUsage,
     QuotaView,
@@ -417,6 +424,349 @@ def _victim_text(vc: VictimContext, ps: PodState) -> str:
             f"ElasticQuota")
 
 
+# --- the arithmetic dry run -------------------------------------------------------------------
+
+# Off: every node goes through select_victims_on_node (the differential tests compare both).
+FAST_RECLAIM = True
+_DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
+_RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
+# Refusal kinds, formatted only when the trace is read (see _walk_text).
+_NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
+
+Core = tuple[int, int, int, int]
+
+
+def _over(cpu: int, memory: int, eph: int, pods: int, y: Bound) -> tuple[str, int, int] | None:
+    """:func:`~kruleset.rules.quota.over` for amounts without extended resources."""
+    if cpu > y.cpu:
+        return CPU, cpu, y.cpu
+    if memory > y.memory:
+        return MEMORY, memory, y.memory
+    if eph > y.ephemeral_storage:
+        return EPHEMERAL, eph, y.ephemeral_storage
+    if pods > y.pods:
+        return PODS, pods, y.pods
+    return None
+
+
+def _walk_key(ps: PodState) -> tuple[int, int]:
+    # The default victim order's composite key (lower priority, then later start, first).
+    return ps.pod.effective_priority, -ps.effective_start
+
+
+def _describe(c: Core) -> str:
+    return Resources(c[0], c[1], c[2], c[3]).describe() or "nothing"
+
+
+class _Cycle:
+    """:func:`select_victims_on_node` for one preemptor, by arithmetic on core resources.
+
+    The general path copies the quota usage per node (:class:`QuotaView`),
+    runs every victim rule per pod through the rule engine and, with tracing
+    on, formats every explanation and runs the filters.  Here, for the
+    default victim rules and victim order, a preemptor the
+    :class:`~kruleset.rules.preemption_victims.FastPlan` covers and quotas
+    without extended resources, the same walk, checks and reprieve are done
+    on four integers per namespace: what a node's dry run took out is a delta
+    against the cycle's usage, so nothing is copied.  A node whose pods all
+    lie outside the namespaces that could give victims (decided once per
+    cycle: used only decreases during a walk) is refused without sorting.
+    Trace entries are recorded as deferred groups with the values they need
+    captured, and formatted only when read.  :meth:`select` answers ``None``
+    where the general path must judge (a node the plan's arithmetic does not
+    cover); ``tests/test_quota_reclaim_fastpath.py`` compares both.
+    """
+
+    __slots__ = ("ctx", "pod", "ns", "prio", "pre", "mode", "infos", "used", "total", "total_min",
+                 "possible", "plan", "order", "budgets", "trace", "no_victims_reason")
+
+    def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
+                 usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
+                 order: Any, budgets: Sequence[PdbBudget]) -> None:
+        self.ctx = ctx
+        self.pod = pod
+        self.ns = pod.namespace
+        self.prio = pod.effective_priority
+        self.pre = pre
+        self.mode = mode
+        self.infos = usage.infos
+        self.used = used
+        t = usage.total
+        self.total: Core = (t.cpu, t.memory, t.ephemeral_storage, t.pods)
+        self.total_min = usage.total_min
+        # Reclaiming: the quota namespaces (not the preemptor's) above their min now.
+        self.possible = frozenset(
+            n for n, c in used.items()
+            if n != self.ns and _over(*c, usage.infos[n].min) is not None)
+        self.plan = plan
+        self.order = order
+        self.budgets = budgets
+        self.trace: Trace | None = ctx.trace
+        self.no_victims_reason = f"for preemptor pod {pod.name}"
+
+    @classmethod
+    def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
+              budgets: Sequence[PdbBudget]) -> _Cycle | None:
+        """The cycle's arithmetic dry run, or ``None`` where only the general path applies."""
+        if not FAST_RECLAIM:
+            return None
+        rules = ctx.profile.active(VICTIM_RULES.name).rules
+        if tuple(a.rule.name for a in rules) != _DEFAULT_RULES:
+            return None
+        order = ctx.profile.active(VICTIMS.name)
+        if tuple(a.rule.name for a in order.rules) != _DEFAULT_ORDER:
+            return None
+        if pre.pod_req.scalars or pre.req_in_eq.scalars or pre.req_all.scalars:
+            return None
+        usage = quota_usage(ctx.state)
+        if usage.total.scalars or usage.total_min.scalars:
+            return None
+        used: dict[str, Core] = {}
+        for n, info in usage.infos.items():
+            u = info.used
+            if u.scalars:
+                return None
+            used[n] = (u.cpu, u.memory, u.ephemeral_storage, u.pods)
+        plan = fast_plan(ctx, pod, traced=True)
+        if plan is None:
+            return None
+        if not pre.has_quota:
+            mode = _NO_QUOTA
+        elif QuotaView(usage).over_min_with(pod.namespace, pre.req_in_eq) is None:
+            mode = _RECLAIMING
+        else:
+            mode = _OWN
+        return cls(ctx, pod, pre, mode, usage, used, plan, order, budgets)
+
+    def _may_go(self, ps: PodState) -> bool:
+        """Could ``ps`` be a victim at all in this cycle (ignoring the walk's changes)?"""
+        p = ps.pod
+        if self.mode == _RECLAIMING:
+            return p.namespace in self.possible
+        if self.mode == _OWN:
+            return p.namespace == self.ns and p.effective_priority < self.prio
+        return p.namespace not in self.infos and p.effective_priority < self.prio
+
+    def select(self, node: NodeState) -> NodeReclaim | Failure | None:
+        """The general path's answer for ``node``; ``None``: the general path must judge."""
+        pod = self.pod
+        trace = self.trace
+        pods = node.pods.values()
+        if trace is None and not any(self._may_go(ps) for ps in pods):
+            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
+                           UNRESOLVABLE, PLUGIN)
+        ns, prio, mode, infos, used = self.ns, self.prio, self.mode, self.infos, self.used
+        # What the walk took out (counted pods only), per namespace and in total.
+        delta: dict[str, list[int]] = {}
+        tot = [0, 0, 0, 0]
+        reqs: dict[str, tuple[str, Resources]] = {}
+        gone: set[str] = set()
+        potential: list[PodState] = []
+        notes: list[tuple[str, int, int, Any]] | None = [] if trace is not None else None
+
+        def now(n: str) -> Core:
+            c = used[n]
+            d = delta.get(n)
+            if d is None:
+                return c
+            return c[0] - d[0], c[1] - d[1], c[2] - d[2], c[3] - d[3]
+
+        def change(key: str, sign: int) -> None:
+            n, r = reqs[key]
+            d = delta.get(n)
+            if d is None:
+                d = delta[n] = [0, 0, 0, 0]
+            d[0] -= sign * r.cpu
+            d[1] -= sign * r.memory
+            d[2] -= sign * r.ephemeral_storage
+            d[3] -= sign * r.pods
+            tot[0] -= sign * r.cpu
+            tot[1] -= sign * r.memory
+            tot[2] -= sign * r.ephemeral_storage
+            tot[3] -= sign * r.pods
+
+        for ps in sorted(pods, key=_walk_key):   # least important first
+            p = ps.pod
+            ons = p.namespace
+            kind = -1
+            arg: Any = None
+            if mode == _RECLAIMING:
+                if ons not in infos:
+                    kind = _NS_NO_QUOTA
+                elif ons == ns:
+                    kind = _OWN_WITHIN_MIN
+                else:
+                    c = now(ons)
+                    if _over(*c, infos[ons].min) is None:
+                        kind, arg = _NOT_ABOVE_MIN, c
+            elif mode == _OWN:
+                if ons not in infos:
+                    kind = _NS_NO_QUOTA
+                elif ons != ns:
+                    kind = _OTHER_NS
+                elif p.effective_priority >= prio:
+                    kind = _NOT_LOWER
+            elif ons in infos:
+                kind = _HAS_QUOTA
+            elif p.effective_priority >= prio:
+                kind = _NOT_LOWER
+            if kind >= 0:
+                if notes is not None:
+                    notes.append((ps.key, p.effective_priority, kind, arg))
+                continue
+            potential.append(ps)
+            info = infos.get(ons)
+            if info is not None:
+                r = info.pods.get(ps.key)
+                if r is not None:
+                    reqs[ps.key] = (ons, r)
+                    gone.add(ps.key)
+                    change(ps.key, -1)
+            if notes is not None:
+                notes.append((ps.key, p.effective_priority, -1,
+                              now(ons) if mode == _RECLAIMING else None))
+        if not potential:
+            self._trace_walk(node, notes)
+            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
+                           UNRESOLVABLE, PLUGIN)
+        ctx, plan = self.ctx, self.plan
+        fit = NodeFit.start(ctx, pod, node, plan, potential)
+        if fit is None:
+            return None  # nothing recorded yet: the general path starts afresh
+        self._trace_walk(node, notes)
+        away = len(potential)
+        runs: list[tuple[int, str | None, str | None]] | None = None
+        if fit.reason() is not None:
+            # Not a candidate: the filters give the exact failure (and trace their run).
+            f = run_filters_with_nominated(ctx, pod, node,
+                                           removed=frozenset(ps.key for ps in potential))
+            if f is not None:
+                return f
+            runs = [] if trace is not None else None
+        elif trace is not None:
+            runs = [(away, None, None)]
+        pre = self.pre
+        with_quota = pre.has_quota
+        total, total_min = self.total, self.total_min
+        if with_quota:
+            mine = infos[ns].max
+            c = now(ns)
+            r = pre.pod_req
+            if (_over(r.cpu + c[0], r.memory + c[1], r.ephemeral_storage + c[2], r.pods + c[3],
+                      mine) is not None
+                    or _over(r.cpu + total[0] - tot[0], r.memory + total[1] - tot[1],
+                             r.ephemeral_storage + total[2] - tot[2], r.pods + total[3] - tot[3],
+                             total_min) is not None):
+                self._trace_runs(node, fit, runs)
+                return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+        ordered = fast_importance_order(ctx, potential, self.order)
+        violating, fine = split_by_pdb(ordered, self.budgets)
+        victims: list[PodState] = []
+        reprieved: list[PodState] = []
+        why: dict[str, str] = {}
+        num_violations = 0
+        in_eq, req_all = pre.req_in_eq, pre.req_all
+        for group, counts in ((violating, True), (fine, False)):
+            for ps in group:
+                key = ps.key
+                away -= 1
+                if key in gone:
+                    gone.discard(key)
+                    change(key, 1)
+                fit.put_back(ps)
+                why_not = fit.reason()
+                if runs is not None:
+                    runs.append((away, None if why_not is None else
+                                 _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+                if why_not is not None:
+                    away += 1
+                    if key in reqs and key not in gone:
+                        gone.add(key)
+                        change(key, -1)
+                    fit.take_away(ps)
+                    victims.append(ps)
+                    why[key] = why_not
+                    if counts:
+                        num_violations += 1
+                if with_quota:
+                    c = now(ns)
+                    quota_hit = _over(in_eq.cpu + c[0], in_eq.memory + c[1],
+                                      in_eq.ephemeral_storage + c[2], in_eq.pods + c[3],
+                                      infos[ns].max) or \
+                        _over(req_all.cpu + total[0] - tot[0], req_all.memory + total[1] - tot[1],
+                              req_all.ephemeral_storage + total[2] - tot[2],
+                              req_all.pods + total[3] - tot[3], total_min)
+                    if quota_hit is not None:
+                        if why_not is not None:
+                            self._trace_runs(node, fit, runs)
+                            return Failure(f"pod {key} is not found on node {node.name} "
+                                           f"(removed twice while reprieving)", "Error", PLUGIN)
+                        away += 1
+                        if key in reqs and key not in gone:
+                            gone.add(key)
+                            change(key, -1)
+                        fit.take_away(ps)
+                        victims.append(ps)
+                        why[key] = (f"the quota checks fail with it back: "
+                                    f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
+                        continue
+                if why_not is None:
+                    reprieved.append(ps)
+        self._trace_runs(node, fit, runs)
+        return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
+                           frozenset(ps.key for ps in violating), why)
+
+    def _trace_runs(self, node: NodeState, fit: NodeFit,
+                    runs: list[tuple[int, str | None, str | None]] | None) -> None:
+        if runs:
+            trace_filter_runs(self.trace, f"{self.pod.key} on {node.name}", self.plan,
+                              fit.nominated, runs)
+
+    def _trace_walk(self, node: NodeState, notes: list[tuple[str, int, int, Any]] | None
+                    ) -> None:
+        """Record the walk's entries (one per pod of the node) as one deferred group."""
+        trace = self.trace
+        if trace is None or notes is None or not notes:
+            return
+        pod_key, ns, prio, mode = self.pod.key, self.ns, self.prio, self.mode
+        name = node.name
+
+        def produce() -> Iterator[tuple[str, str, str, str]]:
+            for key, p, kind, arg in notes:
+                if kind < 0:
+                    if mode == _RECLAIMING:
+                        text = (f"{key.split('/', 1)[0]} is above its min (used "
+                                f"{_describe(arg)} before this pod goes), priority {p} does not "
+                                f"matter when reclaiming")
+                    elif mode == _OWN:
+                        text = f"priority {p} < {prio} in the preemptor's own namespace"
+                    else:
+                        text = f"priority {p} < {prio}, no ElasticQuota"
+                    yield PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
+                    continue
+                ons = key.split("/", 1)[0]
+                if kind == _NS_NO_QUOTA:
+                    rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
+                elif kind == _OWN_WITHIN_MIN:
+                    rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
+                                                f"quotas, not its own pods")
+                elif kind == _NOT_ABOVE_MIN:
+                    rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
+                                                f"{_describe(arg)}): it has nothing borrowed")
+                elif kind == _OTHER_NS:
+                    rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
+                                                      f"lower-priority pods may go")
+                elif kind == _NOT_LOWER:
+                    rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
+                    text = f"priority {p} is not lower than {prio}"
+                else:
+                    rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
+                                                           f"and the preemptor has none")
+                yield rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
+
+        trace.defer(len(notes), produce)
+
+
 # --- the PostFilter plugin --------------------------------------------------------------------
 
 def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResult | None:
@@ -449,8 +799,11 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     statuses: dict[str, Failure] = {}
     # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
     plan = fast_plan(ctx, pod)  # once for every node
+    cycle = _Cycle.start(ctx, pod, pre, budgets)
     for node in nodes:
-        found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
+        found = cycle.select(node) if cycle is not None else None
+        if found is None:
+            found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
         if isinstance(found, Failure):
             statuses[node.name] = found
             if trace is not None:
