@@ -364,7 +364,11 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     if spec.kwargs.get("static") and not node:
         raise src.error("a static pod is run by the kubelet of one node: add 'on NODE'", ref_w,
                         expected=f"{kind.value} {ref_w.value} on NODE static")
-    return [spec.make(ns, name, node_name=node, span=span) for ns, name in refs]
+    ns, name = refs[0]
+    first = spec.make(ns, name, node_name=node, span=span)
+    out: list[Object] = [first]
+    out.extend(spec.renamed(first, ns, name) for ns, name in refs[1:])
+    return out
 
 
 def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,

@@ -1,0 +1,114 @@
+"""Differential test: a ``pods`` range's copied pods are the pods ``make`` builds one by one.
+
+The parser builds the first pod of a range and copies it for the others
+(``PodSpec.renamed``).  Here ranges with varied attributes and blocks are
+parsed both ways and every field of every pod is compared, derived facts
+included, with the scenario's other results (decisions of a simulation).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import attrs
+import pytest
+
+import kruleset
+from kruleset.lang.pods import PodSpec
+from kruleset.model.objects import Pod
+from kruleset.sim.core import Simulation
+
+SEEDS = range(60)
+
+
+def _attrs(rng: random.Random) -> str:
+    parts = []
+    block = []
+    if rng.random() < 0.3:
+        block.append("container app requests(cpu=200m) limits(cpu=1)")
+        if rng.random() < 0.5:
+            block.append("container side requests(memory=10Mi)")
+    else:
+        if rng.random() < 0.5:
+            parts.append(f"requests(cpu={rng.choice([100, 500])}m, "
+                         f"memory={rng.choice([64, 500])}Mi)")
+        elif rng.random() < 0.5:
+            parts.append(f"cpu={rng.choice(['100m', '1'])}")
+        if rng.random() < 0.3:
+            parts.append("limits(cpu=2, memory=1Gi)")
+    if rng.random() < 0.3:
+        parts.append(f"labels(app={rng.choice('abc')}, tier=x)")
+    if rng.random() < 0.3:
+        parts.append(f"priority={rng.choice([0, 10, 1000])}")
+    elif rng.random() < 0.2:
+        parts.append("priorityclass=high")
+    if rng.random() < 0.3:
+        parts.append("usage(memory=100Mi, pids=10)")
+    if rng.random() < 0.2:
+        parts.append("tolerations(dedicated=x:NoSchedule, key:NoExecute for 60s)")
+    if rng.random() < 0.2:
+        parts.append("node-selector(zone=a)")
+    if rng.random() < 0.2:
+        parts.append("grace-period=5s started=-3s")
+    if rng.random() < 0.1:
+        parts.append("not-ready")
+    if rng.random() < 0.1:
+        parts.append("besteffort" if not parts else "gates(example.com/g)")
+    if rng.random() < 0.2:
+        block.append("init-container init requests(cpu=1)")
+    if rng.random() < 0.2:
+        block.append("emptydir cache size-limit=1Gi usage=10Mi")
+    if rng.random() < 0.2:
+        block.append("affinity node required zone=a")
+    if rng.random() < 0.2:
+        block.append("anti-affinity pod required app=a topology=kubernetes.io/hostname")
+    text = " ".join(parts)
+    if block:
+        text += " {\n  " + "\n  ".join(block) + "\n}"
+    return text
+
+
+def scenario(seed: int) -> str:
+    """Ranges with varied pod attributes, on nodes or pending."""
+    rng = random.Random(seed)
+    lines = [f'scenario "ranges {seed}"', "priorityclass high value=1000",
+             "nodes node-[1..3] cpu=8 memory=32Gi labels(zone=a)"]
+    for i in range(rng.randint(1, 4)):
+        on = f" on node-{rng.randint(1, 3)}" if rng.random() < 0.6 else ""
+        ns = rng.choice(["", "default/", "team/"])
+        if ns == "team/" and "namespace team" not in lines:
+            lines.append("namespace team")
+        lo = rng.choice([1, 7, 98])
+        lines.append(f"pods {ns}r{i}-[{lo}..{lo + rng.randint(0, 5)}]{on} {_attrs(rng)}")
+    return "\n".join(lines) + "\n"
+
+
+def _fields(pod: Pod) -> list[Any]:
+    return [(f.name, type(getattr(pod, f.name)), getattr(pod, f.name)) for f in attrs.fields(Pod)]
+
+
+def _load(text: str, copy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    if not copy:
+        def renamed(self: PodSpec, first: Pod, namespace: str, name: str) -> Pod:
+            return self.make(namespace, name, node_name=first.node_name, span=first.span)
+
+        monkeypatch.setattr(PodSpec, "renamed", renamed)
+    try:
+        sc = kruleset.load(text)
+    finally:
+        monkeypatch.undo()
+    pods = [_fields(o) for o in sc.objects if isinstance(o, Pod)]
+    sim = Simulation(sc)
+    sim.run()
+    return pods, [d.to_json() for d in sim.decisions]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_range_copies_are_the_pods_make_builds(seed: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    text = scenario(seed)
+    made = _load(text, False, monkeypatch)
+    copied = _load(text, True, monkeypatch)
+    assert copied[0] == made[0]
+    assert copied[1] == made[1]
