@@ -20,14 +20,14 @@ terms and it matches them itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..model.objects import Pod
 from ..model.state import ClusterState, NodeState, PodState
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from .filters_topology import ResolvedTerm, pod_index, resolve_term
-from .node_selection import overlay_for, register_prepare
+from .node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
 from .registry import rule
 from .scheduling import FILTERS
 
@@ -89,14 +89,25 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
     s = _AffinityState(affinity, anti)
     idx = pod_index(state)
     nodes = state.nodes
+    # Existing pods usually share a few distinct terms (one workload's
+    # replicas): whether the incoming pod matches a term depends only on the
+    # term's selector and namespaces, so it is decided once per distinct term.
+    matched: dict[tuple[int, frozenset[str], int], bool] = {}
+    existing_anti = s.existing_anti
     for ps in idx.with_required_anti.values():
         if ps.node is None:
             continue
         labels = nodes[ps.node].labels
-        for raw in ps.pod.pod_anti_affinity:
-            rt = resolve_term(ps.pod, raw)
-            if rt.key in labels and rt.matches(pod, state):
-                _add(s.existing_anti, (rt.key, labels[rt.key]), 1)
+        for rt in idx.anti_terms(ps):
+            key = rt.key
+            if key not in labels:
+                continue
+            mkey = (id(rt.selector), rt.namespaces, id(rt.ns_selector))
+            hit = matched.get(mkey)
+            if hit is None:
+                hit = matched[mkey] = rt.matches(pod, state)
+            if hit:
+                _add(existing_anti, (key, labels[key]), 1)
     if affinity:
         first, rest = affinity[0], affinity[1:]
         for ps in first.matching_pods(idx, state):
@@ -168,3 +179,66 @@ def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
             if existing_anti.get(pair, 0) > 0:
                 return Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
     return None
+
+
+# Shared, frozen failures of the batch form (no detail: one object per reason).
+_FAIL_AFFINITY = Failure(MSG_AFFINITY, UNRESOLVABLE)
+_FAIL_ANTI = Failure(MSG_ANTI, UNSCHEDULABLE)
+_FAIL_EXISTING_ANTI = Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
+
+
+@register_batch_filter(_interpod_filter)
+def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                         nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    """:func:`_interpod_filter` on each of ``nodes``, without a Python call per node.
+
+    Without an overlay the counts are the PreFilter's for every node, so the
+    per-node part is a few dict lookups; the self-affinity exception is the
+    same for every node and decided once.  Existing pods' anti-affinity is
+    checked on the keys that occur in its counts, which gives the same answer
+    as walking every label of the node (other pairs have no count).
+    """
+    s: _AffinityState | None = ctx.extra.get(_STATE)
+    if s is None:
+        return None
+    if ctx.extra.get(OVERLAY) is not None:
+        return [_interpod_filter(ctx, args, pod, n) for n in nodes]
+    affinity, affinity_counts = s.affinity, s.affinity_counts
+    self_ok = bool(affinity) and not affinity_counts and all(
+        t.matches(pod, ctx.state) for t in affinity)
+    anti_keys = [t.key for t in s.anti] if s.anti_counts else []
+    anti_counts = s.anti_counts
+    existing_anti = s.existing_anti
+    existing_keys = list(dict.fromkeys(k for k, _ in existing_anti))
+    out: list[Failure | None] = []
+    failed = False
+    for node in nodes:
+        labels = node.labels
+        f: Failure | None = None
+        if affinity:
+            found = True
+            for t in affinity:
+                value = labels.get(t.key)
+                if value is None:
+                    f = _FAIL_AFFINITY
+                    break
+                if affinity_counts.get((t.key, value), 0) <= 0:
+                    found = False
+            if f is None and not found and not self_ok:
+                f = _FAIL_AFFINITY
+        if f is None and anti_keys:
+            for k in anti_keys:
+                value = labels.get(k)
+                if value is not None and anti_counts.get((k, value), 0) > 0:
+                    f = _FAIL_ANTI
+                    break
+        if f is None and existing_keys:
+            for k in existing_keys:
+                value = labels.get(k)
+                if value is not None and existing_anti.get((k, value), 0) > 0:
+                    f = _FAIL_EXISTING_ANTI
+                    break
+        if f is not None:
+            failed = True
+        out.append(f)
+    return out if failed else None

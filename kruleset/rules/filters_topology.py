@@ -23,13 +23,29 @@ __all__ = ["PodIndex", "ResolvedTerm", "pod_index", "resolve_term"]
 class PodIndex:
     """Bound pods (terminating ones included) indexed for selector matching."""
 
-    __slots__ = ("by_ns", "by_label", "with_affinity", "with_required_anti", "__weakref__")
+    __slots__ = ("by_ns", "by_label", "with_affinity", "with_required_anti", "_anti_terms",
+                 "__weakref__")
 
     def __init__(self) -> None:
         self.by_ns: dict[str, dict[str, PodState]] = {}
         self.by_label: dict[tuple[str, str, str], dict[str, PodState]] = {}
         self.with_affinity: dict[str, PodState] = {}
         self.with_required_anti: dict[str, PodState] = {}
+        # pod key -> (the pod object, its required anti-affinity terms resolved)
+        self._anti_terms: dict[str, tuple[Pod, tuple[ResolvedTerm, ...]]] = {}
+
+    def anti_terms(self, ps: PodState) -> tuple[ResolvedTerm, ...]:
+        """The required anti-affinity terms of bound ``ps``, resolved once per pod object.
+
+        Resolving depends only on the pod object, which a pod keeps until an
+        action replaces it (then it is resolved again).
+        """
+        entry = self._anti_terms.get(ps.key)
+        if entry is None or entry[0] is not ps.pod:
+            pod = ps.pod
+            entry = (pod, tuple(resolve_term(pod, t) for t in pod.pod_anti_affinity))
+            self._anti_terms[ps.key] = entry
+        return entry[1]
 
     def on_bind(self, state: ClusterState, ps: PodState) -> None:
         """Index a pod that was bound."""
@@ -57,6 +73,7 @@ class PodIndex:
                 d.pop(key, None)
         self.with_affinity.pop(key, None)
         self.with_required_anti.pop(key, None)
+        self._anti_terms.pop(key, None)
 
     def candidates(self, namespace: str, selector: LabelSelector) -> Iterable[PodState]:
         """Bound pods of ``namespace`` that ``selector`` may match (a superset).
