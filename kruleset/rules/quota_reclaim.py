@@ -838,10 +838,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     if trace is not None:
         pick = ctx.profile.active(PICK.name)
         trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-        for c in candidates:
-            if c is not best:
-                trace.add(PICK.name, ps.key, f"{c.node} not chosen",
-                          decide(ctx, pick, best, c) or "tied")
+        _trace_not_chosen(ctx, trace, pick, ps.key, best, candidates)
         why: Mapping[str, str] = best.details.get("why", {})
         for v in best.victims:
             trace.add(PLUGIN, v.key, f"victim of {ps.key} on {best.node}", why.get(v.key, ""))
@@ -849,6 +846,54 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
             trace.add(PLUGIN, r.key, f"reprieved on {best.node}",
                       f"{ps.key} still fits and the quotas still hold with it back")
     return PostFilterResult(best.node, best.victims, "", candidates, decided, PLUGIN, clear)
+
+
+_DEFAULT_PICK = ("scheduler.preemption.pick.fewest-pdb-violations",
+                 "scheduler.preemption.pick.lowest-highest-priority",
+                 "scheduler.preemption.pick.lowest-priority-sum",
+                 "scheduler.preemption.pick.fewest-victims",
+                 "scheduler.preemption.pick.latest-start",
+                 "scheduler.preemption.pick.first-declared-node")
+
+
+@attrs.frozen(slots=True)
+class _Nodes:
+    """What the default pick rules read of the context: the nodes (for their index)."""
+
+    nodes: Mapping[str, NodeState]
+
+
+@attrs.frozen(slots=True)
+class _PickContext:
+    state: _Nodes
+
+
+def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
+                      candidates: Sequence[Candidate]) -> None:
+    """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
+
+    With the default pick rules (which read the candidates' victims and the
+    nodes' declaration index only) the entries are one deferred group, the
+    node table captured now; otherwise they are formatted at once.
+    """
+    others = [c for c in candidates if c is not best]
+    if not others:
+        return
+    if (not FAST_RECLAIM or tuple(a.rule.name for a in pick.rules) != _DEFAULT_PICK
+            or not hasattr(trace, "defer")):
+        for c in others:
+            trace.add(PICK.name, subject, f"{c.node} not chosen",
+                      decide(ctx, pick, best, c) or "tied")
+        return
+    frozen = _PickContext(_Nodes(dict(ctx.state.nodes)))
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for c in others:
+            yield (PICK.name, subject, f"{c.node} not chosen",
+                   decide(frozen, pick, best, c) or "tied")
+
+    trace.defer(len(others), produce)
+
 
 
 @rule(POSTFILTER, PLUGIN,
