@@ -112,3 +112,21 @@ def test_range_copies_are_the_pods_make_builds(seed: int,
     copied = _load(text, True, monkeypatch)
     assert copied[0] == made[0]
     assert copied[1] == made[1]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("pods a-[1..3]\npods a-[3..5]\n", "pod 'default/a-3' is already declared (line 1)"),
+    ("pod a-2\npods a-[1..3]\n", "pod 'default/a-2' is already declared (line 1)"),
+    ("deployment d replicas=1\npods d-[1..2]\n",
+     "pod 'default/d-1' has the name deployment 'default/d' gives its pods"),
+])
+def test_range_registration_refuses_as_single_pods_do(text: str, message: str) -> None:
+    with pytest.raises(kruleset.ScenarioError) as err:
+        kruleset.load(text)
+    assert message in str(err.value)
+
+
+def test_a_range_may_recreate_deleted_pods() -> None:
+    sc = kruleset.load("pods a-[1..2]\nat 1s {\n  delete pod a-1 grace-period=0s\n}\n"
+                       "at 2s {\n  create pods a-[1..1]\n}\n")
+    assert sum(1 for e in sc.events if type(e.action).__name__ == "Create") >= 1

@@ -69,6 +69,29 @@ class Context:
         table[key] = obj
         self.origin[(kind, key)] = where
 
+    def register_pods(self, pods: list[Object], item: Item, where: str) -> None:
+        """:meth:`register` each of ``pods`` (all :class:`Pod`), in order, with the same checks.
+
+        A ``pods`` range registers thousands of pods: the per-object dispatch
+        is done once, and the name-clash check against deployments only runs
+        when a deployment is declared (it can only fail then).
+        """
+        table, gone, origin = self.pods, self.gone, self.origin
+        for obj in pods:
+            assert isinstance(obj, Pod)
+            key = obj.key
+            slot = ("pod", key)
+            if key in table and slot not in gone:
+                before = origin.get(slot, "earlier")
+                raise self.src.error(f"pod '{key}' is already declared ({before})", item,
+                                     expected="a pod name not used yet")
+            if self.deployments:
+                self._check_generated_clash(obj.namespace, obj.name, item)
+            if gone:
+                gone.discard(slot)
+            table[key] = obj
+            origin[slot] = where
+
     def _check_generated_clash(self, ns: str, name: str, item: Item) -> None:
         m = _GENERATED.match(name)
         if m and f"{ns}/{m.group(1)}" in self.deployments:

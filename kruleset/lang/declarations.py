@@ -94,6 +94,9 @@ def declare(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
         raise ctx.src.error(f"'{kind.value}' takes no block", stmt.block.open)
     name_item = cur.peek() or kind
     objs = handler(ctx, kind, cur, stmt, span, timeline)
+    if handler is _pods:
+        ctx.register_pods(objs, name_item, where)
+        return objs
     for obj in objs:
         if isinstance(obj, ElasticQuota) and timeline:
             ctx.gone.add(("quota", obj.namespace))  # a new quota replaces the old one
