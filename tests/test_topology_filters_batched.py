@@ -22,7 +22,7 @@ import pytest
 import kruleset
 from kruleset.model.state import PodState
 from kruleset.rules import node_selection
-from kruleset.rules.filters_topology import resolve_term
+from kruleset.rules.filters_topology import pod_index, resolve_term
 from kruleset.rules.scheduling import FitError, ScheduleContext
 from kruleset.sim.core import Simulation
 
@@ -125,5 +125,16 @@ def test_fast_topology_filters_decide_as_general(seed: int,
         assert fast == general
         counts = filters_interpod._compute(sim.state, ps.pod).existing_anti
         assert counts == _naive_existing_anti(sim, ps)
+        idx = pod_index(sim.state)
+        for c in ps.pod.spread:
+            sel = c.selector
+            assert idx.matching(ps.pod.namespace, sel) == [
+                o for o in idx.by_ns.get(ps.pod.namespace, {}).values()
+                if sel.matches(o.pod.labels)]
+        for raw in ps.pod.pod_anti_affinity:
+            rt = resolve_term(ps.pod, raw)
+            assert list(rt.matching_pods(idx, sim.state)) == [
+                o for ns in rt.namespaces_in(sim.state) for o in idx.by_ns.get(ns, {}).values()
+                if rt.selector.matches(o.pod.labels)]
         checked += 1
     assert checked

@@ -48,7 +48,8 @@ def required_terms(pod: Pod) -> tuple[list[ResolvedTerm], list[ResolvedTerm]]:
 
 
 class _AffinityState:
-    __slots__ = ("affinity", "anti", "existing_anti", "affinity_counts", "anti_counts")
+    __slots__ = ("affinity", "anti", "existing_anti", "affinity_counts", "anti_counts",
+                 "existing_keys")
 
     def __init__(self, affinity: list[ResolvedTerm], anti: list[ResolvedTerm]) -> None:
         self.affinity = affinity
@@ -56,6 +57,8 @@ class _AffinityState:
         self.existing_anti: dict[Pair, int] = {}
         self.affinity_counts: dict[Pair, int] = {}
         self.anti_counts: dict[Pair, int] = {}
+        # The topology keys occurring in existing_anti (the batch form's, built on first use).
+        self.existing_keys: list[str] | None = None
 
 
 def _add(counts: dict[Pair, int], pair: Pair, n: int) -> None:
@@ -90,24 +93,20 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
     idx = pod_index(state)
     nodes = state.nodes
     # Existing pods usually share a few distinct terms (one workload's
-    # replicas): whether the incoming pod matches a term depends only on the
-    # term's selector and namespaces, so it is decided once per distinct term.
-    matched: dict[tuple[int, frozenset[str], int], bool] = {}
+    # replicas): the index groups bound pods' terms by value, so whether the
+    # incoming pod matches is decided once per distinct term.
     existing_anti = s.existing_anti
-    for ps in idx.with_required_anti.values():
-        if ps.node is None:
+    for rt, members in idx.anti_groups.values():
+        if not rt.matches(pod, state):
             continue
-        labels = nodes[ps.node].labels
-        for rt in idx.anti_terms(ps):
-            key = rt.key
-            if key not in labels:
+        key = rt.key
+        for ps, times in members.values():
+            if ps.node is None:
                 continue
-            mkey = (id(rt.selector), rt.namespaces, id(rt.ns_selector))
-            hit = matched.get(mkey)
-            if hit is None:
-                hit = matched[mkey] = rt.matches(pod, state)
-            if hit:
-                _add(existing_anti, (key, labels[key]), 1)
+            value = nodes[ps.node].labels.get(key)
+            if value is not None:
+                pair = (key, value)
+                existing_anti[pair] = existing_anti.get(pair, 0) + times
     if affinity:
         first, rest = affinity[0], affinity[1:]
         for ps in first.matching_pods(idx, state):
@@ -209,7 +208,9 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     anti_keys = [t.key for t in s.anti] if s.anti_counts else []
     anti_counts = s.anti_counts
     existing_anti = s.existing_anti
-    existing_keys = list(dict.fromkeys(k for k, _ in existing_anti))
+    existing_keys = s.existing_keys
+    if existing_keys is None:
+        existing_keys = s.existing_keys = list(dict.fromkeys(k for k, _ in existing_anti))
     out: list[Failure | None] = []
     failed = False
     for node in nodes:

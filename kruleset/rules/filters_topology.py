@@ -19,12 +19,15 @@ from ..model.state import ClusterState, PodState
 
 __all__ = ["PodIndex", "ResolvedTerm", "pod_index", "resolve_term"]
 
+# A resolved term by value: selector, topology key, namespaces, namespace selector.
+_TermKey = tuple[LabelSelector, str, frozenset[str], "LabelSelector | None"]
+
 
 class PodIndex:
     """Bound pods (terminating ones included) indexed for selector matching."""
 
     __slots__ = ("by_ns", "by_label", "with_affinity", "with_required_anti", "_anti_terms",
-                 "__weakref__")
+                 "anti_groups", "__weakref__")
 
     def __init__(self) -> None:
         self.by_ns: dict[str, dict[str, PodState]] = {}
@@ -33,6 +36,13 @@ class PodIndex:
         self.with_required_anti: dict[str, PodState] = {}
         # pod key -> (the pod object, its required anti-affinity terms resolved)
         self._anti_terms: dict[str, tuple[Pod, tuple[ResolvedTerm, ...]]] = {}
+        # Bound pods' required anti-affinity terms grouped by their resolved
+        # value (selector, topology key, namespaces, namespace selector): a
+        # group's terms match a given pod alike, so it is matched once.  Each
+        # group holds its term and pod key -> (pod, how many of its terms are
+        # in the group).  Only the pod's gates are ever replaced on a pod
+        # object, so the grouping made at bind time stays true.
+        self.anti_groups: dict[_TermKey, tuple[ResolvedTerm, dict[str, tuple[PodState, int]]]] = {}
 
     def anti_terms(self, ps: PodState) -> tuple[ResolvedTerm, ...]:
         """The required anti-affinity terms of bound ``ps``, resolved once per pod object.
@@ -59,6 +69,14 @@ class PodIndex:
             self.with_affinity[key] = ps
         if pod.pod_anti_affinity:
             self.with_required_anti[key] = ps
+            for rt in self.anti_terms(ps):
+                tk = rt.value_key()
+                group = self.anti_groups.get(tk)
+                if group is None:
+                    group = self.anti_groups[tk] = (rt, {})
+                members = group[1]
+                entry = members.get(key)
+                members[key] = (ps, 1 if entry is None else entry[1] + 1)
 
     def on_unbind(self, state: ClusterState, ps: PodState) -> None:
         """Forget a pod that left its node."""
@@ -72,7 +90,13 @@ class PodIndex:
             if d is not None:
                 d.pop(key, None)
         self.with_affinity.pop(key, None)
-        self.with_required_anti.pop(key, None)
+        if self.with_required_anti.pop(key, None) is not None:
+            for rt in self.anti_terms(ps):
+                group = self.anti_groups.get(rt.value_key())
+                if group is not None:
+                    group[1].pop(key, None)
+                    if not group[1]:
+                        del self.anti_groups[rt.value_key()]
         self._anti_terms.pop(key, None)
 
     def candidates(self, namespace: str, selector: LabelSelector) -> Iterable[PodState]:
@@ -94,8 +118,20 @@ class PodIndex:
 
     def matching(self, namespace: str, selector: LabelSelector) -> list[PodState]:
         """Bound pods of ``namespace`` whose labels ``selector`` matches."""
+        if _exact(selector):
+            return list(self.candidates(namespace, selector))
         return [ps for ps in self.candidates(namespace, selector)
                 if selector.matches(ps.pod.labels)]
+
+
+def _exact(selector: LabelSelector) -> bool:
+    """Whether :meth:`PodIndex.candidates` gives exactly the pods ``selector`` matches.
+
+    A selector of one ``key in (value)`` requirement picks the pods indexed
+    under that label, each of which carries it: no pod there fails it.
+    """
+    reqs = selector.requirements
+    return len(reqs) == 1 and reqs[0].operator == IN and len(reqs[0].values) == 1
 
 
 _INDEXES: weakref.WeakKeyDictionary[ClusterState, PodIndex] = weakref.WeakKeyDictionary()
@@ -131,6 +167,10 @@ class ResolvedTerm:
         self.ns_selector = ns_selector
         self.weight = weight
 
+    def value_key(self) -> _TermKey:
+        """What the term matches by: equal keys match the same pods alike."""
+        return (self.selector, self.key, self.namespaces, self.ns_selector)
+
     def matches(self, pod: Pod, state: ClusterState) -> bool:
         """Upstream ``AffinityTerm.Matches``: namespace admitted and selector matches."""
         if pod.namespace not in self.namespaces:
@@ -152,7 +192,11 @@ class ResolvedTerm:
 
     def matching_pods(self, index: PodIndex, state: ClusterState) -> Iterable[PodState]:
         """Bound pods this term matches."""
+        exact = _exact(self.selector)
         for ns in self.namespaces_in(state):
+            if exact:
+                yield from index.candidates(ns, self.selector)
+                continue
             for ps in index.candidates(ns, self.selector):
                 if self.selector.matches(ps.pod.labels):
                     yield ps
