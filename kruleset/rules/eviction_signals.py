@@ -111,8 +111,13 @@ def node_sums(node: NodeState) -> dict[str, int]:
 
 
 def _add(node: NodeState, ps: PodState, sign: int) -> None:
-    sums = node_sums(node)
     u = pod_usage(ps)
+    if not u and not ps.pod.emptydirs:
+        # Nothing to add (most pods of a large declared cluster): the sums,
+        # made on first read, stay what they are; the node is still re-measured.
+        node.extra[_DIRTY] = True
+        return
+    sums = node_sums(node)
     sums["memory"] += sign * u.get("memory", 0)
     sums["ephemeral-storage"] += sign * (u.get("ephemeral-storage", 0) + _emptydir_disk(ps))
     sums["writable-layer"] += sign * u.get("writable-layer", 0)
