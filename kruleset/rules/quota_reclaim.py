@@ -62,6 +62,7 @@ from .postfilter import (
     PostFilterResult,
 )
 from .preemption import NOT_HELPFUL, potential_nodes
+from .preemption_pick import _NEGATED as NEGATED_PICK
 from .preemption_pick import PICK, decide, pick_candidate
 from .preemption_victims import (
     _DEFAULT_ORDER,
@@ -77,7 +78,6 @@ from .preemption_victims import (
     pdb_budgets,
     split_by_pdb,
 )
-from .preemption_victims import _trace_runs as trace_filter_runs
 from .profile import Profile
 from .quota import (
     MAX_RULE,
@@ -432,6 +432,8 @@ _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
 _RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
 # Refusal kinds, formatted only when the trace is read (see _walk_text).
 _NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
+# What the cycle's trace log holds (one deferred group per flush).
+_WALK, _RUN, _ADD, _CANDIDATE = range(4)
 
 Core = tuple[int, int, int, int]
 
@@ -478,7 +480,8 @@ class _Cycle:
     """
 
     __slots__ = ("ctx", "pod", "ns", "prio", "pre", "mode", "infos", "used", "total", "total_min",
-                 "possible", "plan", "order", "budgets", "trace", "no_victims_reason")
+                 "possible", "plan", "order", "budgets", "trace", "no_victims_reason", "log",
+                 "logged")
 
     def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
                  usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
@@ -503,6 +506,8 @@ class _Cycle:
         self.budgets = budgets
         self.trace: Trace | None = ctx.trace
         self.no_victims_reason = f"for preemptor pod {pod.name}"
+        self.log: list[tuple[Any, ...]] = []
+        self.logged = 0
 
     @classmethod
     def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
@@ -562,7 +567,10 @@ class _Cycle:
         reqs: dict[str, tuple[str, Resources]] = {}
         gone: set[str] = set()
         potential: list[PodState] = []
-        notes: list[tuple[str, int, int, Any]] | None = [] if trace is not None else None
+        # With tracing: the walk's entries go straight into the cycle's log (dropped again
+        # if the general path has to judge the node).
+        notes = self.log if trace is not None else None
+        mark = len(self.log)
 
         def now(n: str) -> Core:
             c = used[n]
@@ -612,7 +620,7 @@ class _Cycle:
                 kind = _NOT_LOWER
             if kind >= 0:
                 if notes is not None:
-                    notes.append((ps.key, p.effective_priority, kind, arg))
+                    notes.append((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
                 continue
             potential.append(ps)
             info = infos.get(ons)
@@ -623,21 +631,23 @@ class _Cycle:
                     gone.add(ps.key)
                     change(ps.key, -1)
             if notes is not None:
-                notes.append((ps.key, p.effective_priority, -1,
+                notes.append((_WALK, node.name, ps.key, p.effective_priority, -1,
                               now(ons) if mode == _RECLAIMING else None))
         if not potential:
-            self._trace_walk(node, notes)
+            self.logged += len(self.log) - mark
             return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
                            UNRESOLVABLE, PLUGIN)
         ctx, plan = self.ctx, self.plan
         fit = NodeFit.start(ctx, pod, node, plan, potential)
         if fit is None:
-            return None  # nothing recorded yet: the general path starts afresh
-        self._trace_walk(node, notes)
+            del self.log[mark:]
+            return None  # nothing recorded: the general path starts afresh
+        self.logged += len(self.log) - mark
         away = len(potential)
         runs: list[tuple[int, str | None, str | None]] | None = None
         if fit.reason() is not None:
             # Not a candidate: the filters give the exact failure (and trace their run).
+            self.flush()
             f = run_filters_with_nominated(ctx, pod, node,
                                            removed=frozenset(ps.key for ps in potential))
             if f is not None:
@@ -718,53 +728,110 @@ class _Cycle:
 
     def _trace_runs(self, node: NodeState, fit: NodeFit,
                     runs: list[tuple[int, str | None, str | None]] | None) -> None:
-        if runs:
-            trace_filter_runs(self.trace, f"{self.pod.key} on {node.name}", self.plan,
-                              fit.nominated, runs)
+        """Log the filter runs the general path makes (as ``_trace_runs`` of DefaultPreemption).
 
-    def _trace_walk(self, node: NodeState, notes: list[tuple[str, int, int, Any]] | None
-                    ) -> None:
-        """Record the walk's entries (one per pod of the node) as one deferred group."""
-        trace = self.trace
-        if trace is None or notes is None or not notes:
+        Per check, upstream's two passes: with pods nominated to the node, a
+        run of every enabled filter with them added (its failure stands),
+        then, when it passed, one without them; a run with pods away uses
+        every enabled filter, one with none away only those PreFilter kept.
+        Each run records ``pass`` per filter up to the one that fails.
+        """
+        if not runs:
             return
-        pod_key, ns, prio, mode = self.pod.key, self.ns, self.prio, self.mode
-        name = node.name
+        every, kept = self.plan.all_names, self.plan.prepared_names
+        subject = f"{self.pod.key} on {node.name}"
+        log = self.log
+        count = 0
+        for away, failed, why in runs:
+            names = every if away else kept
+            if fit.nominated:
+                log.append((_RUN, subject, every, failed, why))
+                count += len(every) if failed is None else every.index(failed) + 1
+                if failed is None:
+                    log.append((_RUN, subject, names, None, None))
+                    count += len(names)
+            else:
+                log.append((_RUN, subject, names, failed, why))
+                count += len(names) if failed is None else names.index(failed) + 1
+        self.logged += count
+
+    def add(self, rule_name: str, subject: str, result: str, why: str) -> None:
+        """Log one entry (in order with the deferred ones)."""
+        self.log.append((_ADD, rule_name, subject, result, why))
+        self.logged += 1
+
+    def add_candidate(self, subject: str, c: Candidate) -> None:
+        """Log the ``candidate`` entry of ``c``, formatted when read (from its keys only)."""
+        self.log.append((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
+                         c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
+        self.logged += 1
+
+    def flush(self) -> None:
+        """Record what was logged as one deferred group, before anything recorded at once."""
+        trace = self.trace
+        if trace is None or not self.log:
+            return
+        log, ns, prio, mode, pod_key = self.log, self.ns, self.prio, self.mode, self.pod.key
+        self.log = []
+        count, self.logged = self.logged, 0
 
         def produce() -> Iterator[tuple[str, str, str, str]]:
-            for key, p, kind, arg in notes:
-                if kind < 0:
-                    if mode == _RECLAIMING:
-                        text = (f"{key.split('/', 1)[0]} is above its min (used "
-                                f"{_describe(arg)} before this pod goes), priority {p} does not "
-                                f"matter when reclaiming")
-                    elif mode == _OWN:
-                        text = f"priority {p} < {prio} in the preemptor's own namespace"
-                    else:
-                        text = f"priority {p} < {prio}, no ElasticQuota"
-                    yield PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
-                    continue
-                ons = key.split("/", 1)[0]
-                if kind == _NS_NO_QUOTA:
-                    rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
-                elif kind == _OWN_WITHIN_MIN:
-                    rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
-                                                f"quotas, not its own pods")
-                elif kind == _NOT_ABOVE_MIN:
-                    rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
-                                                f"{_describe(arg)}): it has nothing borrowed")
-                elif kind == _OTHER_NS:
-                    rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
-                                                      f"lower-priority pods may go")
-                elif kind == _NOT_LOWER:
-                    rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
-                    text = f"priority {p} is not lower than {prio}"
+            for item in log:
+                tag = item[0]
+                if tag == _WALK:
+                    yield _walk_entry(item, pod_key, ns, prio, mode)
+                elif tag == _RUN:
+                    _, subject, names, failed, why = item
+                    for name in names:
+                        if name == failed:
+                            yield name, subject, "fail", why or ""
+                            break
+                        yield name, subject, "pass", ""
+                elif tag == _ADD:
+                    yield item[1], item[2], item[3], item[4]
                 else:
-                    rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
-                                                           f"and the preemptor has none")
-                yield rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
+                    _, subject, node, victims, violations, reprieved = item
+                    yield (PLUGIN, subject, f"{node}: candidate",
+                           f"victims [{', '.join(victims)}], "
+                           f"{violations} PDB violation(s), reprieved "
+                           f"[{', '.join(reprieved)}]")
 
-        trace.defer(len(notes), produce)
+        trace.defer(count, produce)
+
+
+def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
+                ) -> tuple[str, str, str, str]:
+    """The trace entry of one pod of a node's walk (what the victim rules said)."""
+    _, name, key, p, kind, arg = item
+    if kind < 0:
+        if mode == _RECLAIMING:
+            text = (f"{key.split('/', 1)[0]} is above its min (used "
+                    f"{_describe(arg)} before this pod goes), priority {p} does not "
+                    f"matter when reclaiming")
+        elif mode == _OWN:
+            text = f"priority {p} < {prio} in the preemptor's own namespace"
+        else:
+            text = f"priority {p} < {prio}, no ElasticQuota"
+        return PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
+    ons = key.split("/", 1)[0]
+    if kind == _NS_NO_QUOTA:
+        rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
+    elif kind == _OWN_WITHIN_MIN:
+        rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
+                                    f"quotas, not its own pods")
+    elif kind == _NOT_ABOVE_MIN:
+        rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
+                                    f"{_describe(arg)}): it has nothing borrowed")
+    elif kind == _OTHER_NS:
+        rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
+                                          f"lower-priority pods may go")
+    elif kind == _NOT_LOWER:
+        rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
+        text = f"priority {p} is not lower than {prio}"
+    else:
+        rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
+                                               f"and the preemptor has none")
+    return rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
 
 
 # --- the PostFilter plugin --------------------------------------------------------------------
@@ -803,10 +870,14 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     for node in nodes:
         found = cycle.select(node) if cycle is not None else None
         if found is None:
+            if cycle is not None:
+                cycle.flush()  # the general path records at once
             found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
         if isinstance(found, Failure):
             statuses[node.name] = found
-            if trace is not None:
+            if cycle is not None and trace is not None:
+                cycle.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
+            elif trace is not None:
                 trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
             continue
         if not found.victims:
@@ -816,11 +887,15 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
         c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                       {"violating": found.violating, "why": found.why})
         (non_violating if c.num_pdb_violations == 0 else violating).append(c)
-        if trace is not None:
+        if cycle is not None and trace is not None:
+            cycle.add_candidate(ps.key, c)
+        elif trace is not None:
             trace.add(PLUGIN, ps.key, f"{node.name}: candidate",
                       f"victims [{', '.join(v.key for v in c.victims)}], "
                       f"{c.num_pdb_violations} PDB violation(s), reprieved "
                       f"[{', '.join(r.key for r in c.reprieved)}]")
+    if cycle is not None:
+        cycle.flush()
     candidates = tuple(non_violating + violating)
     if not candidates:
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
@@ -856,16 +931,17 @@ _DEFAULT_PICK = ("scheduler.preemption.pick.fewest-pdb-violations",
                  "scheduler.preemption.pick.first-declared-node")
 
 
-@attrs.frozen(slots=True)
-class _Nodes:
-    """What the default pick rules read of the context: the nodes (for their index)."""
-
-    nodes: Mapping[str, NodeState]
-
-
-@attrs.frozen(slots=True)
-class _PickContext:
-    state: _Nodes
+def _decided(shows: Sequence[tuple[str, Any, bool]], ka: tuple[Any, ...],
+             kb: tuple[Any, ...]) -> str:
+    """:func:`~kruleset.rules.preemption_pick.decide` from the two candidates' keys."""
+    for (name, show, negated), a, b in zip(shows, ka, kb, strict=True):
+        if a == b:
+            continue
+        first = a < b
+        if negated:  # the key is negated: show the natural comparison
+            first = not first
+        return f"{name}: {show(a)} {'<' if first else '>'} {show(b)}"
+    return ""
 
 
 def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
@@ -873,8 +949,8 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
 
     With the default pick rules (which read the candidates' victims and the
-    nodes' declaration index only) the entries are one deferred group, the
-    node table captured now; otherwise they are formatted at once.
+    nodes' declaration index only) each candidate's keys are taken now and
+    the entries formatted when read; otherwise they are formatted at once.
     """
     others = [c for c in candidates if c is not best]
     if not others:
@@ -885,12 +961,17 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
             trace.add(PICK.name, subject, f"{c.node} not chosen",
                       decide(ctx, pick, best, c) or "tied")
         return
-    frozen = _PickContext(_Nodes(dict(ctx.state.nodes)))
+    # Each candidate's keys now (plain values: nothing the collector keeps tracking).
+    fns = [(a.rule.fn, a.args) for a in pick.rules]
+    shows = [(a.rule.name, a.rule.describe or repr, a.rule.name in NEGATED_PICK)
+             for a in pick.rules]
+    best_keys = tuple(fn(ctx, args, best) for fn, args in fns)
+    keyed = [(c.node, tuple(fn(ctx, args, c) for fn, args in fns)) for c in others]
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
-        for c in others:
-            yield (PICK.name, subject, f"{c.node} not chosen",
-                   decide(frozen, pick, best, c) or "tied")
+        for node, keys in keyed:
+            yield (PICK.name, subject, f"{node} not chosen",
+                   _decided(shows, best_keys, keys) or "tied")
 
     trace.defer(len(others), produce)
 
