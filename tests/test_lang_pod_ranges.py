@@ -130,3 +130,28 @@ def test_a_range_may_recreate_deleted_pods() -> None:
     sc = kruleset.load("pods a-[1..2]\nat 1s {\n  delete pod a-1 grace-period=0s\n}\n"
                        "at 2s {\n  create pods a-[1..1]\n}\n")
     assert sum(1 for e in sc.events if type(e.action).__name__ == "Create") >= 1
+
+
+@pytest.mark.parametrize("ref", [
+    "p-[1..12]", "team/p-[8..12]", "[1..3]x", "x.[7..11]", "Bad-[1..3]", "p-[1..3]-",
+    "ns-[1..3]/p", "Ns-[1..3]/p", "a" * 250 + "-[1..12]", "a" * 252 + "[8..12]",
+    "n" * 60 + "-[1..20]/p", "n" * 61 + "-[8..10]/p", "p-[001..120]",
+    "*-[1..3]", "a/b/[1..3]", "ns/[1..3].",
+])
+def test_range_names_are_checked_as_one_by_one(ref: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking only a range's first and last names refuses and accepts what checking all does."""
+    from kruleset.lang import declarations
+    from kruleset.lang.values import pod_ref
+
+    def load() -> Any:
+        try:
+            sc = kruleset.load(f"namespace team\npods {ref}\n")
+        except kruleset.ScenarioError as e:
+            return str(e)
+        return [o.key for o in sc.objects if isinstance(o, Pod)]
+
+    fast = load()
+    monkeypatch.setattr(declarations, "_pod_refs",
+                        lambda ctx, w, keys: [pod_ref(ctx.src, w, k) for k in keys])
+    assert fast == load()

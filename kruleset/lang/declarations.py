@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import Span
+from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
     Deployment,
@@ -347,6 +347,31 @@ def _pdb(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     return [PodDisruptionBudget(ns, name, selector, span=span, **kw)]
 
 
+def _pod_refs(ctx: Context, ref_w: Word, keys: list[str]) -> list[tuple[str, str]]:
+    """``pod_ref`` of every name of a range, checking only the first and the last when enough.
+
+    The names of one range differ only in a run of digits whose length never
+    decreases: every character rule of a namespace or name holds for all of
+    them or for none, and the last is the longest.  When the first and the
+    last pass, so do the others; otherwise each is checked in order, so the
+    refusal names the same pod as before.
+    """
+    src = ctx.src
+    if len(keys) <= 2:
+        return [pod_ref(src, ref_w, k) for k in keys]
+    try:
+        first = pod_ref(src, ref_w, keys[0])
+        last = pod_ref(src, ref_w, keys[-1])
+    except ScenarioError:
+        return [pod_ref(src, ref_w, k) for k in keys]
+    refs = [first]
+    for k in keys[1:-1]:
+        ns, slash, name = k.rpartition("/")
+        refs.append((ns if slash else "default", name))
+    refs.append(last)
+    return refs
+
+
 def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
           timeline: bool) -> list[Object]:
     src = ctx.src
@@ -358,7 +383,7 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     if kind.value == "pods" and "[" not in ref_w.value:
         raise src.error("'pods' needs a range such as web-[1..3]", ref_w,
                         expected="REF-[A..B]")
-    refs = [pod_ref(src, ref_w, k) for k in keys]
+    refs = _pod_refs(ctx, ref_w, keys)
     node = ""
     if cur.accept("on"):
         node_w = cur.word("a node name after 'on'")
