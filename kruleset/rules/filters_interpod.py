@@ -116,13 +116,16 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
             for t in affinity:
                 if t.key in labels:
                     _add(s.affinity_counts, (t.key, labels[t.key]), 1)
+    anti_counts = s.anti_counts
     for t in anti:
+        key = t.key
         for ps in t.matching_pods(idx, state):
             if ps.node is None:
                 continue
-            labels = nodes[ps.node].labels
-            if t.key in labels:
-                _add(s.anti_counts, (t.key, labels[t.key]), 1)
+            value = nodes[ps.node].labels.get(key)
+            if value is not None:
+                pair = (key, value)
+                anti_counts[pair] = anti_counts.get(pair, 0) + 1
     return s
 
 

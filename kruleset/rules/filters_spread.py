@@ -186,12 +186,18 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
     for i, c in enumerate(constraints):
         counts = s.counts[i]
         key, needs = c.key, check[i]
+        single = len(keys) == 1
         for ps in idx.matching(ns, c.selector):
             if ps.deletion_time is not None or ps.node is None:
                 continue
             node = nodes[ps.node]
             labels = node.labels
-            if not all(k in labels for k in keys) or (needs and not node_included(c, pod, node)):
+            if single:
+                if key not in labels:
+                    continue
+            elif not all(k in labels for k in keys):
+                continue
+            if needs and not node_included(c, pod, node):
                 continue
             counts[labels[key]] += 1
         s.paths.append(sorted((n, v) for v, n in counts.items())[:2])
