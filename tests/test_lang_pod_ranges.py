@@ -1,7 +1,7 @@
 """Differential test: a ``pods`` range's copied pods are the pods ``make`` builds one by one.
 
 The parser builds the first pod of a range and copies it for the others
-(``PodSpec.renamed``).  Here ranges with varied attributes and blocks are
+(``PodSpec.renamer``).  Here ranges with varied attributes and blocks are
 parsed both ways and every field of every pod is compared, derived facts
 included, with the scenario's other results (decisions of a simulation).
 """
@@ -90,10 +90,11 @@ def _fields(pod: Pod) -> list[Any]:
 
 def _load(text: str, copy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     if not copy:
-        def renamed(self: PodSpec, first: Pod, namespace: str, name: str) -> Pod:
-            return self.make(namespace, name, node_name=first.node_name, span=first.span)
+        def renamer(self: PodSpec, first: Pod) -> Any:
+            return lambda namespace, name: self.make(namespace, name, node_name=first.node_name,
+                                                     span=first.span)
 
-        monkeypatch.setattr(PodSpec, "renamed", renamed)
+        monkeypatch.setattr(PodSpec, "renamer", renamer)
     try:
         sc = kruleset.load(text)
     finally:

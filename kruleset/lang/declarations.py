@@ -395,7 +395,8 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     ns, name = refs[0]
     first = spec.make(ns, name, node_name=node, span=span)
     out: list[Object] = [first]
-    out.extend(spec.renamed(first, ns, name) for ns, name in refs[1:])
+    renamed = spec.renamer(first)
+    out.extend(renamed(ns, name) for ns, name in refs[1:])
     return out
 
 

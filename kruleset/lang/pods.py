@@ -20,7 +20,10 @@ Choices where LANGUAGE.md is silent:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import attrs
 
 from ..model.objects import (
     SYSTEM_CLUSTER_CRITICAL,
@@ -74,6 +77,8 @@ _FORMS = {
     "node-selector": "()", "tolerations": "()", "gates": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
 }
+# The slots a range's pods do not share (PodSpec.renamer).
+_RENAMED = ("namespace", "name", "key", "containers")
 _FORM_WORDS = {"=": "NAME=VALUE", "()": "NAME(…)", "flag": "a bare word"}
 
 
@@ -111,22 +116,38 @@ class PodSpec:
         return Pod(namespace, name, containers=tuple(containers),
                    init_containers=tuple(self.init_containers), node_name=node_name, **kw)
 
-    def renamed(self, first: Pod, namespace: str, name: str) -> Pod:
-        """What ``make(namespace, name, …)`` gives, copied from ``first`` (same other arguments).
+    def renamer(self, first: Pod) -> Callable[[str, str], Pod]:
+        """``(namespace, name) -> Pod``: ``make(namespace, name, …)``, copied from ``first``.
 
-        A ``pods`` range makes thousands of pods that differ only in their
+        ``first`` was made by :meth:`make` with the same other arguments.  A
+        ``pods`` range makes thousands of pods that differ only in their
         names (and the default container's, which is the pod's): copying the
-        first and renaming is several times cheaper than building each pod and
-        its derived requests anew.  Only the names change, so every derived
-        fact (requests, limits, QoS, criticality) is the first pod's.
+        first's slots and renaming is several times cheaper than building each
+        pod and its derived requests anew.  Only the names change, so every
+        derived fact (requests, limits, QoS, criticality) is the first pod's.
         """
-        pod = first.replace(namespace=namespace, name=name)
-        if not self.containers:
-            c = first.containers[0]
-            # The copy is not yet shared: setting its default container (named
-            # after the pod, with the same resources) is still building it.
-            object.__setattr__(pod, "containers", (Container(name, c.requests, c.limits),))
-        return pod
+        # Each slot's own setter, bypassing the frozen __setattr__: the pods
+        # are not shared until returned.  Slots read once for the whole range.
+        same = tuple((getattr(Pod, a.name).__set__, getattr(first, a.name))
+                     for a in attrs.fields(Pod) if a.name not in _RENAMED)
+        put_ns, put_name, put_key, put_containers = (
+            getattr(Pod, n).__set__ for n in _RENAMED)
+        containers = first.containers
+        default = None if self.containers else containers[0]
+        new = object.__new__
+
+        def renamed(namespace: str, name: str) -> Pod:
+            pod = new(Pod)
+            for put, value in same:
+                put(pod, value)
+            put_ns(pod, namespace)
+            put_name(pod, name)
+            put_key(pod, f"{namespace}/{name}")
+            put_containers(pod, containers if default is None else
+                           (Container(name, default.requests, default.limits),))
+            return pod
+
+        return renamed
 
 
 def _requests_limits(src: Source, req: dict[str, int] | None, lim: dict[str, int] | None,
