@@ -49,7 +49,7 @@ def required_terms(pod: Pod) -> tuple[list[ResolvedTerm], list[ResolvedTerm]]:
 
 class _AffinityState:
     __slots__ = ("affinity", "anti", "existing_anti", "affinity_counts", "anti_counts",
-                 "existing_keys")
+                 "existing_keys", "anti_hot", "existing_hot")
 
     def __init__(self, affinity: list[ResolvedTerm], anti: list[ResolvedTerm]) -> None:
         self.affinity = affinity
@@ -59,6 +59,10 @@ class _AffinityState:
         self.anti_counts: dict[Pair, int] = {}
         # The topology keys occurring in existing_anti (the batch form's, built on first use).
         self.existing_keys: list[str] | None = None
+        # Per topology key, the domain values with a positive count (the batch
+        # form's, built on first use): a node fails when its value is in one.
+        self.anti_hot: list[tuple[str, frozenset[str]]] | None = None
+        self.existing_hot: list[tuple[str, frozenset[str]]] | None = None
 
 
 def _add(counts: dict[Pair, int], pair: Pair, n: int) -> None:
@@ -205,6 +209,8 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
         return None
     if ctx.extra.get(OVERLAY) is not None:
         return [_interpod_filter(ctx, args, pod, n) for n in nodes]
+    if not s.affinity:
+        return _without_affinity(s, nodes)
     affinity, affinity_counts = s.affinity, s.affinity_counts
     self_ok = bool(affinity) and not affinity_counts and all(
         t.matches(pod, ctx.state) for t in affinity)
@@ -246,3 +252,45 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
             failed = True
         out.append(f)
     return out if failed else None
+
+
+def _hot(counts: dict[Pair, int], keys: list[str]) -> list[tuple[str, frozenset[str]]]:
+    """For each of ``keys`` (in order, once), the values whose pair has a positive count."""
+    values: dict[str, set[str]] = {k: set() for k in keys}
+    for (k, v), n in counts.items():
+        if n > 0 and k in values:
+            values[k].add(v)
+    return [(k, frozenset(vs)) for k, vs in values.items()]
+
+
+def _without_affinity(s: _AffinityState, nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    """The batch form for a pod without required affinity terms (no overlay).
+
+    A node fails the pod's anti-affinity when, for one of its terms' keys,
+    the node's value has a positive count (the per-node form's test), and
+    otherwise existing pods' anti-affinity the same way; a value absent from
+    the node (``None``) is in no set, as the per-node form skips it.
+    """
+    anti_hot = s.anti_hot
+    if anti_hot is None:
+        anti_hot = s.anti_hot = _hot(s.anti_counts, [t.key for t in s.anti])
+    out: list[Failure | None]
+    if len(anti_hot) == 1:
+        k, hot = anti_hot[0]
+        out = [_FAIL_ANTI if n.labels.get(k) in hot else None for n in nodes]
+    else:
+        out = [_FAIL_ANTI if any(n.labels.get(k) in hot for k, hot in anti_hot) else None
+               for n in nodes]
+    if s.existing_anti and None in out:
+        existing_hot = s.existing_hot
+        if existing_hot is None:
+            keys = list(dict.fromkeys(k for k, _ in s.existing_anti))
+            existing_hot = s.existing_hot = _hot(s.existing_anti, keys)
+        for i, n in enumerate(nodes):
+            if out[i] is None:
+                labels = n.labels
+                for k, hot in existing_hot:
+                    if labels.get(k) in hot:
+                        out[i] = _FAIL_EXISTING_ANTI
+                        break
+    return out if any(f is not None for f in out) else None

@@ -282,6 +282,8 @@ def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
         return None
     if ctx.extra.get(OVERLAY) is not None:
         return [_spread_filter(ctx, args, pod, n) for n in nodes]
+    if len(s.constraints) == 1:
+        return _one_constraint(s, nodes)
     by_domain: list[dict[str, Failure | None]] = [{} for _ in s.constraints]
     indexed = list(enumerate(s.constraints))
     out: list[Failure | None] = []
@@ -321,3 +323,21 @@ def _domain_failure(s: _SpreadState, i: int, c: Constraint, value: str) -> Failu
                        detail={"topologyKey": c.key, "domain": value, "matching": match,
                                "globalMinimum": minimum, "maxSkew": c.max_skew})
     return None
+
+
+def _one_constraint(s: _SpreadState, nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    """The batch form for one constraint: each distinct domain decided once.
+
+    A node without the key gets the missing-label failure (``None`` is never
+    a key of ``known``, whose keys are label values).
+    """
+    c = s.constraints[0]
+    key = c.key
+    values = [n.labels.get(key) for n in nodes]
+    known: dict[str | None, Failure | None] = {}
+    for v in set(values):
+        if v is not None:
+            known[v] = _domain_failure(s, 0, c, v)
+    if None not in values and not any(f is not None for f in known.values()):
+        return None
+    return [known.get(v, _FAIL_LABEL) for v in values]
