@@ -771,7 +771,10 @@ class _Cycle:
         trace = self.trace
         if trace is None or not self.log:
             return
-        log, ns, prio, mode, pod_key = self.log, self.ns, self.prio, self.mode, self.pod.key
+        # A tuple of plain tuples: once the collector has seen it, it is untracked, so the
+        # trace's thousands of entries per preemptor are not traversed by every collection.
+        log = tuple(self.log)
+        ns, prio, mode, pod_key = self.ns, self.prio, self.mode, self.pod.key
         self.log = []
         count, self.logged = self.logged, 0
 
@@ -966,7 +969,7 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
     shows = [(a.rule.name, a.rule.describe or repr, a.rule.name in NEGATED_PICK)
              for a in pick.rules]
     best_keys = tuple(fn(ctx, args, best) for fn, args in fns)
-    keyed = [(c.node, tuple(fn(ctx, args, c) for fn, args in fns)) for c in others]
+    keyed = tuple((c.node, tuple(fn(ctx, args, c) for fn, args in fns)) for c in others)
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
         for node, keys in keyed:
