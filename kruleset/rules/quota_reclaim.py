@@ -432,8 +432,11 @@ _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
 _RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
 # Refusal kinds, formatted only when the trace is read (see _walk_text).
 _NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
-# What the cycle's trace log holds (one deferred group per flush).
+# What the cycle's trace log holds (one deferred group per flush): records laid out flat,
+# each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
+# nothing the collector must keep tracking.
 _WALK, _RUN, _ADD, _CANDIDATE = range(4)
+_WALK_FIELDS = 6
 
 Core = tuple[int, int, int, int]
 
@@ -506,7 +509,7 @@ class _Cycle:
         self.budgets = budgets
         self.trace: Trace | None = ctx.trace
         self.no_victims_reason = f"for preemptor pod {pod.name}"
-        self.log: list[tuple[Any, ...]] = []
+        self.log: list[Any] = []
         self.logged = 0
 
     @classmethod
@@ -620,7 +623,7 @@ class _Cycle:
                 kind = _NOT_LOWER
             if kind >= 0:
                 if notes is not None:
-                    notes.append((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
+                    notes.extend((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
                 continue
             potential.append(ps)
             info = infos.get(ons)
@@ -631,10 +634,10 @@ class _Cycle:
                     gone.add(ps.key)
                     change(ps.key, -1)
             if notes is not None:
-                notes.append((_WALK, node.name, ps.key, p.effective_priority, -1,
+                notes.extend((_WALK, node.name, ps.key, p.effective_priority, -1,
                               now(ons) if mode == _RECLAIMING else None))
         if not potential:
-            self.logged += len(self.log) - mark
+            self.logged += (len(self.log) - mark) // _WALK_FIELDS
             return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
                            UNRESOLVABLE, PLUGIN)
         ctx, plan = self.ctx, self.plan
@@ -642,7 +645,7 @@ class _Cycle:
         if fit is None:
             del self.log[mark:]
             return None  # nothing recorded: the general path starts afresh
-        self.logged += len(self.log) - mark
+        self.logged += (len(self.log) - mark) // _WALK_FIELDS
         away = len(potential)
         runs: list[tuple[int, str | None, str | None]] | None = None
         if fit.reason() is not None:
@@ -745,24 +748,24 @@ class _Cycle:
         for away, failed, why in runs:
             names = every if away else kept
             if fit.nominated:
-                log.append((_RUN, subject, every, failed, why))
+                log.extend((_RUN, subject, every, failed, why))
                 count += len(every) if failed is None else every.index(failed) + 1
                 if failed is None:
-                    log.append((_RUN, subject, names, None, None))
+                    log.extend((_RUN, subject, names, None, None))
                     count += len(names)
             else:
-                log.append((_RUN, subject, names, failed, why))
+                log.extend((_RUN, subject, names, failed, why))
                 count += len(names) if failed is None else names.index(failed) + 1
         self.logged += count
 
     def add(self, rule_name: str, subject: str, result: str, why: str) -> None:
         """Log one entry (in order with the deferred ones)."""
-        self.log.append((_ADD, rule_name, subject, result, why))
+        self.log.extend((_ADD, rule_name, subject, result, why))
         self.logged += 1
 
     def add_candidate(self, subject: str, c: Candidate) -> None:
         """Log the ``candidate`` entry of ``c``, formatted when read (from its keys only)."""
-        self.log.append((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
+        self.log.extend((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
@@ -771,7 +774,7 @@ class _Cycle:
         trace = self.trace
         if trace is None or not self.log:
             return
-        # A tuple of plain tuples: once the collector has seen it, it is untracked, so the
+        # A tuple of plain values: once the collector has seen it, it is untracked, so the
         # trace's thousands of entries per preemptor are not traversed by every collection.
         log = tuple(self.log)
         ns, prio, mode, pod_key = self.ns, self.prio, self.mode, self.pod.key
@@ -779,21 +782,26 @@ class _Cycle:
         count, self.logged = self.logged, 0
 
         def produce() -> Iterator[tuple[str, str, str, str]]:
-            for item in log:
-                tag = item[0]
+            i, end = 0, len(log)
+            while i < end:
+                tag = log[i]
                 if tag == _WALK:
-                    yield _walk_entry(item, pod_key, ns, prio, mode)
+                    yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
+                    i += _WALK_FIELDS
                 elif tag == _RUN:
-                    _, subject, names, failed, why = item
+                    _, subject, names, failed, why = log[i:i + 5]
+                    i += 5
                     for name in names:
                         if name == failed:
                             yield name, subject, "fail", why or ""
                             break
                         yield name, subject, "pass", ""
                 elif tag == _ADD:
-                    yield item[1], item[2], item[3], item[4]
+                    yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
+                    i += 5
                 else:
-                    _, subject, node, victims, violations, reprieved = item
+                    _, subject, node, victims, violations, reprieved = log[i:i + 6]
+                    i += 6
                     yield (PLUGIN, subject, f"{node}: candidate",
                            f"victims [{', '.join(victims)}], "
                            f"{violations} PDB violation(s), reprieved "
