@@ -91,9 +91,9 @@ class PodState:
     """
 
     __slots__ = (
-        "pod", "seq", "created", "phase", "node", "nominated", "start_time",
+        "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
         "deletion_time", "outcome", "by", "reason", "message", "ready", "usage",
-        "conditions", "schedule_message", "gone", "extra",
+        "conditions", "schedule_message", "gone", "extra", "owner",
     )
 
     def __init__(self, pod: Pod, seq: int, created: int) -> None:
@@ -102,7 +102,9 @@ class PodState:
         self.created = created
         self.phase = PENDING
         self.node: str | None = None        # bound node (spec.nodeName once bound)
-        self.nominated: str | None = None   # status.nominatedNodeName
+        self._nominated: str | None = None  # status.nominatedNodeName
+        # The ClusterState that indexes this pod's nomination (None: a what-if pod).
+        self.owner: ClusterState | None = None
         self.start_time: int | None = None
         self.deletion_time: int | None = None
         self.outcome: str | None = None
@@ -120,6 +122,20 @@ class PodState:
     def key(self) -> str:
         """``namespace/name``."""
         return self.pod.key
+
+    @property
+    def nominated(self) -> str | None:
+        """``status.nominatedNodeName``: the node preemption made room on, or None."""
+        return self._nominated
+
+    @nominated.setter
+    def nominated(self, node: str | None) -> None:
+        old = self._nominated
+        if old == node:
+            return
+        self._nominated = node
+        if self.owner is not None:
+            self.owner.renominate(self, old, node)
 
     @property
     def terminating(self) -> bool:
@@ -206,8 +222,39 @@ class ClusterState:
     by_namespace: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
     ns_bound: dict[str, Tally] = attrs.field(factory=dict)
     listeners: list[Listener] = attrs.field(factory=list)
+    # node name -> pods nominated there (any phase; readers filter), in nomination order
+    nominations: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
+    # Change tracking for caches that span scheduling cycles: ``touched`` lists
+    # the nodes whose pods, nominations or terminating pods changed, in order,
+    # since ``epoch`` last moved; anything else (objects, labels, taints,
+    # classes, budgets, the clock) moves ``epoch``, which empties ``touched``.
+    epoch: int = 0
+    touched: list[str] = attrs.field(factory=list)
     now: int = 0
     _seq: int = 0
+
+    # --- change tracking ---------------------------------------------------------
+    def touch(self, node_name: str) -> None:
+        """Note that what is bound or nominated on ``node_name`` changed."""
+        self.touched.append(node_name)
+
+    def new_epoch(self) -> None:
+        """Note a change the ``touched`` log does not describe: every cache is stale."""
+        self.epoch += 1
+        self.touched.clear()
+
+    def renominate(self, ps: PodState, old: str | None, new: str | None) -> None:
+        """Keep :attr:`nominations` in step with ``ps.nominated`` (its setter calls this)."""
+        if old is not None:
+            at = self.nominations.get(old)
+            if at is not None:
+                at.pop(ps.key, None)
+                if not at:
+                    del self.nominations[old]
+            self.touched.append(old)
+        if new is not None:
+            self.nominations.setdefault(new, {})[ps.key] = ps
+            self.touched.append(new)
 
     # --- nodes ---------------------------------------------------------------
     def add_node(self, node: Node) -> NodeState:
@@ -218,9 +265,11 @@ class ClusterState:
             existing.labels = dict(node.labels)
             existing.taints = list(node.taints)
             existing.unschedulable = node.unschedulable
+            self.new_epoch()
             return existing
         ns = NodeState(node, len(self.nodes))
         self.nodes[node.name] = ns
+        self.new_epoch()
         return ns
 
     def node_list(self) -> list[NodeState]:
@@ -232,6 +281,7 @@ class ClusterState:
         """Record a new pod (pending, unbound)."""
         self._seq += 1
         ps = PodState(pod, self._seq, self.now if now is None else now)
+        ps.owner = self
         self.pods[pod.key] = ps
         self.by_namespace.setdefault(pod.namespace, {})[pod.key] = ps
         if pod.namespace not in self.namespaces:
@@ -248,6 +298,7 @@ class ClusterState:
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
         node.pods[ps.key] = ps
+        self.touched.append(node_name)
         node.requested.add(ps.pod.requests)
         node.nonzero.add(ps.pod.nonzero_requests)
         tally = self.ns_bound.get(ps.pod.namespace)
@@ -265,6 +316,7 @@ class ClusterState:
         assert ps.node is not None
         node = self.nodes[ps.node]
         del node.pods[ps.key]
+        self.touched.append(ps.node)
         node.requested.add(ps.pod.requests, -1)
         node.nonzero.add(ps.pod.nonzero_requests, -1)
         self.ns_bound[ps.pod.namespace].add(ps.pod.requests, -1)
@@ -277,6 +329,13 @@ class ClusterState:
         for ps in self.pods.values():
             if ps.phase == PENDING and ps.node is None and not ps.gone:
                 yield ps
+
+    def nominated_to(self, node_name: str) -> list[PodState]:
+        """Pending pods nominated to ``node_name`` (not bound, not gone), in nomination order."""
+        at = self.nominations.get(node_name)
+        if not at:
+            return []
+        return [ps for ps in at.values() if ps.node is None and not ps.gone]
 
     def live_pods(self) -> Iterator[PodState]:
         """Pods that exist in the API now (pending, running or terminating)."""

@@ -193,16 +193,66 @@ def nominated_pods(ctx: Any, pod: Pod, node: NodeState) -> list[PodState]:
     return found
 
 
-def _nominated_by_node(state: ClusterState, pod: Pod) -> dict[str, list[PodState]]:
-    prio = pod.effective_priority
-    out: dict[str, list[PodState]] = {}
-    for ps in state.pods.values():
-        nom = ps.nominated
-        if nom is None or ps.gone or ps.node is not None or ps.pod.key == pod.key:
-            continue
-        if ps.pod.effective_priority >= prio:
-            out.setdefault(nom, []).append(ps)
-    return out
+def _nominated_by_node(state: ClusterState, pod: Pod) -> _NominatedByNode:
+    return _NominatedByNode(state, pod)
+
+
+class _NominatedByNode(Mapping[str, list[PodState]]):
+    """Per node, the pods nominated there that ``pod`` must leave room for.
+
+    Read from the cluster's nomination index node by node, on first use: a
+    cycle looks only at the nodes it filters, whatever the number of pending
+    nominated pods.  Lists are in pod creation order; nodes without such pods
+    are absent.
+    """
+
+    __slots__ = ("_index", "_prio", "_key", "_memo")
+
+    def __init__(self, state: ClusterState, pod: Pod) -> None:
+        self._index = state.nominations
+        self._prio = pod.effective_priority
+        self._key = pod.key
+        self._memo: dict[str, list[PodState]] = {}
+
+    def _at(self, name: str) -> list[PodState]:
+        found = self._memo.get(name)
+        if found is None:
+            at = self._index.get(name)
+            found = [] if not at else [
+                ps for ps in at.values()
+                if ps.node is None and not ps.gone and ps.pod.key != self._key
+                and ps.pod.effective_priority >= self._prio]
+            if len(found) > 1:
+                found.sort(key=_by_seq)
+            self._memo[name] = found
+        return found
+
+    def __getitem__(self, name: str) -> list[PodState]:
+        found = self._at(name)
+        if not found:
+            raise KeyError(name)
+        return found
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        found = self._at(name)
+        return found if found else default
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and bool(self._at(name))
+
+    def __bool__(self) -> bool:
+        # Cheap and conservative: callers use it only to skip per-node lookups.
+        return bool(self._index)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in list(self._index) if self._at(name))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _by_seq(ps: PodState) -> int:
+    return ps.seq
 
 
 # --- evaluating one node ------------------------------------------------------------
@@ -386,7 +436,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     """
     state: ClusterState = ctx.state
     rules = prepare_cycle(ctx, pod)
-    noms: dict[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
     failures: dict[str, Failure] = {}
     nominated = ps.nominated if ps is not None else None
     if nominated is not None and nominated in state.nodes:
@@ -454,7 +504,7 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     (checked one by one, recorded apart so they can be replayed in order).
     """
     n = len(order)
-    noms: dict[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
     feasible: list[NodeState] = []
     processed = 0
     pos = 0

@@ -78,6 +78,7 @@ __all__ = [
     "PLUGIN",
     "DryRun",
     "dry_run",
+    "lower_nominated",
     "num_candidates",
     "potential_nodes",
     "preempt",
@@ -339,18 +340,25 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
         return PostFilterResult("", message=message, plugin=plugin)
     best, decided = pick_candidate(ctx, run.candidates)
     assert best is not None
-    clear = _lower_nominated(state, ps, best.node)
+    clear = lower_nominated(state, ps, best.node)
     if trace is not None:
         _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear)
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
 
 
-def _lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
+def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
     """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
     prio = ps.pod.effective_priority
-    return tuple(o for o in state.pods.values()
-                 if o.nominated == node and o is not ps and o.node is None and not o.gone
-                 and o.pod.effective_priority < prio)
+    at = state.nominations.get(node)
+    if not at:
+        return ()
+    return tuple(sorted((o for o in at.values()
+                         if o is not ps and o.node is None and not o.gone
+                         and o.pod.effective_priority < prio), key=_seq))
+
+
+def _seq(ps: PodState) -> int:
+    return ps.seq
 
 
 # --- explanations ------------------------------------------------------------------------

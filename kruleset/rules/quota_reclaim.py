@@ -61,7 +61,7 @@ from .postfilter import (
     PostFilterRequest,
     PostFilterResult,
 )
-from .preemption import NOT_HELPFUL, potential_nodes
+from .preemption import NOT_HELPFUL, lower_nominated, potential_nodes
 from .preemption_pick import _NEGATED as NEGATED_PICK
 from .preemption_pick import PICK, decide, pick_candidate
 from .preemption_victims import (
@@ -917,10 +917,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
         return PostFilterResult("", message=message, plugin=PLUGIN)
     best, decided = pick_candidate(ctx, candidates)
     assert best is not None
-    prio = pod.effective_priority
-    clear = tuple(o for o in state.pods.values()
-                  if o.nominated == best.node and o is not ps and o.node is None and not o.gone
-                  and o.pod.effective_priority < prio)
+    clear = lower_nominated(state, ps, best.node)
     if trace is not None:
         pick = ctx.profile.active(PICK.name)
         trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")

@@ -223,6 +223,7 @@ class Simulation:
             self._finish(ps)
             return
         ps.deletion_time = self.now + g
+        self.state.touch(ps.node)  # it is terminating now, which victim selection reads
         heapq.heappush(self._terminations, (ps.deletion_time, ps.seq, ps.key))
         self._pod_ended(ps)
         if g == 0:
@@ -242,6 +243,8 @@ class Simulation:
     def _finish(self, ps: PodState) -> None:
         self.state.unbind(ps, FAILED if ps.outcome != "deleted" else ps.phase)
         ps.gone = True
+        if ps.nominated is not None:
+            self.state.touch(ps.nominated)  # no longer holds room there
         self.changed()
 
     def _pod_ended(self, ps: PodState) -> None:
@@ -270,6 +273,7 @@ class Simulation:
         exp_index = 0
         while True:
             self.now = t
+            self.state.new_epoch()
             if self.trace is not None:
                 self.trace.now = t
             while i < len(events) and events[i].time == t:
@@ -314,7 +318,11 @@ class Simulation:
     def _settle(self) -> None:
         for _ in range(MAX_LOOPS_PER_INSTANT):
             changed = self.finish_terminations()
+            state = self.state
             for c in self.controllers:
+                if not getattr(c, "tracked", False):
+                    # Its changes are not all in the state's touched log.
+                    state.new_epoch()
                 if c.step(self):
                     changed = True
             if not changed:
@@ -326,7 +334,9 @@ class Simulation:
         handler = _ACTIONS.get(type(action))
         if handler is None:
             raise NotImplementedMechanism(_describe(action), getattr(action, "span", None))
+        self.state.new_epoch()
         handler(self, action)
+        self.state.new_epoch()
 
 
 def _describe(action: Any) -> str:

@@ -32,6 +32,10 @@ class SchedulerController:
 
     name = "scheduler"
     phase = 4
+    # Every change a scheduling attempt makes (binds, nominations, victims'
+    # terminations) is in the state's touched log, so cross-cycle caches
+    # survive from one attempt to the next.
+    tracked = True
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
