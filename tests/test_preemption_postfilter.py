@@ -288,3 +288,26 @@ def test_preempt_for_resolves_priority_classes() -> None:
     assert keys(preempt_for(st, pod).victims) == ["default/low"]
     with pytest.raises(ValueError, match="no PriorityClass with name nope"):
         preempt_for(st, Pod("default", "q", priority_class="nope"))
+
+
+def test_victims_already_terminating_do_not_retry_every_pending_pod_forever() -> None:
+    """Two pods re-choose a node whose only victim is already being deleted (not by
+    preemption, so they stay eligible): nothing changes, so nothing is retried until
+    the victim is gone (this used to loop within one instant)."""
+    import kruleset
+
+    text = """scenario "victim already terminating"
+node n1 cpu=2 memory=4Gi
+pod default/low on n1 priority=0 grace-period=10s requests(cpu=2)
+at 1s {
+  delete pod default/low
+  create pod default/high priority=100 requests(cpu=1)
+  create pod default/high2 priority=100 requests(cpu=1)
+}
+at 5s expect pod default/high nominated n1
+expect pod default/high running on n1
+expect pod default/high2 running on n1
+"""
+    result = kruleset.run(text)
+    assert [x.passed for x in result.expectations] == [True, True, True]
+    assert not any(d.kind == "preempted" for d in result.decisions)

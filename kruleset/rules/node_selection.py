@@ -34,8 +34,9 @@ import attrs
 from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.state import ClusterState, NodeState, PodState
+from . import cycle_cache
 from .engine import Failure
-from .scheduling import FILTERS
+from .scheduling import FILTERS, ScheduleContext
 
 __all__ = [
     "OVERLAY",
@@ -451,6 +452,20 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
     start = cursor.next_start % n
     trace = ctx.trace
+    memo = ctx.memo if isinstance(ctx, ScheduleContext) else None
+    key = None
+    if memo is not None and OVERLAY not in ctx.extra:
+        key = cycle_cache.filters_key(ctx, pod)
+        if key is not None:
+            def judge(node: NodeState) -> Failure | None:
+                if noms and node.name in noms:
+                    return run_filters_with_nominated(ctx, pod, node)
+                return _run(ctx, rules, pod, node)
+
+            hit = cycle_cache.all_failed(memo, key, order, start, judge)
+            if hit is not None:
+                # Every node was judged: the start offset stays where it is.
+                return [], hit
     # A trace without deferred groups (a caller's own recorder) gets the
     # node-by-node loop below, which records entry by entry.
     if OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
@@ -462,6 +477,8 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         if trace is not None and fail_at is not None and nom_entries is not None:
             _trace_search(trace, pod, rules, order, start, processed, failures, fail_at,
                           nom_entries)
+        if key is not None and memo is not None and not feasible and processed == n:
+            cycle_cache.keep_all_failed(memo, key, failures, start)
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures

@@ -47,6 +47,7 @@ import attrs
 from ..errors import ScenarioError
 from ..model.objects import NEVER, Pod
 from ..model.state import ClusterState, NodeState, PodState
+from . import cycle_cache
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from .postfilter import (
     POSTFILTER,
@@ -215,20 +216,28 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     failed: dict[str, Failure | None] = {}
     order = ctx.profile.active(VICTIMS.name)
     plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
+    kept: dict[str, Candidate | Failure | None] | None = None
+    if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
+        key = cycle_cache.victims_key(ctx, pod, budgets)
+        if key is not None:
+            kept = cycle_cache.victims_entry(ctx.memo, key)
     visited = 0
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                                order=order, plan=plan)
-        if found is None or isinstance(found, Failure):
-            failed[node.name] = found
+        if kept is not None:
+            got = kept.get(node.name, _MISSING)
+            if got is _MISSING:
+                got = kept[node.name] = _judge(ctx, pod, node, budgets, may_be_victim, order,
+                                               plan)
+            else:
+                ctx.memo.hits += 1
+        else:
+            got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
+        if got is None or isinstance(got, Failure):
+            failed[node.name] = got
             continue
-        if not found.victims:
-            failed[node.name] = Failure(f"expected at least one victim pod on node {node.name}",
-                                        "Error", PLUGIN)
-            continue
-        c = _candidate(found)
+        c = got
         if c.num_pdb_violations == 0:
             if len(non_violating) < wanted:
                 non_violating.append(c)
@@ -284,6 +293,23 @@ class _Statuses(Mapping[str, Failure]):
         return len(self._failed)
 
 
+_MISSING: Any = object()
+
+
+def _judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+           may_be_victim: VictimPredicate | None, order: Any, plan: Any
+           ) -> Candidate | Failure | None:
+    """One node of the dry run: a candidate, its failure, or None (no candidate, the
+    exact failure left for later)."""
+    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                            order=order, plan=plan)
+    if found is None or isinstance(found, Failure):
+        return found
+    if not found.victims:
+        return Failure(f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
+    return _candidate(found)
+
+
 def _candidate(found: NodeVictims) -> Candidate:
     return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                      {"violating": found.violating, "why": found.why})
@@ -324,7 +350,7 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     if refusal is not None:
         ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {refusal.reason}"
         return None
-    nodes = potential_nodes(state, fit)
+    nodes = cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(state, fit)
     wanted = num_candidates(len(nodes), int(args.get("minCandidateNodesPercentage", 10)),
                             int(args.get("minCandidateNodesAbsolute", 100)))
     run = dry_run(ctx, pod, nodes, pdb_budgets(state, ctx.now), 0, wanted,

@@ -66,6 +66,7 @@ __all__ = [
     "FitError",
     "ScheduleContext",
     "ScheduleResult",
+    "failure_reasons",
     "fit_message",
     "schedule_one",
     "register_batch_score",
@@ -105,7 +106,7 @@ class ScheduleContext:
     rule modules keep under their own keys.
     """
 
-    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra")
+    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra", "memo")
 
     def __init__(self, state: ClusterState, profile: Profile, trace: Trace | None = None,
                  now: int = 0) -> None:
@@ -116,6 +117,9 @@ class ScheduleContext:
         self.pod: Pod | None = None
         self.ps: PodState | None = None
         self.extra: dict[str, Any] = {}
+        # Results kept across cycles (a kruleset.rules.cycle_cache.CycleCache);
+        # only a caller that keeps the cluster's change log honest sets it.
+        self.memo: Any = None
 
 
 @attrs.frozen(slots=True)
@@ -126,11 +130,26 @@ class FitError:
     num_nodes: int
     failures: Mapping[str, Failure]
     prefilter: Failure | None = None
+    # (reason -> nodes, rule -> nodes) over ``failures``, when the search kept them.
+    tally: tuple[Mapping[str, int], Mapping[str, int]] | None = attrs.field(
+        default=None, eq=False, repr=False)
 
     @property
     def message(self) -> str:
         """Upstream's ``0/N nodes are available: …`` message."""
+        if self.tally is not None and self.prefilter is None:
+            return _format_counts(self.num_nodes, self.tally[0])
         return fit_message(self.num_nodes, self.failures, self.prefilter)
+
+    def rules(self) -> set[str]:
+        """The names of the rules that failed some node (``""`` for an unnamed failure)."""
+        if self.tally is not None:
+            return set(self.tally[1])
+        return set(map(_rule_of, self.failures.values()))
+
+
+def _rule_of(f: Failure) -> str:
+    return f.rule
 
 
 @attrs.frozen(slots=True)
@@ -224,8 +243,17 @@ def fit_message(num_nodes: int, failures: Mapping[str, Failure],
     for oid, times in per_object.items():
         for reason in _reasons(objects[oid]):
             counts[reason] = counts.get(reason, 0) + times
-    parts = sorted(f"{n} {r}" for r, n in counts.items())
+    return _format_counts(num_nodes, counts)
+
+
+def _format_counts(num_nodes: int, counts: Mapping[str, int]) -> str:
+    parts = sorted(f"{n} {r}" for r, n in counts.items() if n)
     return f"0/{num_nodes} nodes are available: {', '.join(parts)}."
+
+
+def failure_reasons(f: Failure) -> tuple[str, ...]:
+    """The reasons ``f`` counts for in the ``0/N nodes are available`` message."""
+    return _reasons(f)
 
 
 def _reasons(f: Failure) -> tuple[str, ...]:
@@ -342,7 +370,12 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
         return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, pre))
     feasible, failures = node_selection.find_feasible(ctx, pod, ps, advance=advance)
     if not feasible:
-        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures))
+        tally = None
+        if ctx.memo is not None:
+            from .cycle_cache import tally_for
+
+            tally = tally_for(ctx.memo, failures)
+        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, None, tally))
     if len(feasible) == 1:
         only = feasible[0]
         if trace is not None:

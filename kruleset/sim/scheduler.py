@@ -11,6 +11,8 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..model.state import PodState
+from ..rules import cycle_cache
+from ..rules.cycle_cache import CycleCache
 from ..rules.engine import ActiveRuleSet
 from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
 from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
@@ -41,6 +43,7 @@ class SchedulerController:
         self.sim = sim
         # pod key -> (version, bind_version, bind-sensitive) at its last failed attempt
         self.tried: dict[str, tuple[int, int, bool]] = {}
+        self.memo = CycleCache(sim.state)
 
     def _due(self, sim: Simulation, ps: PodState) -> bool:
         last = self.tried.get(ps.key)
@@ -54,6 +57,7 @@ class SchedulerController:
         if not pending:
             return False
         ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
+        ctx.memo = self.memo if cycle_cache.ENABLED else None
         queue = sim.profile.active(QUEUE.name)
         gates = sim.profile.active(PREENQUEUE.name)
         changed = False
@@ -104,7 +108,8 @@ class SchedulerController:
             note = ctx.extra.get(POSTFILTER_MESSAGE)
             if note:
                 message = f"{message} {note}"
-        sensitive = any(f.rule.endswith(_BIND_SENSITIVE) for f in fit.failures.values())
+        failed_rules = fit.rules()
+        sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
         version = sim.version
         if pf is not None and any(v.gone for v in pf.victims):
             # Victims with a zero grace period are already gone: try again at once.
@@ -112,7 +117,7 @@ class SchedulerController:
         self.tried[ps.key] = (version, sim.bind_version, sensitive)
         if ps.schedule_message != message:
             ps.schedule_message = message
-            rules = tuple(sorted({f.rule for f in fit.failures.values() if f.rule}))
+            rules = tuple(sorted(r for r in failed_rules if r))
             sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
         return changed
 
@@ -123,9 +128,13 @@ class SchedulerController:
                 ps.nominated = None
                 return True
             return False
+        # Nothing new (every victim already terminating, the same nomination):
+        # no change, or every pending pod would be retried at once, forever.
+        acted = False
         for v in pf.victims:
             if v.terminating or v.gone:
                 continue
+            acted = True
             v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
             sim.terminate(
                 v, "preempted", by=ps.key, reason="Preempted",
@@ -139,13 +148,16 @@ class SchedulerController:
         for other in pf.clear_nominations:
             if other.nominated == pf.nominated_node:
                 other.nominated = None
+                acted = True
         changed = ps.nominated != pf.nominated_node
         ps.nominated = pf.nominated_node
         if changed:
             sim.record("nominated", ps, pf.nominated_node, "scheduler", "Nominated",
                        pf.decided_by, (pf.plugin,) if pf.plugin else ())
-        sim.changed()
-        return True
+            acted = True
+        if acted:
+            sim.changed()
+        return acted
 
     def next_time(self, sim: Simulation) -> int | None:
         return None

@@ -1,0 +1,273 @@
+"""Results that outlive one scheduling cycle, for pods of the same shape.
+
+A burst of pods from one template (a Deployment scaled up, a pods range) is
+judged node by node against a cluster that, between two attempts, changed on
+one or two nodes.  Upstream re-runs every filter and every preemption dry run
+each cycle; kruleset gets the same answers by keeping, per pod *shape* (what
+the node-local filters read: requests, host ports, priority, node name,
+selector, node affinity, tolerations, labels, namespace), each node's result
+and re-judging only the nodes the cluster state's ``touched`` log names.
+
+Only what depends on nothing but the node is kept: a pod is cached only when
+preemption's fast plan exists for it (no inter-pod affinity, no topology
+spread, only the filters whose answer is a function of the node), it is not
+nominated anywhere (pods nominated to a node count there for every other
+pod), and tracing is off.  Anything the log does not describe (an event, a
+controller other than the scheduler, the clock moving) starts a new epoch and
+every entry is dropped.  The scheduler controller owns one cache per
+simulation; embedding calls (``schedule_pod``, ``preempt_for``) have none and
+compute everything, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+from ..model.objects import Pod
+from ..model.state import ClusterState, NodeState
+from .engine import UNSCHEDULABLE, Failure
+from .scheduling import failure_reasons
+
+__all__ = ["ENABLED", "CycleCache", "shape_of"]
+
+# False: the scheduler keeps nothing across cycles (tests compare both ways).
+ENABLED = True
+
+
+def shape_of(pod: Pod) -> Hashable | None:
+    """What the node-local filters and victim selection read of ``pod``, or None.
+
+    None for a pod with inter-pod (anti-)affinity or spread constraints (their
+    answers depend on other nodes) or a field that cannot be hashed.
+    """
+    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread:
+        return None
+    key = (pod.namespace, pod.requests, pod.host_ports, pod.effective_priority,
+           pod.node_name, tuple(pod.node_selector.items()), pod.node_affinity,
+           pod.tolerations, tuple(pod.labels.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+class _Entry:
+    """One shape's per-node results, valid for ``epoch`` up to ``pos`` in the log."""
+
+    __slots__ = ("epoch", "pos", "results", "extra")
+
+    def __init__(self, epoch: int, pos: int, results: dict[str, Any]) -> None:
+        self.epoch = epoch
+        self.pos = pos
+        self.results = results
+        self.extra: dict[str, Any] = {}
+
+
+class CycleCache:
+    """Per-node results by pod shape, kept in step with the cluster's touched log."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
+        self._entries: dict[Hashable, _Entry] = {}
+        # The failures mapping last handed out by the filter search, and its entry.
+        self.handed: tuple[Mapping[str, Failure], _Entry] | None = None
+        self.hits = 0  # searches and dry-run nodes answered from the cache
+
+    def fresh(self, key: Hashable) -> tuple[_Entry, list[str]] | None:
+        """The entry for ``key`` and the nodes changed since it was brought up to date.
+
+        None when there is no entry or its epoch is over (it is dropped).  The
+        caller re-judges the changed nodes and then calls :meth:`caught_up`.
+        """
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        state = self.state
+        if entry.epoch != state.epoch:
+            del self._entries[key]
+            return None
+        log = state.touched
+        if entry.pos == len(log):
+            return entry, []
+        changed = list(dict.fromkeys(log[entry.pos:]))
+        return entry, changed
+
+    def caught_up(self, entry: _Entry) -> None:
+        """The entry now reflects every change logged so far."""
+        entry.pos = len(self.state.touched)
+
+    def store(self, key: Hashable, results: dict[str, Any]) -> _Entry:
+        """Keep ``results`` (node name -> result) for ``key`` as of now."""
+        entry = _Entry(self.state.epoch, len(self.state.touched), results)
+        self._entries[key] = entry
+        return entry
+
+    def drop(self, key: Hashable) -> None:
+        """Forget ``key``'s entry."""
+        self._entries.pop(key, None)
+
+
+# --- preemption's dry run ----------------------------------------------------------
+
+def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
+    """The cache key for DefaultPreemption's victims of ``pod`` per node, or None."""
+    if ctx.trace is not None or ctx.memo is None:
+        return None
+    ps = ctx.ps
+    if ps is None or ps.pod is not pod or ps.nominated is not None:
+        return None
+    shape = shape_of(pod)
+    if shape is None:
+        return None
+    key = ("victims", shape, tuple(budgets))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def victims_entry(memo: CycleCache, key: Hashable) -> dict[str, Any]:
+    """The per-node results for ``key``, without the nodes changed since (judge them again)."""
+    got = memo.fresh(key)
+    if got is None:
+        return memo.store(key, {}).results
+    entry, changed = got
+    results = entry.results
+    for name in changed:
+        results.pop(name, None)
+    memo.caught_up(entry)
+    return results
+
+
+# --- the filter search --------------------------------------------------------------
+
+def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
+    """The cache key for the filter search of ``pod`` in this cycle, or None (no caching)."""
+    if ctx.trace is not None:
+        return None
+    ps = ctx.ps
+    if ps is None or ps.pod is not pod or ps.nominated is not None:
+        return None
+    shape = shape_of(pod)
+    if shape is None:
+        return None
+    from .preemption_victims import fast_plan
+
+    if fast_plan(ctx, pod) is None:
+        return None
+    return ("filters", shape)
+
+
+def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+               judge: Callable[[NodeState], Failure | None]) -> dict[str, Failure] | None:
+    """Every node's failure when the cached search says none fits, in visiting order.
+
+    Nodes changed since are re-judged with ``judge``; if one fits now the
+    entry is dropped and None returned (the caller searches as usual).
+    """
+    got = memo.fresh(key)
+    if got is None:
+        return None
+    entry, changed = got
+    results: dict[str, Failure] = entry.results
+    nodes = memo.state.nodes
+    rotated = entry.extra.get("rotated")
+    reasons, rules = entry.extra["tally"]
+    for name in changed:
+        node = nodes.get(name)
+        if node is None or name not in results:
+            memo.drop(key)
+            return None
+        f = judge(node)
+        if f is None:
+            memo.drop(key)
+            return None
+        old = results[name]
+        if (f.code == UNSCHEDULABLE) != (old.code == UNSCHEDULABLE):
+            entry.extra.pop("potential", None)
+        _count(reasons, rules, old, -1)
+        _count(reasons, rules, f, 1)
+        results[name] = f
+        if rotated is not None:
+            rotated[1][name] = f  # the key exists: its place is kept
+    memo.caught_up(entry)
+    if rotated is None or rotated[0] != start:
+        items = list(results.items())
+        first = _position(entry, order, start)
+        rotated = (start, dict(items[first:] + items[:first]))
+        entry.extra["rotated"] = rotated
+    out = dict(rotated[1])
+    memo.handed = (out, entry)
+    memo.hits += 1
+    return out
+
+
+def _count(reasons: dict[str, int], rules: dict[str, int], f: Failure, sign: int) -> None:
+    for r in failure_reasons(f):
+        n = reasons.get(r, 0) + sign
+        if n:
+            reasons[r] = n
+        else:
+            del reasons[r]
+    n = rules.get(f.rule, 0) + sign
+    if n:
+        rules[f.rule] = n
+    else:
+        del rules[f.rule]
+
+
+def _position(entry: _Entry, order: Sequence[NodeState], start: int) -> int:
+    """Where ``order[start]`` is among the entry's results (kept in visiting order)."""
+    name = order[start].name
+    index = entry.extra.get("index")
+    if index is None:
+        index = entry.extra["index"] = {n: i for i, n in enumerate(entry.results)}
+    return int(index[name])
+
+
+def keep_all_failed(memo: CycleCache, key: Hashable, failures: Mapping[str, Failure],
+                    start: int) -> None:
+    """Remember a search that judged every node and found none fitting."""
+    entry = memo.store(key, dict(failures))
+    entry.extra["rotated"] = (start, dict(failures))
+    reasons: dict[str, int] = {}
+    rules: dict[str, int] = {}
+    for f in failures.values():
+        _count(reasons, rules, f, 1)
+    entry.extra["tally"] = (reasons, rules)
+    memo.handed = (failures, entry)
+
+
+def tally_for(memo: CycleCache, failures: Mapping[str, Failure]
+              ) -> tuple[dict[str, int], dict[str, int]] | None:
+    """Reason and rule counts of ``failures`` when the cache handed them out (copies)."""
+    handed = memo.handed
+    if handed is None or handed[0] is not failures:
+        return None
+    entry = handed[1]
+    state = memo.state
+    if entry.epoch != state.epoch or entry.pos != len(state.touched):
+        return None
+    reasons, rules = entry.extra["tally"]
+    return dict(reasons), dict(rules)
+
+
+def potential_from(memo: CycleCache | None, failures: Mapping[str, Failure]
+                   ) -> list[NodeState] | None:
+    """Preemption's potential nodes for ``failures`` when they came from the cache."""
+    if memo is None or memo.handed is None or memo.handed[0] is not failures:
+        return None
+    entry = memo.handed[1]
+    state = memo.state
+    if entry.epoch != state.epoch or entry.pos != len(state.touched):
+        return None
+    potential = entry.extra.get("potential")
+    if potential is None:
+        results = entry.results
+        potential = entry.extra["potential"] = [
+            n for n in state.nodes.values()
+            if (f := results.get(n.name)) is not None and f.code == UNSCHEDULABLE]
+    return list(potential)

@@ -1,0 +1,133 @@
+"""Differential test: results kept across scheduling cycles change no decision.
+
+The scheduler keeps, per pod shape, each node's filter failure and
+preemption dry-run result, and re-judges only the nodes the cluster's touched
+log names (``kruleset.rules.cycle_cache``).  Here seeded random clusters where
+many pending pods share a shape (ranges) are simulated with the cache and
+without it (``cycle_cache.ENABLED = False``): decisions, every PostFilter
+result and the pods' final states must be identical, with events in between
+(taints, cordons, deletes, new pods) that move the epoch, terminating
+victims (grace periods), PodDisruptionBudgets, nominated pods of several
+priorities, host ports and pods that the cache must not take (anti-affinity,
+spread).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import kruleset
+from kruleset.rules import cycle_cache, preemption
+from kruleset.rules.postfilter import PostFilterResult
+from kruleset.sim.core import Simulation
+from kruleset.sim.scheduler import SchedulerController
+
+SEEDS = range(120)
+
+
+def _shape(rng: random.Random) -> str:
+    cpu = rng.choice([300, 900, 1500, 3000])
+    parts = [f"priority={rng.choice([100, 500, 1000])}",
+             f"grace-period={rng.choice(['0s', '0s', '3s'])}",
+             f"requests(cpu={cpu}m, memory={rng.choice([256, 500, 2048])}Mi)",
+             f"labels(app={rng.choice('ab')})"]
+    if rng.random() < 0.1:
+        parts.append("host-ports(8080)")
+    if rng.random() < 0.1:
+        parts.append("tolerations(dedicated=x:NoSchedule)")
+    text = " ".join(parts)
+    if rng.random() < 0.1:
+        text += (" {\n  anti-affinity pod required app=a topology=kubernetes.io/hostname\n}")
+    elif rng.random() < 0.1:
+        text += (" {\n  spread max-skew=1 topology=topology.kubernetes.io/zone "
+                 "selector(app=b)\n}")
+    return text
+
+
+def scenario(seed: int) -> str:
+    """Full nodes of low-priority pods, then bursts of identical pending pods."""
+    rng = random.Random(seed)
+    n = rng.randint(3, 12)
+    lines = [f'scenario "cycle cache {seed}"',
+             f"nodes node-[1..{n}] cpu=4 memory=16Gi pods={rng.choice([6, 110])} "
+             "labels(topology.kubernetes.io/zone=z1)"]
+    if rng.random() < 0.3:
+        lines.append(f"pdb default/keep selector(app=low) max-unavailable={rng.choice([0, 1])}")
+    for i in range(1, n + 1):
+        k = rng.randint(1, 4)
+        lines.append(f"pods default/low-{i}-[1..{k}] on node-{i} priority={rng.choice([0, 10])} "
+                     f"grace-period={rng.choice(['0s', '2s'])} labels(app=low) "
+                     f"requests(cpu={rng.choice([500, 900, 1000])}m, memory=1Gi)")
+    for b in range(rng.randint(1, 3)):
+        lines.append(f"pods default/early{b}-[1..{rng.randint(1, 4)}] {_shape(rng)}")
+    for t in range(1, rng.randint(2, 5)):
+        lines.append(f"at {t}s {{")
+        lines.append(f"  create pods default/b{t}-[1..{rng.randint(2, 2 * n)}] "
+                     + _shape(rng).replace("\n", "\n  "))
+        event = rng.random()
+        node = f"node-{rng.randint(1, n)}"
+        if event < 0.2:
+            lines.append(f"  taint node {node} dedicated=x:NoSchedule")
+        elif event < 0.35:
+            lines.append(f"  cordon node {node}")
+        elif event < 0.5:
+            lines.append(f"  delete pod default/low-{rng.randint(1, n)}-1")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _view(r: PostFilterResult | None) -> Any:
+    if r is None:
+        return None
+    return (r.nominated_node, [v.key for v in r.victims], r.message, r.decided_by,
+            [p.key for p in r.clear_nominations],
+            [(c.node, [v.key for v in c.victims], c.num_pdb_violations,
+              [p.key for p in c.reprieved]) for c in r.candidates])
+
+
+def _simulate(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
+              ) -> tuple[list[Any], list[Any], list[Any], int]:
+    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
+    results: list[Any] = []
+    original = preemption.preempt
+
+    def preempt(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        results.append(_view(out))
+        return out
+
+    monkeypatch.setattr(preemption, "preempt", preempt)
+    try:
+        sim = Simulation(kruleset.load(text))
+        sim.run()
+    finally:
+        monkeypatch.setattr(preemption, "preempt", original)
+    hits = sum(c.memo.hits for c in sim.controllers if isinstance(c, SchedulerController))
+    final = [(ps.key, ps.phase, ps.node, ps.nominated, ps.schedule_message)
+             for ps in sim.state.pods.values()]
+    return [d.to_json() for d in sim.decisions], results, final, hits
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cache_decides_as_without(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = scenario(seed)
+    without = _simulate(text, False, monkeypatch)
+    with_cache = _simulate(text, True, monkeypatch)
+    assert without[3] == 0
+    assert with_cache[1] == without[1]
+    assert with_cache[0] == without[0]
+    assert with_cache[2] == without[2]
+
+
+def test_the_generator_exercises_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most seeds answer searches and dry-run nodes from the cache and preempt."""
+    hit = preempted = 0
+    for seed in SEEDS:
+        decisions, _, _, hits = _simulate(scenario(seed), True, monkeypatch)
+        hit += hits > 0
+        preempted += any(d["kind"] == "preempted" for d in decisions)
+    assert hit >= len(SEEDS) // 2
+    assert preempted >= len(SEEDS) // 2
