@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import cycle_cache, preemption
+from kruleset.rules import cycle_cache, preemption, quota_reclaim
 from kruleset.rules.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
@@ -131,3 +131,91 @@ def test_the_generator_exercises_the_cache(monkeypatch: pytest.MonkeyPatch) -> N
         preempted += any(d["kind"] == "preempted" for d in decisions)
     assert hit >= len(SEEDS) // 2
     assert preempted >= len(SEEDS) // 2
+
+
+# --- CapacityScheduling reclaim: only the two best candidates are needed --------------
+
+QUOTA_SEEDS = range(60)
+
+
+def quota_scenario(seed: int) -> str:
+    """Borrowing namespaces fill the nodes; lenders reclaim in bursts of identical pods."""
+    rng = random.Random(seed)
+    n = rng.randint(3, 10)
+    lines = [f'scenario "reclaim cache {seed}"',
+             f"nodes node-[1..{n}] cpu=4 memory=16Gi pods=110"]
+    spaces = rng.randint(2, 4)
+    total = 4 * n
+    for i in range(1, spaces + 1):
+        lo = max(1, total // spaces - rng.choice([0, 1]))
+        lines.append(f"quota ns-{i} min(cpu={lo}, memory=64Gi) max(cpu={2 * lo}, memory=128Gi)")
+    for node in range(1, n + 1):
+        for k in range(rng.randint(2, 4)):
+            ns = rng.randint(1, max(1, spaces // 2))
+            lines.append(f"pod ns-{ns}/b-{node}-{k} on node-{node} "
+                         f"priority={rng.choice([0, 0, 10, 50])} "
+                         f"grace-period={rng.choice(['0s', '0s', '2s'])} "
+                         f"started=-{rng.randint(1, 9)}s requests(cpu=1, memory=1Gi)")
+    for t in range(1, rng.randint(2, 4)):
+        lines.append(f"at {t}s {{")
+        for i in range(spaces // 2 + 1, spaces + 1):
+            lines.append(f"  create pods ns-{i}/r{t}-[1..{rng.randint(1, n)}] "
+                         f"priority={rng.choice([0, 10, 100])} grace-period=0s "
+                         f"requests(cpu={rng.choice([1, 1, 2])}, memory=1Gi)")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _reclaim_view(r: PostFilterResult | None) -> Any:
+    if r is None:
+        return None
+    # Candidates are left out: with the cache on, nodes that cannot beat the
+    # runner-up are not dry-run, so fewer candidates are listed.
+    return (r.nominated_node, [v.key for v in r.victims], r.message, r.decided_by,
+            [p.key for p in r.clear_nominations])
+
+
+def _simulate_reclaim(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
+                      ) -> tuple[list[Any], list[Any], int]:
+    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
+    results: list[Any] = []
+    original = quota_reclaim.reclaim
+    candidates = [0]
+
+    def reclaim(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        results.append(_reclaim_view(out))
+        if out is not None:
+            candidates[0] += len(out.candidates)
+        return out
+
+    monkeypatch.setattr(quota_reclaim, "reclaim", reclaim)
+    try:
+        sim = Simulation(kruleset.load(text))
+        sim.run()
+    finally:
+        monkeypatch.setattr(quota_reclaim, "reclaim", original)
+    return [d.to_json() for d in sim.decisions], results, candidates[0]
+
+
+@pytest.mark.parametrize("seed", QUOTA_SEEDS)
+def test_reclaim_with_cache_decides_as_without(seed: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    text = quota_scenario(seed)
+    without = _simulate_reclaim(text, False, monkeypatch)
+    with_cache = _simulate_reclaim(text, True, monkeypatch)
+    assert with_cache[1] == without[1]
+    assert with_cache[0] == without[0]
+
+
+def test_the_reclaim_generator_prunes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reclaim happens, and the cache skips dry runs (fewer candidates listed)."""
+    reclaimed = pruned = 0
+    for seed in QUOTA_SEEDS:
+        text = quota_scenario(seed)
+        decisions, _, listed = _simulate_reclaim(text, True, monkeypatch)
+        _, _, all_listed = _simulate_reclaim(text, False, monkeypatch)
+        reclaimed += any(d["kind"] == "preempted" for d in decisions)
+        pruned += listed < all_listed
+    assert reclaimed >= len(QUOTA_SEEDS) // 2
+    assert pruned >= len(QUOTA_SEEDS) // 4

@@ -142,6 +142,37 @@ def victims_entry(memo: CycleCache, key: Hashable) -> dict[str, Any]:
     return results
 
 
+# --- lower bounds of preemption pick keys ---------------------------------------------
+
+_NO_BOUND: Any = object()
+
+
+def pick_bounds(memo: CycleCache) -> dict[str, Any]:
+    """The per-node memo of :func:`pick_bound` (without the nodes changed since)."""
+    return victims_entry(memo, ("pick-bound",))
+
+
+def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int, ...] | None:
+    """The least default pick key any candidate on ``node`` can have, or None (no pods).
+
+    Componentwise at most every real key (``preemption_pick.default_pick_key``):
+    0 PDB violations, the lowest priority of any pod there as the highest
+    victim's, that priority (shifted) as the sum, one victim, the latest start
+    of any pod as the earliest, the node's own index.  Keys compare as tuples,
+    so a node whose bound is above the runner-up's key cannot be among the two
+    best candidates.  Depends on the node's pods only (kept until touched).
+    """
+    got = bounds.get(node.name, _NO_BOUND)
+    if got is _NO_BOUND:
+        got = None
+        if node.pods:
+            low = min(ps.pod.effective_priority for ps in node.pods.values())
+            latest = max(ps.effective_start for ps in node.pods.values())
+            got = (0, low, low + shift, 1, -latest, node.index)
+        bounds[node.name] = got
+    return got  # type: ignore[no-any-return]
+
+
 # --- the filter search --------------------------------------------------------------
 
 def filters_key(ctx: Any, pod: Pod) -> Hashable | None:

@@ -32,7 +32,8 @@ from .engine import ActiveRuleSet
 from .postfilter import Candidate
 from .registry import define_ruleset, rule
 
-__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "earliest_start_of_highest", "pick_candidate"]
+__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "default_pick_key", "earliest_start_of_highest",
+           "pick_candidate"]
 
 PRIORITY_SHIFT = 2 ** 31  # math.MaxInt32 + 1
 
@@ -137,8 +138,12 @@ _DEFAULT_PICK = (
 )
 
 
-def _default_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
-    """The default rules' composite key (see each rule above), in one function."""
+def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
+    """The default rules' composite key (see each rule above), in one function.
+
+    Sorting candidates by it orders them as the default ``scheduler.preemption.pick``
+    rules do.
+    """
     nodes = ctx.state.nodes
 
     def key(c: Candidate) -> tuple[int, ...]:
@@ -175,7 +180,7 @@ def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
     if preemption_victims.FAST_PATH and tuple(a.rule.name for a in act.rules) == _DEFAULT_PICK:
         # The default criteria's composite key computed inline: the same tuple
         # as the rules give, without seven calls per candidate.
-        ranked = sorted(candidates, key=_default_key(ctx))
+        ranked = sorted(candidates, key=default_pick_key(ctx))
     else:
         ranked = act.sort(ctx, candidates)
     return ranked[0], decide(ctx, act, ranked[0], ranked[1])

@@ -52,6 +52,7 @@ import attrs
 from ..model.objects import NEVER, Pod
 from ..model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 from ..model.state import ClusterState, NodeState, PodState
+from . import cycle_cache
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from .node_selection import run_filters_with_nominated
 from .postfilter import (
@@ -63,7 +64,7 @@ from .postfilter import (
 )
 from .preemption import NOT_HELPFUL, lower_nominated, potential_nodes
 from .preemption_pick import _NEGATED as NEGATED_PICK
-from .preemption_pick import PICK, decide, pick_candidate
+from .preemption_pick import PICK, PRIORITY_SHIFT, decide, default_pick_key, pick_candidate
 from .preemption_victims import (
     _DEFAULT_ORDER,
     _FIT,
@@ -878,7 +879,22 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
     plan = fast_plan(ctx, pod)  # once for every node
     cycle = _Cycle.start(ctx, pod, pre, budgets)
+    # Untraced, in a simulation, with the default pick: only the two best
+    # candidates matter (the winner and the runner-up it is told apart from),
+    # so a node whose least possible key is above the runner-up's is skipped.
+    bounds: dict[str, Any] | None = None
+    key_of: Any = None
+    top: list[tuple[int, ...]] = []  # the best two keys so far, ascending
+    if (trace is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None
+            and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
+            == _DEFAULT_PICK):
+        bounds = cycle_cache.pick_bounds(ctx.memo)
+        key_of = default_pick_key(ctx)
     for node in nodes:
+        if bounds is not None and len(top) == 2:
+            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+            if least is None or least > top[1]:
+                continue
         found = cycle.select(node) if cycle is not None else None
         if found is None:
             if cycle is not None:
@@ -898,6 +914,10 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
         c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                       {"violating": found.violating, "why": found.why})
         (non_violating if c.num_pdb_violations == 0 else violating).append(c)
+        if bounds is not None:
+            top.append(key_of(c))
+            top.sort()
+            del top[2:]
         if cycle is not None and trace is not None:
             cycle.add_candidate(ps.key, c)
         elif trace is not None:
