@@ -224,6 +224,10 @@ class ClusterState:
     listeners: list[Listener] = attrs.field(factory=list)
     # node name -> pods nominated there (any phase; readers filter), in nomination order
     nominations: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
+    # namespace -> its nominated pods, and a counter that moves whenever that
+    # set or one of its pods' binding or existence changes (for cached sums)
+    ns_nominations: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
+    ns_nomination_version: dict[str, int] = attrs.field(factory=dict)
     # Change tracking for caches that span scheduling cycles: ``touched`` lists
     # the nodes whose pods, nominations or terminating pods changed, in order,
     # since ``epoch`` last moved; anything else (objects, labels, taints,
@@ -255,6 +259,21 @@ class ClusterState:
         if new is not None:
             self.nominations.setdefault(new, {})[ps.key] = ps
             self.touched.append(new)
+        ns = ps.pod.namespace
+        if new is None:
+            in_ns = self.ns_nominations.get(ns)
+            if in_ns is not None:
+                in_ns.pop(ps.key, None)
+        else:
+            self.ns_nominations.setdefault(ns, {})[ps.key] = ps
+        self.ns_nomination_version[ns] = self.ns_nomination_version.get(ns, 0) + 1
+
+    def nominee_gone(self, ps: PodState) -> None:
+        """A nominated pending pod went away (its nomination no longer holds room)."""
+        if ps.nominated is not None:
+            self.touched.append(ps.nominated)
+            ns = ps.pod.namespace
+            self.ns_nomination_version[ns] = self.ns_nomination_version.get(ns, 0) + 1
 
     # --- nodes ---------------------------------------------------------------
     def add_node(self, node: Node) -> NodeState:

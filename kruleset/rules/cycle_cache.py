@@ -74,6 +74,8 @@ class CycleCache:
         # The failures mapping last handed out by the filter search, and its entry.
         self.handed: tuple[Mapping[str, Failure], _Entry] | None = None
         self.hits = 0  # searches and dry-run nodes answered from the cache
+        # Other mechanisms' memos that follow their own change counters, by name.
+        self.extra: dict[str, Any] = {}
 
     def fresh(self, key: Hashable) -> tuple[_Entry, list[str]] | None:
         """The entry for ``key`` and the nodes changed since it was brought up to date.

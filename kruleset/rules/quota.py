@@ -203,6 +203,10 @@ def over(x1: Amount, x2: Amount | None, y: Bound) -> tuple[str, int, int] | None
     return None
 
 
+# id(requests) -> (requests, the same with pods=0); the object is kept so its id stays unique.
+_NO_PODS: dict[int, tuple[Resources, Resources]] = {}
+
+
 def quota_request(pod: Pod) -> Resources:
     """Upstream ``computePodResourceRequest``: containers summed, max with each init, + overhead.
 
@@ -219,7 +223,16 @@ def quota_request(pod: Pod) -> Resources:
     """
     if not any(c.restart_always for c in pod.init_containers):
         # Without sidecars the pod's effective request is the same sum/max + overhead.
-        return attrs.evolve(pod.requests, pods=0)
+        # Pods of one template share their requests object: build the copy once.
+        r = pod.requests
+        hit = _NO_PODS.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        out: Resources = attrs.evolve(r, pods=0)
+        if len(_NO_PODS) >= 4096:
+            _NO_PODS.clear()
+        _NO_PODS[id(r)] = (r, out)
+        return out
     total = ZERO
     for c in pod.containers:
         total = total + c.requests
@@ -482,6 +495,8 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
     ns = pod.namespace
     if ns not in usage.infos:
         st = PreFilterState(pod, req, req, req, False)
+    elif ctx.trace is None and getattr(ctx, "memo", None) is not None:
+        st = _summed(ctx, pod, req, usage)
     else:
         in_eq = req
         all_ = req
@@ -489,10 +504,12 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
         others: list[str] = []
         prio = pod.effective_priority
         nodes = state.nodes
-        for ps in state.pods.values():
-            nom = ps.nominated
-            if nom is None or ps.node is not None or ps.gone or nom not in nodes:
-                continue
+        # Nominated pods from the nomination index, in creation order (as a walk
+        # over every pod would find them).
+        nominated = [ps for name, at in state.nominations.items() if name in nodes
+                     for ps in at.values() if ps.node is None and not ps.gone]
+        nominated.sort(key=_seq)
+        for ps in nominated:
             p = ps.pod
             if p.key == pod.key:
                 continue
@@ -512,6 +529,48 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
         st = PreFilterState(pod, req, in_eq, all_, True, tuple(mine), tuple(others))
     ctx.extra[PREFILTER_STATE] = st
     return st
+
+
+def _summed(ctx: Any, pod: Pod, req: Resources, usage: QuotaUsage) -> PreFilterState:
+    """:func:`prefilter_state` by namespace sums, without the nominated pods' keys.
+
+    The keys only feed the trace, which is off.  Each other namespace's sum of
+    nominated pods is kept in the scheduler's cycle cache until a nomination
+    of that namespace changes (``ns_nomination_version``) or the epoch moves.
+    """
+    state: ClusterState = ctx.state
+    ns = pod.namespace
+    prio = pod.effective_priority
+    nodes = state.nodes
+    in_eq = req
+    for ps in state.ns_nominations.get(ns, {}).values():
+        if (ps.node is None and not ps.gone and ps.nominated in nodes
+                and ps.pod.key != pod.key and ps.pod.effective_priority >= prio):
+            in_eq = in_eq + quota_request(ps.pod)
+    all_ = in_eq
+    sums: dict[str, tuple[int, int, Resources]] = ctx.memo.extra.setdefault(
+        "quota.nominated-sums", {})
+    versions = state.ns_nomination_version
+    for other, members in state.ns_nominations.items():
+        if other == ns or not members:
+            continue
+        info = usage.infos.get(other)
+        if info is None or over(info.used, None, info.min) is not None:
+            continue
+        mark = (versions.get(other, 0), state.epoch)
+        got = sums.get(other)
+        if got is None or got[:2] != mark:
+            total = ZERO
+            for ps in members.values():
+                if ps.node is None and not ps.gone and ps.nominated in nodes:
+                    total = total + quota_request(ps.pod)
+            got = sums[other] = (*mark, total)
+        all_ = all_ + got[2]
+    return PreFilterState(pod, req, in_eq, all_, True)
+
+
+def _seq(ps: PodState) -> int:
+    return ps.seq
 
 
 def _show(name: str, value: int) -> str:

@@ -243,8 +243,7 @@ class Simulation:
     def _finish(self, ps: PodState) -> None:
         self.state.unbind(ps, FAILED if ps.outcome != "deleted" else ps.phase)
         ps.gone = True
-        if ps.nominated is not None:
-            self.state.touch(ps.nominated)  # no longer holds room there
+        self.state.nominee_gone(ps)  # a nomination no longer holds room
         self.changed()
 
     def _pod_ended(self, ps: PodState) -> None:
