@@ -12,10 +12,12 @@ checked last, against everything the file ever declares or creates.
 from __future__ import annotations
 
 import gc
+from itertools import count, repeat
 from typing import Any
 
 from ..errors import ScenarioError, Span
 from ..model.config import KubeletConfig, SchedulerConfig
+from ..model.objects import Pod
 from ..model.scenario import Event, Expectation, KubeletBlock, Object, PodPhase, Scenario
 from .context import Context
 from .cursor import Cursor
@@ -192,9 +194,21 @@ class _Builder:
         path = resolve_path(self.ctx, path_w)
         if head.value == "include":
             loaded = _call_loader("load_manifests", path, span)
-            for sub, obj in enumerate(loaded.objects):
-                self.ctx.register(obj, path_w, f"from {path_w.text}, {self.where(head)}")
-                self.objects.append((index, sub, obj))
+            where = f"from {path_w.text}, {self.where(head)}"
+            objects = loaded.objects
+            start = 0
+            while start < len(objects):
+                # A cluster dump is mostly runs of pods, registered a run at a time.
+                end = start
+                while end < len(objects) and type(objects[end]) is Pod:
+                    end += 1
+                if end > start:
+                    self.ctx.register_pods(list(objects[start:end]), path_w, where)
+                else:
+                    self.ctx.register(objects[start], path_w, where)
+                    end += 1
+                start = end
+            self.objects.extend(zip(repeat(index), count(), objects))
             # The model has no phase: a pod the file shows as Succeeded/Failed
             # is declared where it ran and ends at 0s, before any other event,
             # so it holds no resources (as upstream's scheduler cache).

@@ -12,13 +12,14 @@ way again (slower, never wrong).
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import attrs
 
 from ..model.objects import Pod
 
-__all__ = ["build_pod"]
+__all__ = ["build_pod", "copier"]
 
 # Derived facts that depend only on (containers, init_containers, overhead).
 _FROM_SHAPE = ("requests", "nonzero_requests", "limits", "qos")
@@ -31,7 +32,9 @@ _INIT: tuple[tuple[str, Any, Any], ...] = tuple(
 )
 _DERIVED = tuple(a.name for a in _ATTRS if not a.init)
 ENABLED = sorted(_DERIVED) == sorted(_FROM_SHAPE + _OTHER_DERIVED) and all(
-    a.validator is None for a in _ATTRS
+    a.validator is None and not (isinstance(a.default, attrs.Factory)  # type: ignore[arg-type]
+                                 and a.default.takes_self)  # type: ignore[union-attr]
+    for a in _ATTRS
 ) and Pod.__setattr__ is not object.__setattr__  # frozen: we must bypass it knowingly
 
 _SHAPES: dict[object, tuple[Any, ...]] = {}
@@ -94,6 +97,61 @@ def _plan(given: frozenset[str]) -> _Plan:
     return tuple(plain), tuple(factories), tuple(converters)
 
 
+# What a pod of a cluster dump has of its own; everything else is its spec's.
+PER_POD = ("namespace", "name", "labels", "node_name", "started", "owner_kind", "owner_name",
+           "ready", "span")
+_Copier = Any  # (template values, *PER_POD values) -> Pod
+_COPIERS: dict[frozenset[str], _Copier] = {}
+template_values = operator.attrgetter(*(a.name for a in _ATTRS))
+
+
+def copier(given: frozenset[str]) -> _Copier | None:
+    """A function making pods like a template pod but for the :data:`PER_POD` fields.
+
+    ``copy(template_values(t), *per_pod)`` equals ``Pod(**fields)`` where
+    ``fields`` are those ``t`` was built from (names ``given``) with the
+    :data:`PER_POD` ones replaced: converters and factories run again as in
+    ``__init__``, ``key`` is recomputed, and every other value (derived
+    facts included, which depend on neither) is the template's.  Pods of one
+    controller differ only there, and one straight-line function setting each
+    slot builds them about twice as fast as ``__init__``.  ``None`` when the
+    Pod class has fields this does not know how to treat.
+    """
+    if not ENABLED:
+        return None
+    found = _COPIERS.get(given)
+    if found is None:
+        found = _COPIERS[given] = _make_copier(given)
+    return found
+
+
+def _make_copier(given: frozenset[str]) -> _Copier:
+    env: dict[str, Any] = {"_new": _new, "Pod": Pod}
+    lines = [f"def copy(t, {', '.join(PER_POD)}):", "    pod = _new(Pod)"]
+    fields: tuple[attrs.Attribute[Any], ...] = tuple(_ATTRS)
+    for i, a in enumerate(fields):
+        set_slot = f"_set_{a.name}"
+        env[set_slot] = getattr(Pod, a.name).__set__
+        if a.name in PER_POD:
+            value = a.name
+        elif a.name == "key":
+            value = "f'{namespace}/{name}'"
+        elif a.init and a.name not in given and isinstance(a.default, attrs.Factory):  # type: ignore[arg-type]
+            # A fresh default each time: the template's may be mutable (usage).
+            env[f"_factory_{a.name}"] = a.default.factory  # type: ignore[union-attr]
+            value = f"_factory_{a.name}()"
+        else:
+            lines.append(f"    {set_slot}(pod, t[{i}])")
+            continue
+        if a.converter is not None:
+            env[f"_convert_{a.name}"] = a.converter
+            value = f"_convert_{a.name}({value})"
+        lines.append(f"    {set_slot}(pod, {value})")
+    lines.append("    return pod")
+    exec("\n".join(lines), env)  # noqa: S102 - generated from attrs.fields(Pod) above
+    return env["copy"]
+
+
 def _self_check() -> bool:
     """Whether a copied pod equals a built one in every field (run once at import)."""
     from ..model.objects import Container
@@ -107,7 +165,12 @@ def _self_check() -> bool:
     copied = build_pod("self-check", other)
     built = Pod(**other)
     _SHAPES.clear()
-    return all(getattr(copied, a.name) == getattr(built, a.name) for a in _ATTRS)
+    own = dict(other, started=-5, owner_kind="ReplicaSet", owner_name="o", ready=False,
+               span=attrs.fields(Pod).span.default)
+    made = _make_copier(frozenset(base))(template_values(Pod(**base)),
+                                          *(own[n] for n in PER_POD))
+    return all(getattr(copied, a.name) == getattr(built, a.name) for a in _ATTRS) and all(
+        getattr(made, a.name) == getattr(Pod(**own), a.name) for a in _ATTRS)
 
 
 if ENABLED:

@@ -20,12 +20,19 @@ import attrs
 import yaml
 
 from ..errors import ManifestError, Span, did_you_mean
-from ..model.objects import Deployment
+from ..model.objects import Deployment, Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
 from .nodes import namespace_from, node_from
-from .pods import PodContext, SpecFields, make_pod, spec_fields
+from .pods import (
+    PodContext,
+    SpecFields,
+    build_spec_pod,
+    is_static,
+    make_pod,
+    spec_fields,
+)
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
@@ -254,7 +261,7 @@ def _entry(doc: Doc, value: object) -> _Entry:
 
 
 class _PendingPod(NamedTuple):
-    """A Pod read but not built yet: its owner and start time depend on the whole file."""
+    """A Pod not built yet: its overhead is that of a RuntimeClass, maybe later in the file."""
 
     doc: Doc
     spec: SpecFields
@@ -262,7 +269,7 @@ class _PendingPod(NamedTuple):
     name: str
     labels: dict[str, str]
     node_name: str
-    annotations: dict[str, str]
+    static: bool
     controller: tuple[str, str]
     start: int | None
     ready: bool
@@ -300,6 +307,9 @@ class _Reader:
         self.rs_controller: dict[tuple[str, str], str] = {}  # (ns, rs) -> its Deployment
         self.spec_memo: dict[tuple[str, str, str], SpecFields] = {}
         self.newest: int | None = None
+        self.started: list[Pod] = []  # pods built with their absolute start time
+        self.rs_pods: list[Pod] = []  # pods built with their ReplicaSet as owner
+        self.pending = False  # records hold a _PendingPod or _PendingWorkload
         self.phases: dict[str, str] = {}
         self.notes: list[str] = []
 
@@ -307,7 +317,7 @@ class _Reader:
         """Read one object."""
         doc, obj, kind = e.doc, e.obj, e.kind
         if kind == "Pod":
-            self.records.append(self._pod(e))
+            self._pod(doc, obj, e.namespace, e.name, e.meta)
         elif kind == "Node":
             meta = mapping(doc, obj.get("metadata"), "metadata")
             self.records.append(node_from(doc, obj, e.name, string_map(
@@ -329,21 +339,59 @@ class _Reader:
         else:  # pragma: no cover - _entry admits only SUPPORTED_KINDS
             raise AssertionError(kind)
 
-    def _pod(self, e: _Entry) -> _PendingPod:
-        doc, obj, meta = e.doc, e.obj, e.meta
-        labels = string_map(doc, meta.get("labels"), "metadata.labels")
-        annotations = _used_annotations(doc, meta.get("annotations"))
-        status = mapping(doc, obj.get("status"), "status")
-        phase = string(doc, status.get("phase"), "status.phase")
-        if phase:
-            key = f"{e.namespace}/{e.name}"
-            self.phases[key] = phase
-            if phase in _TERMINAL_PHASES:
-                self.notes.append(f"pod {key} is {phase}: returned as declared, "
-                                  "see pod_phases")
-        start = timestamp_ms(doc, status.get("startTime"), "status.startTime")
-        if start is not None and (self.newest is None or start > self.newest):
-            self.newest = start
+    def pod(self, doc: Doc, obj: dict[str, Any]) -> bool:
+        """Read a Pod object; False (nothing read) when :func:`_entry` has to check it.
+
+        Nearly every object of a cluster dump is a pod with apiVersion v1 and
+        a name: that case skips the general checks, which could only pass.
+        """
+        api_version = obj.get("apiVersion")
+        meta = obj.get("metadata")
+        if (api_version != "v1" and api_version is not None) or type(meta) is not dict:
+            return False
+        name = meta.get("name")
+        namespace = meta.get("namespace")
+        if type(name) is not str or not name or \
+                (namespace is not None and type(namespace) is not str):
+            return False
+        self._pod(doc, obj, namespace or "default", name, meta)
+        return True
+
+    def _pod(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str,
+             meta: dict[str, Any]) -> None:
+        # The checks are those of string_map, _used_annotations and mapping,
+        # made inline for well-formed values (which they would return as is);
+        # anything else goes through them for their message.
+        labels = meta.get("labels")
+        if type(labels) is dict:
+            for value in labels.values():
+                if type(value) is not str:
+                    string_map(doc, labels, "metadata.labels")
+        else:
+            labels = string_map(doc, labels, "metadata.labels")
+        annotations = meta.get("annotations")
+        static = False
+        if annotations:
+            static = is_static(_used_annotations(doc, annotations))
+        elif annotations is not None:
+            mapping(doc, annotations, "metadata.annotations")
+        status = obj.get("status")
+        if type(status) is not dict:
+            status = mapping(doc, status, "status")
+        phase = status.get("phase")
+        if phase is not None:
+            phase = string(doc, phase, "status.phase")
+            if phase:
+                key = f"{namespace}/{name}"
+                self.phases[key] = phase
+                if phase in _TERMINAL_PHASES:
+                    self.notes.append(f"pod {key} is {phase}: returned as declared, "
+                                      "see pod_phases")
+        start = status.get("startTime")
+        if start is not None:
+            start = timestamp_ms(doc, start, "status.startTime")
+            if self.newest is None or start > self.newest:  # type: ignore[operator]
+                self.newest = start
         controller = _controller(doc, meta)
         spec_raw = obj.get("spec")
         spec = None
@@ -351,7 +399,7 @@ class _Reader:
         if controller[0] and type(spec_raw) is dict:
             # Pods of one controller share their spec but for nodeName: compare
             # with the last one read (a C-level dict compare) and reuse it.
-            memo_key = (e.namespace, *controller)
+            memo_key = (namespace, *controller)
             spec = self.spec_memo.get(memo_key)
             if spec is not None:
                 if "nodeName" in spec_raw:
@@ -368,11 +416,28 @@ class _Reader:
                 self.spec_memo[memo_key] = spec
         node_name = ""
         if type(spec_raw) is dict:
-            node_name = string(doc, spec_raw.get("nodeName"), "spec.nodeName")
-        return _PendingPod(doc, spec, e.namespace, e.name, labels, node_name, annotations,
-                           controller, start, _ready(status) if status else True)
+            given = spec_raw.get("nodeName")
+            node_name = given if type(given) is str else string(doc, given, "spec.nodeName")
+        ready = _ready(status) if status else True
+        if spec.runtime_overhead:
+            # Its overhead is that of a RuntimeClass, which may come later in the file.
+            self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
+                                            static, controller, start, ready))
+            self.pending = True
+            return
+        # Built now, so that no copy of what it is made of waits for the end of
+        # the file; its start time and owner, which depend on the rest of the
+        # file, are settled by finish() before anyone else sees it.
+        pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
+                             controller[0], controller[1], start, ready)
+        self.records.append(pod)
+        if start is not None:
+            self.started.append(pod)
+        if controller[0] == "ReplicaSet":
+            self.rs_pods.append(pod)
 
     def _workload(self, e: _Entry) -> _PendingWorkload:
+        self.pending = True
         doc = e.doc
         spec = mapping(doc, e.obj.get("spec"), "spec")
         replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0)
@@ -392,42 +457,57 @@ class _Reader:
             string_map(doc, tmeta.get("annotations"), "spec.template.metadata.annotations"),
         )
 
-    def _owner(self, p: _PendingPod, rs_owner: Mapping[tuple[str, str], str]
-               ) -> tuple[str, str]:
-        """The owner a pod is represented with: its Deployment when that is in the load."""
-        kind, name = p.controller
+    def _owner(self, namespace: str, kind: str, name: str, labels: Mapping[str, str],
+               rs_owner: Mapping[tuple[str, str], str]) -> str:
+        """The owner name a pod is represented with: its Deployment when that is in the load.
+
+        ``kind`` and ``name`` are the pod's controller.
+        """
         if kind != "ReplicaSet":
-            return kind, name
-        key = (p.namespace, name)
+            return name
+        key = (namespace, name)
         owner = rs_owner.get(key)
         if owner is not None:
-            return kind, owner
+            return owner
         if key not in self.rs_controller:
             # The ReplicaSet itself was not dumped (kubectl get deploy,pods): the
             # deployment controller names it <deployment>-<pod-template-hash>, and
             # the hash is on the pod, so the deployment is known without guessing.
-            h = p.labels.get("pod-template-hash")
+            h = labels.get("pod-template-hash")
             if h and name.endswith("-" + h) and \
-                    (p.namespace, name[: -len(h) - 1]) in self.deployments:
-                return kind, name[: -len(h) - 1]
-        return kind, name
+                    (namespace, name[: -len(h) - 1]) in self.deployments:
+                return name[: -len(h) - 1]
+        return name
 
     def finish(self) -> LoadedManifests:
         """Build the pods and workloads, in file order."""
-        ctx = PodContext(self.runtime_overheads)
         # A ReplicaSet may come before its Deployment, so this is settled last.
         rs_owner = {k: d for k, d in self.rs_controller.items()
                     if d and (k[0], d) in self.deployments}
         newest = self.newest or 0
+        set_field = object.__setattr__  # Pod is frozen; these pods are not shared yet
+        if newest:
+            for pod in self.started:
+                set_field(pod, "started", pod.started - newest)  # type: ignore[operator]
+        if self.deployments:
+            for pod in self.rs_pods:
+                owner = self._owner(pod.namespace, pod.owner_kind, pod.owner_name, pod.labels,
+                                    rs_owner)
+                if owner != pod.owner_name:
+                    set_field(pod, "owner_name", owner)
+        if not self.pending:
+            return LoadedManifests(tuple(self.records),  # type: ignore[arg-type]
+                                   self.phases, tuple(self.notes))
+        ctx = PodContext(self.runtime_overheads)
         objects: list[Object] = []
         for rec in self.records:
             try:
                 if type(rec) is _PendingPod:
-                    kind, owner = self._owner(rec, rs_owner)
+                    owner = self._owner(rec.namespace, *rec.controller, rec.labels, rs_owner)
                     objects.append(make_pod(
                         rec.doc, ctx, rec.spec, namespace=rec.namespace, name=rec.name,
-                        labels=rec.labels, node_name=rec.node_name,
-                        annotations=rec.annotations, owner_kind=kind, owner_name=owner,
+                        labels=rec.labels, node_name=rec.node_name, static=rec.static,
+                        owner_kind=rec.controller[0], owner_name=owner,
                         started=None if rec.start is None else rec.start - newest,
                         ready=rec.ready))
                 elif type(rec) is _PendingWorkload:
@@ -509,8 +589,11 @@ def load_manifests(path: Path, span: Span | None = None) -> LoadedManifests:
 
 def _load(path: Path, span: Span | None) -> LoadedManifests:
     reader = _Reader()
+    pod = reader.pod
     for doc, value in read_documents(path, span):
         try:
+            if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
+                continue
             reader.add(_entry(doc, value))
         except ManifestError:
             raise

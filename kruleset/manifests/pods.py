@@ -25,7 +25,7 @@ from ..model.objects import (
 )
 from ..model.resources import ZERO, Resources
 from ..model.selectors import EFFECTS, NodeSelectorTerm, Requirement, Toleration
-from ._fastpod import build_pod
+from ._fastpod import PER_POD, build_pod, copier, template_values
 from ._fields import (
     MATCH_NOTHING,
     Doc,
@@ -42,7 +42,8 @@ from ._fields import (
     string_map,
 )
 
-__all__ = ["PodContext", "SpecFields", "is_static", "make_pod", "pod_from_spec", "spec_fields"]
+__all__ = ["PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod", "pod_from_spec",
+           "spec_fields"]
 
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
@@ -355,10 +356,20 @@ def _emptydirs(doc: Doc, raw: object, field: str) -> tuple[EmptyDir, ...]:
     return tuple(out)
 
 
+# The Pod keywords build_spec_pod passes: those of spec_fields and the pod's own.
+_COPY_GIVEN = frozenset(("containers", "init_containers", "overhead", "runtime_class",
+                         "priority_class", "priority", "preemption_policy", "node_selector",
+                         "node_affinity", "pod_affinity", "pod_affinity_preferred",
+                         "pod_anti_affinity", "pod_anti_affinity_preferred", "spread",
+                         "tolerations", "gates", "host_ports", "grace_period", "emptydirs",
+                         "static", *PER_POD))
+_COPY = copier(_COPY_GIVEN)
+
+
 class SpecFields:
     """What a PodSpec says, ready to become Pod fields; shared by pods with equal specs."""
 
-    __slots__ = ("fields", "shape", "raw", "runtime_overhead")
+    __slots__ = ("fields", "shape", "raw", "runtime_overhead", "templates")
 
     def __init__(self, fields: dict[str, Any], shape: tuple[object, ...] | None,
                  raw: dict[str, Any], runtime_overhead: bool) -> None:
@@ -367,6 +378,8 @@ class SpecFields:
         self.raw = raw        # the spec as written, without nodeName, to compare others to
         # True: the overhead is the RuntimeClass's, known only once the whole file is read.
         self.runtime_overhead = runtime_overhead
+        # static -> the slot values of a pod built from these fields (see build_spec_pod)
+        self.templates: dict[bool, tuple[Any, ...]] = {}
 
 
 def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
@@ -460,22 +473,41 @@ def is_static(annotations: Mapping[str, str] | None) -> bool:
 def make_pod(doc: Doc, ctx: PodContext, spec: SpecFields, *, namespace: str, name: str,
              labels: Mapping[str, str], node_name: str = "",
              annotations: Mapping[str, str] | None = None, owner_kind: str = "",
-             owner_name: str = "", started: int | None = None, ready: bool = True) -> Pod:
+             owner_name: str = "", started: int | None = None, ready: bool = True,
+             static: bool | None = None) -> Pod:
     """A :class:`Pod` from its spec's fields and what the object's metadata and status say.
 
     ``static`` comes from ``annotations`` (a ``kubernetes.io/config.source``
-    other than ``api``, or a ``kubernetes.io/config.mirror``).
+    other than ``api``, or a ``kubernetes.io/config.mirror``) unless given.
     """
-    static = is_static(annotations)
-    fields = dict(spec.fields)
-    shape = spec.shape
+    if static is None:
+        static = is_static(annotations)
     if spec.runtime_overhead:
         # The RuntimeClass admission plugin copies podFixed into pods without overhead.
-        overhead = ctx.runtime_overheads.get(fields["runtime_class"])
+        overhead = ctx.runtime_overheads.get(spec.fields["runtime_class"])
         if overhead is not None:
-            fields["overhead"] = overhead
-            if shape is not None:
-                shape = (*shape, overhead)
+            shape = spec.shape
+            spec = SpecFields(dict(spec.fields, overhead=overhead),
+                              None if shape is None else (*shape, overhead), spec.raw, False)
+    return build_spec_pod(doc, spec, static, namespace, name, labels, node_name, owner_kind,
+                          owner_name, started, ready)
+
+
+def build_spec_pod(doc: Doc, spec: SpecFields, static: bool, namespace: str, name: str,
+                   labels: Mapping[str, str], node_name: str, owner_kind: str,
+                   owner_name: str, started: int | None, ready: bool) -> Pod:
+    """:func:`make_pod` once the overhead is settled (``spec.runtime_overhead`` is ignored).
+
+    The first pod of a spec (and ``static``) is built field by field; the
+    others copy it but for what they have of their own.
+    """
+    span = doc.span or NO_SPAN
+    template = spec.templates.get(static)
+    if template is not None and _COPY is not None:
+        return _COPY(template, namespace, name, labels, node_name, started, owner_kind,
+                     owner_name, ready, span)
+    fields = dict(spec.fields)
+    shape = spec.shape
     fields["namespace"] = namespace
     fields["name"] = name
     fields["labels"] = labels
@@ -485,8 +517,11 @@ def make_pod(doc: Doc, ctx: PodContext, spec: SpecFields, *, namespace: str, nam
     fields["owner_kind"] = owner_kind
     fields["owner_name"] = owner_name
     fields["ready"] = ready
-    fields["span"] = doc.span or NO_SPAN
-    return build_pod(None if shape is None else (shape, static), fields)
+    fields["span"] = span
+    pod = build_pod(None if shape is None else (shape, static), fields)
+    if _COPY is not None and fields.keys() == _COPY_GIVEN:
+        spec.templates[static] = template_values(pod)
+    return pod
 
 
 def pod_from_spec(doc: Doc, ctx: PodContext, spec_raw: object, spec_field: str, *,
