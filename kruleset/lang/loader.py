@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 from itertools import count, repeat
+from operator import itemgetter
 from typing import Any
 
 from ..errors import ScenarioError, Span
@@ -97,7 +98,7 @@ class _Builder:
         for _index, stmt, head in heads:
             if head.value == "run":
                 self.run_until_stmt(stmt, head)
-        self.objects.sort(key=lambda t: (t[0], t[1]))
+        self.objects.sort(key=itemgetter(0, 1))
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(

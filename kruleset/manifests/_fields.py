@@ -43,6 +43,7 @@ __all__ = [
 MATCH_NOTHING = LabelSelector((Requirement("", "In", ()),))
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
@@ -289,7 +290,7 @@ def timestamp_ms(doc: Doc, value: object, field: str) -> int | None:
         doc.fail(field, f"expected an RFC 3339 time, found {_type_name(value)}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment - _EPOCH) // timedelta(milliseconds=1)
+    return (moment - _EPOCH) // _MILLISECOND
 
 
 def get_path(obj: Mapping[str, Any], *keys: str) -> object:

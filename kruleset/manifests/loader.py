@@ -380,7 +380,8 @@ class _Reader:
             status = mapping(doc, status, "status")
         phase = status.get("phase")
         if phase is not None:
-            phase = string(doc, phase, "status.phase")
+            if type(phase) is not str:
+                phase = string(doc, phase, "status.phase")
             if phase:
                 key = f"{namespace}/{name}"
                 self.phases[key] = phase
@@ -540,8 +541,11 @@ def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
         doc.fail("metadata.ownerReferences", "expected a list")
     for i, ref in enumerate(refs):
         if isinstance(ref, dict) and ref.get("controller") is True:
-            return (string(doc, ref.get("kind"), f"metadata.ownerReferences[{i}].kind"),
-                    string(doc, ref.get("name"), f"metadata.ownerReferences[{i}].name"))
+            kind, name = ref.get("kind"), ref.get("name")
+            if type(kind) is str and type(name) is str:
+                return kind, name
+            return (string(doc, kind, f"metadata.ownerReferences[{i}].kind"),
+                    string(doc, name, f"metadata.ownerReferences[{i}].name"))
     return "", ""
 
 

@@ -25,7 +25,7 @@ from ..model.objects import (
 )
 from ..model.resources import ZERO, Resources
 from ..model.selectors import EFFECTS, NodeSelectorTerm, Requirement, Toleration
-from ._fastpod import PER_POD, build_pod, copier, template_values
+from ._fastpod import PER_POD, build_pod, copier, pod_labels, template_values
 from ._fields import (
     MATCH_NOTHING,
     Doc,
@@ -504,8 +504,8 @@ def build_spec_pod(doc: Doc, spec: SpecFields, static: bool, namespace: str, nam
     span = doc.span or NO_SPAN
     template = spec.templates.get(static)
     if template is not None and _COPY is not None:
-        return _COPY(template, namespace, name, labels, node_name, started, owner_kind,
-                     owner_name, ready, span)
+        return _COPY(template, namespace, name, pod_labels(labels), node_name, started,
+                     owner_kind, owner_name, ready, span)
     fields = dict(spec.fields)
     shape = spec.shape
     fields["namespace"] = namespace
