@@ -219,3 +219,35 @@ def test_the_reclaim_generator_prunes(monkeypatch: pytest.MonkeyPatch) -> None:
         pruned += listed < all_listed
     assert reclaimed >= len(QUOTA_SEEDS) // 2
     assert pruned >= len(QUOTA_SEEDS) // 4
+
+
+# --- tracing on: the same entries, replayed from what the cache kept ---------------------
+
+def _traced(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
+            ) -> tuple[list[Any], list[Any], int]:
+    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
+    sim = Simulation(kruleset.load(text), trace=True)
+    sim.run()
+    assert sim.trace is not None
+    hits = sum(c.memo.hits for c in sim.controllers if isinstance(c, SchedulerController))
+    entries = [(e.rule, e.subject, e.result, e.why, e.time) for e in sim.trace.entries]
+    assert len(entries) == len(sim.trace)
+    return [d.to_json() for d in sim.decisions], entries, hits
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 2))
+def test_traced_cache_records_as_without(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches, dry-run nodes and the pick, traced with the cache on, record exactly
+    the entries they record with it off (the pod's subject substituted on replay)."""
+    text = scenario(seed)
+    without = _traced(text, False, monkeypatch)
+    with_cache = _traced(text, True, monkeypatch)
+    assert without[2] == 0
+    assert with_cache[0] == without[0]
+    assert with_cache[1] == without[1]
+
+
+def test_traced_runs_use_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Traced simulations answer from the cache too (else the test above proves nothing)."""
+    hit = sum(_traced(scenario(seed), True, monkeypatch)[2] > 0 for seed in range(0, 120, 2))
+    assert hit >= 30

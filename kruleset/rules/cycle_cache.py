@@ -12,16 +12,20 @@ Only what depends on nothing but the node is kept: a pod is cached only when
 preemption's fast plan exists for it (no inter-pod affinity, no topology
 spread, only the filters whose answer is a function of the node), it is not
 nominated anywhere (pods nominated to a node count there for every other
-pod), and tracing is off.  Anything the log does not describe (an event, a
-controller other than the scheduler, the clock moving) starts a new epoch and
-every entry is dropped.  The scheduler controller owns one cache per
-simulation; embedding calls (``schedule_pod``, ``preempt_for``) have none and
-compute everything, as before.
+pod).  With tracing on, what a node's judgement recorded is kept with it
+(:class:`Recorder`) and replayed for the next pod of the shape, the pod's
+own subject (``"<pod> on <node>"``) substituted; traced and untraced results
+are kept apart (a traced dry run builds every failure exactly).  Anything
+the log does not describe (an event, a controller other than the scheduler,
+the clock moving) starts a new epoch and every entry is dropped.  The
+scheduler controller owns one cache per simulation; embedding calls
+(``schedule_pod``, ``preempt_for``) have none and compute everything, as
+before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..model.objects import Pod
@@ -29,7 +33,7 @@ from ..model.state import ClusterState, NodeState
 from .engine import UNSCHEDULABLE, Failure
 from .scheduling import failure_reasons
 
-__all__ = ["ENABLED", "CycleCache", "shape_of"]
+__all__ = ["ENABLED", "CycleCache", "Recorder", "shape_of"]
 
 # False: the scheduler keeps nothing across cycles (tests compare both ways).
 ENABLED = True
@@ -111,11 +115,73 @@ class CycleCache:
         self._entries.pop(key, None)
 
 
+# --- trace records kept with a result -------------------------------------------------
+
+# Entries are (rule, subject, result, why); groups (count, produce) as Trace.defer takes.
+Recorded = list[tuple[Any, ...]]
+
+
+class Recorder:
+    """A stand-in trace that keeps what one node's judgement records, for replay.
+
+    Takes :meth:`add` and :meth:`defer` like :class:`~kruleset.rules.engine.Trace`;
+    ``count`` is the number of entries recorded.
+    """
+
+    __slots__ = ("items", "count", "now")
+
+    def __init__(self, now: int = 0) -> None:
+        self.items: Recorded = []
+        self.count = 0
+        self.now = now
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
+        """Keep one entry."""
+        self.items.append((rule, subject, result, why))
+        self.count += 1
+
+    def defer(self, count: int, produce: Callable[[], Iterable[tuple[str, str, str, str]]]
+              ) -> None:
+        """Keep a group of ``count`` entries; ``produce`` may be called once per replay."""
+        self.items.append((count, produce))
+        self.count += count
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def replay_all(trace: Any, key: str, replays: Sequence[tuple[Any, ...]]) -> None:
+    """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
+
+    Each replay is (result, entries, count, subject recorded, node name): every
+    entry whose subject is the one recorded (the recording pod's
+    ``"<pod> on <node>"``) reads ``"<key> on <node name>"`` instead.
+    """
+    count = sum(r[2] for r in replays)
+    if not count:
+        return
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for _, items, _, old, node in replays:
+            new = f"{key} on {node}"
+            for item in items:
+                group: Iterable[tuple[str, str, str, str]] = (
+                    (item,) if len(item) == 4 else item[1]())
+                for rule, subject, result, why in group:
+                    yield rule, (new if subject == old else subject), result, why
+
+    trace.defer(count, produce)
+
+
 # --- preemption's dry run ----------------------------------------------------------
 
 def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
-    """The cache key for DefaultPreemption's victims of ``pod`` per node, or None."""
-    if ctx.trace is not None or ctx.memo is None:
+    """The cache key for DefaultPreemption's victims of ``pod`` per node, or None.
+
+    A traced dry run keeps each node's result with what it recorded (a
+    :class:`Recorder`'s items and count) under a key of its own.
+    """
+    if ctx.memo is None or (ctx.trace is not None and not hasattr(ctx.trace, "defer")):
         return None
     ps = ctx.ps
     if ps is None or ps.pod is not pod or ps.nominated is not None:
@@ -123,7 +189,7 @@ def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
     shape = shape_of(pod)
     if shape is None:
         return None
-    key = ("victims", shape, tuple(budgets))
+    key = ("victims", shape, tuple(budgets), ctx.trace is not None)
     try:
         hash(key)
     except TypeError:
@@ -133,15 +199,25 @@ def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
 
 def victims_entry(memo: CycleCache, key: Hashable) -> dict[str, Any]:
     """The per-node results for ``key``, without the nodes changed since (judge them again)."""
+    return victims_and_keys(memo, key)[0]
+
+
+def victims_and_keys(memo: CycleCache, key: Hashable
+                     ) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
+    """:func:`victims_entry` and, by node, the pick keys of the candidates kept there."""
     got = memo.fresh(key)
     if got is None:
-        return memo.store(key, {}).results
-    entry, changed = got
-    results = entry.results
-    for name in changed:
-        results.pop(name, None)
-    memo.caught_up(entry)
-    return results
+        entry = memo.store(key, {})
+    else:
+        entry, changed = got
+        results = entry.results
+        picks = entry.extra.get("pick")
+        for name in changed:
+            results.pop(name, None)
+            if picks:
+                picks.pop(name, None)
+        memo.caught_up(entry)
+    return entry.results, entry.extra.setdefault("pick", {})
 
 
 # --- lower bounds of preemption pick keys ---------------------------------------------
@@ -178,8 +254,13 @@ def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int
 # --- the filter search --------------------------------------------------------------
 
 def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
-    """The cache key for the filter search of ``pod`` in this cycle, or None (no caching)."""
-    if ctx.trace is not None:
+    """The cache key for the filter search of ``pod`` in this cycle, or None (no caching).
+
+    A traced search is kept under a key of its own, with what it recorded
+    per node (:func:`keep_all_failed_traced`).
+    """
+    trace = ctx.trace
+    if trace is not None and not hasattr(trace, "defer"):
         return None
     ps = ctx.ps
     if ps is None or ps.pod is not pod or ps.nominated is not None:
@@ -189,9 +270,9 @@ def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
         return None
     from .preemption_victims import fast_plan
 
-    if fast_plan(ctx, pod) is None:
+    if fast_plan(ctx, pod, traced=trace is not None) is None:
         return None
-    return ("filters", shape)
+    return ("filters", shape, trace is not None)
 
 
 def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
@@ -201,6 +282,41 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     Nodes changed since are re-judged with ``judge``; if one fits now the
     entry is dropped and None returned (the caller searches as usual).
     """
+    def judged(node: NodeState) -> tuple[Failure | None, Any]:
+        return judge(node), None
+
+    got = _caught_up(memo, key, order, start, judged)
+    return None if got is None else got[0]
+
+
+# What a traced search recorded on one node: (rule position, reason) where the
+# rules ran one by one, or (entries, subject) for a node with nominated pods.
+TraceInfo = tuple[Any, str]
+
+
+def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+                      names: Sequence[str],
+                      judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
+                      ) -> tuple[dict[str, Failure], dict[str, TraceInfo], int] | None:
+    """:func:`all_failed` for a traced search: also each node's :data:`TraceInfo`
+    (a copy, in visiting order) and the number of entries they make.
+
+    ``names`` are the rules the search runs; an entry kept for other rules is dropped.
+    """
+    got = memo.fresh(key)
+    if got is not None and got[0].extra["names"] != tuple(names):
+        memo.drop(key)
+        return None
+    found = _caught_up(memo, key, order, start, judge)
+    if found is None:
+        return None
+    out, entry = found
+    return out, dict(entry.extra["info"]), entry.extra["count"]
+
+
+def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+               judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
+               ) -> tuple[dict[str, Failure], _Entry] | None:
     got = memo.fresh(key)
     if got is None:
         return None
@@ -209,12 +325,13 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     nodes = memo.state.nodes
     rotated = entry.extra.get("rotated")
     reasons, rules = entry.extra["tally"]
+    info: dict[str, TraceInfo] | None = entry.extra.get("info")
     for name in changed:
         node = nodes.get(name)
         if node is None or name not in results:
             memo.drop(key)
             return None
-        f = judge(node)
+        f, seen = judge(node)
         if f is None:
             memo.drop(key)
             return None
@@ -224,6 +341,10 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
         _count(reasons, rules, old, -1)
         _count(reasons, rules, f, 1)
         results[name] = f
+        if info is not None:
+            assert seen is not None
+            entry.extra["count"] += _entries(seen) - _entries(info[name])
+            info[name] = seen
         if rotated is not None:
             rotated[1][name] = f  # the key exists: its place is kept
     memo.caught_up(entry)
@@ -232,10 +353,19 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
         first = _position(entry, order, start)
         rotated = (start, dict(items[first:] + items[:first]))
         entry.extra["rotated"] = rotated
+        if info is not None:
+            # Kept in the same visiting order as the results handed out.
+            entry.extra["info"] = info = {name: info[name] for name in rotated[1]}
     out = dict(rotated[1])
     memo.handed = (out, entry)
     memo.hits += 1
-    return out
+    return out, entry
+
+
+def _entries(info: TraceInfo) -> int:
+    """How many trace entries a node's :data:`TraceInfo` stands for."""
+    first = info[0]
+    return first + 1 if isinstance(first, int) else len(first)
 
 
 def _count(reasons: dict[str, int], rules: dict[str, int], f: Failure, sign: int) -> None:
@@ -272,6 +402,17 @@ def keep_all_failed(memo: CycleCache, key: Hashable, failures: Mapping[str, Fail
         _count(reasons, rules, f, 1)
     entry.extra["tally"] = (reasons, rules)
     memo.handed = (failures, entry)
+
+
+def keep_all_failed_traced(memo: CycleCache, key: Hashable, failures: Mapping[str, Failure],
+                           start: int, names: Sequence[str], info: dict[str, TraceInfo]) -> None:
+    """:func:`keep_all_failed` for a traced search, with each node's :data:`TraceInfo`
+    (in the order of ``failures``)."""
+    keep_all_failed(memo, key, failures, start)
+    entry = memo.handed[1]  # type: ignore[index]
+    entry.extra["names"] = tuple(names)
+    entry.extra["info"] = info
+    entry.extra["count"] = sum(_entries(i) for i in info.values())
 
 
 def tally_for(memo: CycleCache, failures: Mapping[str, Failure]

@@ -462,10 +462,18 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                     return run_filters_with_nominated(ctx, pod, node)
                 return _run(ctx, rules, pod, node)
 
-            hit = cycle_cache.all_failed(memo, key, order, start, judge)
-            if hit is not None:
-                # Every node was judged: the start offset stays where it is.
-                return [], hit
+            if trace is None:
+                hit = cycle_cache.all_failed(memo, key, order, start, judge)
+                if hit is not None:
+                    # Every node was judged: the start offset stays where it is.
+                    return [], hit
+            else:
+                kept = cycle_cache.all_failed_traced(
+                    memo, key, order, start, [name for _, _, name in rules],
+                    lambda node: _judge_traced(ctx, rules, pod, node))
+                if kept is not None:
+                    _trace_kept(trace, pod, rules, kept[1], kept[2])
+                    return [], kept[0]
     # A trace without deferred groups (a caller's own recorder) gets the
     # node-by-node loop below, which records entry by entry.
     if OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
@@ -478,7 +486,16 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
             _trace_search(trace, pod, rules, order, start, processed, failures, fail_at,
                           nom_entries)
         if key is not None and memo is not None and not feasible and processed == n:
-            cycle_cache.keep_all_failed(memo, key, failures, start)
+            if fail_at is None or nom_entries is None:
+                cycle_cache.keep_all_failed(memo, key, failures, start)
+            else:
+                subject = f"{pod.key} on {{}}"
+                info: dict[str, cycle_cache.TraceInfo] = {
+                    name: ((nom_entries[name], subject.format(name)) if name in nom_entries
+                           else (fail_at[name], f.reason))
+                    for name, f in failures.items()}
+                cycle_cache.keep_all_failed_traced(memo, key, failures, start,
+                                                   [name for _, _, name in rules], info)
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
@@ -607,6 +624,45 @@ class _Recorder:
 
     def __bool__(self) -> bool:
         return True
+
+
+def _judge_traced(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                  pod: Pod, node: NodeState
+                  ) -> tuple[Failure | None, cycle_cache.TraceInfo | None]:
+    """One node judged as the traced search judges it: its failure and what it records."""
+    failures: dict[str, Failure] = {}
+    fail_at: dict[str, int] = {}
+    nom_entries: dict[str, list[tuple[str, str, str, str]]] = {}
+    if _find_batched(ctx, rules, pod, [node], 0, 1, failures, fail_at, nom_entries)[0]:
+        return None, None
+    f = failures[node.name]
+    recorded = nom_entries.get(node.name)
+    if recorded is not None:
+        return f, (recorded, f"{pod.key} on {node.name}")
+    return f, (fail_at[node.name], f.reason)
+
+
+def _trace_kept(trace: Any, pod: Pod,
+                rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                info: Mapping[str, cycle_cache.TraceInfo], count: int) -> None:
+    """Record a search answered from the cache: the entries :func:`_trace_search` makes,
+    from each node's kept :data:`~kruleset.rules.cycle_cache.TraceInfo` (in visiting order).
+    """
+    names = [name for _, _, name in rules]
+    key = pod.key
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for node, (first, second) in info.items():
+            subject = f"{key} on {node}"
+            if isinstance(first, int):
+                for name in names[:first]:
+                    yield name, subject, "pass", ""
+                yield names[first], subject, "fail", second
+            else:
+                for rule, was, result, why in first:
+                    yield rule, (subject if was == second else was), result, why
+
+    trace.defer(count, produce)
 
 
 def _trace_search(trace: Any, pod: Pod,

@@ -57,7 +57,7 @@ from .postfilter import (
     PostFilterResult,
     run_postfilter,
 )
-from .preemption_pick import PICK, decide, pick_candidate
+from .preemption_pick import PICK, decide, decide_by_keys, is_default, pick_candidate
 from .preemption_victims import (
     VICTIMS,
     NodeVictims,
@@ -196,6 +196,8 @@ class DryRun:
     statuses: Mapping[str, Failure]
     visited: int
     num_candidates: int
+    # The candidates' default pick keys by node, kept across cycles (or None).
+    keys: dict[str, tuple[int, ...]] | None = None
 
 
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
@@ -216,16 +218,29 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     failed: dict[str, Failure | None] = {}
     order = ctx.profile.active(VICTIMS.name)
     plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    kept: dict[str, Candidate | Failure | None] | None = None
+    kept: dict[str, Any] | None = None
+    keys: dict[str, tuple[int, ...]] | None = None
     if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
         key = cycle_cache.victims_key(ctx, pod, budgets)
         if key is not None:
-            kept = cycle_cache.victims_entry(ctx.memo, key)
+            kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
     visited = 0
+    trace = ctx.trace
+    replays: list[tuple[Any, ...]] | None = [] if trace is not None and kept is not None else None
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        if kept is not None:
+        if replays is not None:
+            assert kept is not None
+            seen = kept.get(node.name)
+            if seen is None:
+                seen = kept[node.name] = _judge_traced(ctx, pod, node, budgets, order, plan)
+            else:
+                ctx.memo.hits += 1
+            if seen[2]:
+                replays.append(seen)
+            got = seen[0]
+        elif kept is not None:
             got = kept.get(node.name, _MISSING)
             if got is _MISSING:
                 got = kept[node.name] = _judge(ctx, pod, node, budgets, may_be_victim, order,
@@ -245,10 +260,12 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             violating.append(c)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
+    if replays:
+        cycle_cache.replay_all(trace, pod.key, replays)
     statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed)
     if ctx.trace is not None or not (non_violating or violating):
         statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted)
+    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys)
 
 
 class _Statuses(Mapping[str, Failure]):
@@ -310,6 +327,19 @@ def _judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
     return _candidate(found)
 
 
+def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+                  order: Any, plan: Any) -> tuple[Any, ...]:
+    """:func:`_judge` with tracing, kept with what it recorded for the next pod of the
+    shape: (result, entries, their number, the subject they name the pod by, node)."""
+    recorder = cycle_cache.Recorder(ctx.trace.now)
+    saved, ctx.trace = ctx.trace, recorder
+    try:
+        result = _judge(ctx, pod, node, budgets, None, order, plan)
+    finally:
+        ctx.trace = saved
+    return result, recorder.items, recorder.count, f"{pod.key} on {node.name}", node.name
+
+
 def _candidate(found: NodeVictims) -> Candidate:
     return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                      {"violating": found.violating, "why": found.why})
@@ -364,11 +394,11 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
         if trace is not None:
             trace.add(plugin, ps.key, "no candidate", message)
         return PostFilterResult("", message=message, plugin=plugin)
-    best, decided = pick_candidate(ctx, run.candidates)
+    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
     assert best is not None
     clear = lower_nominated(state, ps, best.node)
     if trace is not None:
-        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear)
+        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear, run.keys)
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
 
 
@@ -394,27 +424,53 @@ def _keys(pods: Sequence[PodState]) -> str:
 
 
 def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: DryRun) -> None:
-    trace.add(PLUGIN, ps.key, "potential nodes",
-              f"{len(nodes)} node(s) failed only with Unschedulable: "
-              f"{', '.join(n.name for n in nodes) or 'none'}; "
-              f"{run.num_candidates} candidate(s) wanted, {run.visited} visited from the first")
-    for name, f in run.statuses.items():
-        trace.add("scheduler.preemption.victims", ps.key, f"{name}: not a candidate", f.reason)
-    for c in run.candidates:
-        trace.add("scheduler.preemption.victims", ps.key, f"{c.node}: candidate",
-                  f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
-                  f"reprieved {_keys(c.reprieved)}")
+    # One deferred group: a dry run lists every potential node and candidate
+    # (hundreds), and nothing read here changes afterwards (names, keys,
+    # resolved failures, candidates).
+    statuses: Mapping[str, Any] = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
+                                   else dict(run.statuses))
+    candidates = run.candidates
+    key = ps.key
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        yield (PLUGIN, key, "potential nodes",
+               f"{len(nodes)} node(s) failed only with Unschedulable: "
+               f"{', '.join(n.name for n in nodes) or 'none'}; "
+               f"{run.num_candidates} candidate(s) wanted, {run.visited} visited from the first")
+        for name, f in statuses.items():
+            yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
+        for c in candidates:
+            yield ("scheduler.preemption.victims", key, f"{c.node}: candidate",
+                   f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
+                   f"reprieved {_keys(c.reprieved)}")
+
+    trace.defer(1 + len(statuses) + len(candidates), produce)
 
 
 def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
                   candidates: Sequence[Candidate], decided: str,
-                  clear: Sequence[PodState]) -> None:
+                  clear: Sequence[PodState], keys: Mapping[str, tuple[int, ...]] | None = None
+                  ) -> None:
     pick = ctx.profile.active(PICK.name)
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-    for c in candidates:
-        if c is not best:
-            trace.add(PICK.name, ps.key, f"{c.node} not chosen",
-                      decide(ctx, pick, best, c) or "tied")
+    if keys is not None and len(candidates) > 1 and is_default(pick):
+        # The default criteria: each comparison follows from the two keys, read now.
+        snapshot = dict(keys)  # later cycles change the caller's
+        subject = ps.key
+
+        def produce() -> Iterator[tuple[str, str, str, str]]:
+            top = snapshot[best.node]
+            for c in candidates:
+                if c is not best:
+                    yield (PICK.name, subject, f"{c.node} not chosen",
+                           decide_by_keys(top, snapshot[c.node]) or "tied")
+
+        trace.defer(len(candidates) - 1, produce)
+    else:
+        for c in candidates:
+            if c is not best:
+                trace.add(PICK.name, ps.key, f"{c.node} not chosen",
+                          decide(ctx, pick, best, c) or "tied")
     order = ctx.profile.active(VICTIMS.name)
     prio = ps.pod.effective_priority
     why: Mapping[str, str] = best.details.get("why", {})

@@ -32,8 +32,8 @@ from .engine import ActiveRuleSet
 from .postfilter import Candidate
 from .registry import define_ruleset, rule
 
-__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "default_pick_key", "earliest_start_of_highest",
-           "pick_candidate"]
+__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys", "default_pick_key",
+           "earliest_start_of_highest", "is_default", "pick_candidate"]
 
 PRIORITY_SHIFT = 2 ** 31  # math.MaxInt32 + 1
 
@@ -163,24 +163,61 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
     return key
 
 
+def is_default(order: ActiveRuleSet) -> bool:
+    """Whether ``order`` is the default criteria, which :func:`default_pick_key` computes."""
+    return preemption_victims.FAST_PATH and tuple(a.rule.name for a in order.rules) == _DEFAULT_PICK
+
+
+def decide_by_keys(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    """:func:`decide` for the default criteria, from two :func:`default_pick_key` keys."""
+    for name, ka, kb in zip(_DEFAULT_PICK, a, b, strict=True):
+        if ka == kb:
+            continue
+        show = PICK.rule(name).describe or repr
+        first = ka < kb
+        if name in _NEGATED:
+            first = not first
+        return f"{name}: {show(ka)} {'<' if first else '>'} {show(kb)}"
+    return ""
+
+
 def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
-                   order: ActiveRuleSet | None = None) -> tuple[Candidate | None, str]:
+                   order: ActiveRuleSet | None = None, *,
+                   keys: dict[str, tuple[int, ...]] | None = None
+                   ) -> tuple[Candidate | None, str]:
     """The chosen candidate and the criterion that decided (upstream ``SelectCandidate``).
 
     No candidates: ``(None, "")``.  A single candidate is taken without scoring
     (``""``: no criterion decided).  Otherwise the candidates are ordered by the rule
     set and the rule telling the winner from the runner-up is returned, e.g.
     ``"scheduler.preemption.pick.fewest-victims: 1 victim(s) < 2 victim(s)"``.
+
+    ``keys`` (node name -> key) memoizes the default criteria's keys across
+    calls; the caller drops a node's key when its candidate changes.
     """
     if not candidates:
         return None, ""
     if len(candidates) == 1:
         return candidates[0], ""
     act = order if order is not None else ctx.profile.active(PICK.name)
-    if preemption_victims.FAST_PATH and tuple(a.rule.name for a in act.rules) == _DEFAULT_PICK:
+    if is_default(act):
         # The default criteria's composite key computed inline: the same tuple
         # as the rules give, without seven calls per candidate.
-        ranked = sorted(candidates, key=default_pick_key(ctx))
+        key = default_pick_key(ctx)
+        if keys is not None:
+            # Each candidate's key, by node, kept by the caller while the node
+            # and its candidate stay the same.
+            compute = key
+
+            def key(c: Candidate) -> tuple[int, ...]:
+                k = keys.get(c.node)
+                if k is None:
+                    k = keys[c.node] = compute(c)
+                return k
+
+        ranked = sorted(candidates, key=key)
+        if keys is not None:
+            return ranked[0], decide_by_keys(keys[ranked[0].node], keys[ranked[1].node])
     else:
         ranked = act.sort(ctx, candidates)
     return ranked[0], decide(ctx, act, ranked[0], ranked[1])
