@@ -205,6 +205,8 @@ def resolve_priority(pod: Pod, classes: Mapping[str, PriorityClass]
       source="seed 003 §11.1, §11.3; plugin/pkg/admission/priority admitPod, getDefaultPriority")
 def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
     pod = data.pod
+    if _already_admitted(pod):
+        return pod
     resolved = resolve_priority(pod, data.classes)
     if isinstance(resolved, Failure):
         return resolved
@@ -225,6 +227,18 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
         priority=value, priority_class=cname,
         preemption_policy=pod.preemption_policy or policy,
     )
+
+
+def _already_admitted(pod: Pod) -> bool:
+    """Whether admission would leave ``pod`` as it is, without looking at any class.
+
+    A pod with a priority, no class name and a preemption policy keeps all
+    three (see :func:`_resolve`: no class name cannot be refused, and the
+    given priority and policy win over any default).  Pods read from a
+    cluster dump are like this (the API server wrote those fields); not
+    rebuilding each of them is a third of setting up a large cluster.
+    """
+    return pod.priority is not None and not pod.priority_class and bool(pod.preemption_policy)
 
 
 _ACTIVE: list[Any] = [None, None]  # the rule set's rules when resolved, the ActiveRuleSet
