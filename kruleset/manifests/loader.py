@@ -24,6 +24,7 @@ from ..model.objects import Deployment, Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
+from ._jsonitems import ItemDecoder
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,
@@ -100,6 +101,16 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
     documents are skipped but still counted, so document numbers match what
     a reader counts between ``---`` lines.
     """
+    return _documents(path, span, None)
+
+
+def _documents(path: Path, span: Span | None,
+               items: ItemDecoder | None) -> Iterator[tuple[Doc, object]]:
+    """:func:`read_documents`; with ``items``, List items of a JSON file are read by it.
+
+    Values read by an :class:`ItemDecoder` may share nested parts of their
+    ``spec`` with other items: only a caller that never changes them may ask.
+    """
     file = _file_label(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -112,7 +123,7 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
         raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if path.suffix.lower() == ".json":
         try:
-            yield from _json_documents(Doc(file, 1, "", span), text)
+            yield from _json_documents(Doc(file, 1, "", span), text, items)
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
@@ -137,9 +148,15 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def _json_documents(doc: Doc, text: str) -> Iterator[tuple[Doc, object]]:
-    """The objects of a JSON text; a top-level ``items`` array is decoded item by item."""
+def _json_documents(doc: Doc, text: str,
+                    items: ItemDecoder | None = None) -> Iterator[tuple[Doc, object]]:
+    """The objects of a JSON text; a top-level ``items`` array is decoded item by item.
+
+    An item ``items`` does not recognise (or without ``items``) is decoded by
+    the json module, which also reports malformed text.
+    """
     decode = _DECODER.raw_decode
+    fast = items.item if items is not None else None
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if not text.startswith("{", pos):
         value, end = decode(text, pos)
@@ -170,7 +187,11 @@ def _json_documents(doc: Doc, text: str) -> Iterator[tuple[Doc, object]]:
                 pos += 1
             else:
                 while True:
-                    item, pos = decode(text, pos)
+                    read = fast(text, pos) if fast is not None else None
+                    if read is None:
+                        item, pos = decode(text, pos)
+                    else:
+                        item, pos = read
                     yield Doc(doc.file, doc.document, f"items[{index}].", doc.span), item
                     index += 1
                     pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
@@ -594,7 +615,8 @@ def load_manifests(path: Path, span: Span | None = None) -> LoadedManifests:
 def _load(path: Path, span: Span | None) -> LoadedManifests:
     reader = _Reader()
     pod = reader.pod
-    for doc, value in read_documents(path, span):
+    # The loader only reads decoded values, so pod specs may be shared (ItemDecoder).
+    for doc, value in _documents(path, span, ItemDecoder()):
         try:
             if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
                 continue
