@@ -251,3 +251,40 @@ def test_traced_runs_use_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Traced simulations answer from the cache too (else the test above proves nothing)."""
     hit = sum(_traced(scenario(seed), True, monkeypatch)[2] > 0 for seed in range(0, 120, 2))
     assert hit >= 30
+
+
+def _traced_reclaim(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
+                    ) -> tuple[list[Any], list[Any], list[Any]]:
+    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
+    sim = Simulation(kruleset.load(text), trace=True)
+    sim.run()
+    assert sim.trace is not None
+    entries = [(e.rule, e.subject, e.result, e.why, e.time) for e in sim.trace.entries]
+    prefilter = [e for e in entries if e[0].startswith("scheduler.prefilter.CapacityScheduling")]
+    skipped = [e for e in entries if e[2].endswith(": not dry-run")]
+    return [d.to_json() for d in sim.decisions], prefilter, skipped
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 2))
+def test_traced_reclaim_decides_as_without(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Traced, the reclaim skips the same nodes (saying so) and decides as without
+    the cache; PreFilter lists the same nominated pods from the namespace sums."""
+    text = quota_scenario(seed)
+    without = _traced_reclaim(text, False, monkeypatch)
+    with_cache = _traced_reclaim(text, True, monkeypatch)
+    assert with_cache[0] == without[0]
+    assert with_cache[1] == without[1]
+    assert without[2] == []
+
+
+def test_traced_reclaim_explains_the_skipped_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes left out of the dry run are in the trace, with the runner-up that beats them."""
+    skipped = [e for seed in range(0, 60, 2)
+               for e in _traced_reclaim(quota_scenario(seed), True, monkeypatch)[2]]
+    assert len(skipped) >= 10
+    assert any("even its best possible keys lose (scheduler.preemption.pick." in e[3]
+               for e in skipped)
+    nominated = [e for seed in range(0, 60, 2)
+                 for e in _traced_reclaim(quota_scenario(seed), True, monkeypatch)[1]
+                 if "nominated" in e[3]]
+    assert nominated

@@ -495,8 +495,8 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
     ns = pod.namespace
     if ns not in usage.infos:
         st = PreFilterState(pod, req, req, req, False)
-    elif ctx.trace is None and getattr(ctx, "memo", None) is not None:
-        st = _summed(ctx, pod, req, usage)
+    elif getattr(ctx, "memo", None) is not None:
+        st = _summed(ctx, pod, req, usage, keys=ctx.trace is not None)
     else:
         in_eq = req
         all_ = req
@@ -531,25 +531,31 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
     return st
 
 
-def _summed(ctx: Any, pod: Pod, req: Resources, usage: QuotaUsage) -> PreFilterState:
-    """:func:`prefilter_state` by namespace sums, without the nominated pods' keys.
+def _summed(ctx: Any, pod: Pod, req: Resources, usage: QuotaUsage, *,
+            keys: bool = False) -> PreFilterState:
+    """:func:`prefilter_state` by namespace sums; the nominated pods' keys (which
+    only feed the trace) with ``keys``, in creation order as the walk lists them.
 
-    The keys only feed the trace, which is off.  Each other namespace's sum of
-    nominated pods is kept in the scheduler's cycle cache until a nomination
-    of that namespace changes (``ns_nomination_version``) or the epoch moves.
+    Each other namespace's sum of nominated pods (and their keys) is kept in
+    the scheduler's cycle cache until a nomination of that namespace changes
+    (``ns_nomination_version``) or the epoch moves.
     """
     state: ClusterState = ctx.state
     ns = pod.namespace
     prio = pod.effective_priority
     nodes = state.nodes
     in_eq = req
+    mine: list[PodState] = []
     for ps in state.ns_nominations.get(ns, {}).values():
         if (ps.node is None and not ps.gone and ps.nominated in nodes
                 and ps.pod.key != pod.key and ps.pod.effective_priority >= prio):
             in_eq = in_eq + quota_request(ps.pod)
+            if keys:
+                mine.append(ps)
     all_ = in_eq
-    sums: dict[str, tuple[int, int, Resources]] = ctx.memo.extra.setdefault(
-        "quota.nominated-sums", {})
+    others: list[tuple[int, str]] = []
+    sums: dict[str, tuple[int, int, Resources, tuple[tuple[int, str], ...]]] = (
+        ctx.memo.extra.setdefault("quota.nominated-sums", {}))
     versions = state.ns_nomination_version
     for other, members in state.ns_nominations.items():
         if other == ns or not members:
@@ -561,12 +567,21 @@ def _summed(ctx: Any, pod: Pod, req: Resources, usage: QuotaUsage) -> PreFilterS
         got = sums.get(other)
         if got is None or got[:2] != mark:
             total = ZERO
+            listed = []
             for ps in members.values():
                 if ps.node is None and not ps.gone and ps.nominated in nodes:
                     total = total + quota_request(ps.pod)
-            got = sums[other] = (*mark, total)
+                    listed.append((ps.seq, ps.key))
+            got = sums[other] = (*mark, total, tuple(listed))
         all_ = all_ + got[2]
-    return PreFilterState(pod, req, in_eq, all_, True)
+        if keys:
+            others.extend(got[3])
+    if not keys:
+        return PreFilterState(pod, req, in_eq, all_, True)
+    mine.sort(key=_seq)
+    others.sort()
+    return PreFilterState(pod, req, in_eq, all_, True, tuple(ps.key for ps in mine),
+                          tuple(key for _, key in others))
 
 
 def _seq(ps: PodState) -> int:

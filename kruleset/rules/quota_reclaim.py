@@ -64,7 +64,14 @@ from .postfilter import (
 )
 from .preemption import NOT_HELPFUL, lower_nominated, potential_nodes
 from .preemption_pick import _NEGATED as NEGATED_PICK
-from .preemption_pick import PICK, PRIORITY_SHIFT, decide, default_pick_key, pick_candidate
+from .preemption_pick import (
+    PICK,
+    PRIORITY_SHIFT,
+    decide,
+    decide_by_keys,
+    default_pick_key,
+    pick_candidate,
+)
 from .preemption_victims import (
     _DEFAULT_ORDER,
     _FIT,
@@ -436,7 +443,7 @@ _NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA
 # What the cycle's trace log holds (one deferred group per flush): records laid out flat,
 # each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
 # nothing the collector must keep tracking.
-_WALK, _RUN, _ADD, _CANDIDATE = range(4)
+_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED = range(6)
 _WALK_FIELDS = 6
 
 Core = tuple[int, int, int, int]
@@ -485,7 +492,7 @@ class _Cycle:
 
     __slots__ = ("ctx", "pod", "ns", "prio", "pre", "mode", "infos", "used", "total", "total_min",
                  "possible", "plan", "order", "budgets", "trace", "no_victims_reason", "log",
-                 "logged")
+                 "logged", "walks")
 
     def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
                  usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
@@ -512,6 +519,11 @@ class _Cycle:
         self.no_victims_reason = f"for preemptor pod {pod.name}"
         self.log: list[Any] = []
         self.logged = 0
+        # Traced: per node, its pods in walk order (kept until the node is touched).
+        memo = getattr(ctx, "memo", None)
+        self.walks: dict[str, Any] = (
+            cycle_cache.victims_entry(memo, ("reclaim-walk",))
+            if self.trace is not None and memo is not None else {})
 
     @classmethod
     def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
@@ -561,7 +573,17 @@ class _Cycle:
         pod = self.pod
         trace = self.trace
         pods = node.pods.values()
-        if trace is None and not any(self._may_go(ps) for ps in pods):
+        if not any(self._may_go(ps) for ps in pods):
+            if trace is not None:
+                # Every pod's entry follows from its namespace and priority and the
+                # cycle's usage: logged as the node's walk order, formatted when read.
+                walk = self.walks.get(node.name)
+                if walk is None:
+                    walk = self.walks[node.name] = tuple(
+                        (ps.key, ps.pod.namespace, ps.pod.effective_priority)
+                        for ps in sorted(pods, key=_walk_key))
+                self.log.extend((_REFUSED, node.name, walk))
+                self.logged += len(walk)
             return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
                            UNRESOLVABLE, PLUGIN)
         ns, prio, mode, infos, used = self.ns, self.prio, self.mode, self.infos, self.used
@@ -770,6 +792,12 @@ class _Cycle:
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
+    def skip(self, subject: str, node: str, least: tuple[int, ...] | None,
+             runner_up: tuple[tuple[int, ...], str]) -> None:
+        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
+        self.log.extend((_SKIP, subject, node, least, runner_up))
+        self.logged += 1
+
     def flush(self) -> None:
         """Record what was logged as one deferred group, before anything recorded at once."""
         trace = self.trace
@@ -779,6 +807,7 @@ class _Cycle:
         # trace's thousands of entries per preemptor are not traversed by every collection.
         log = tuple(self.log)
         ns, prio, mode, pod_key = self.ns, self.prio, self.mode, self.pod.key
+        infos, used = frozenset(self.infos), self.used
         self.log = []
         count, self.logged = self.logged, 0
 
@@ -800,6 +829,17 @@ class _Cycle:
                 elif tag == _ADD:
                     yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
                     i += 5
+                elif tag == _SKIP:
+                    yield _skip_entry(*log[i + 1:i + 5])
+                    i += 5
+                elif tag == _REFUSED:
+                    name = log[i + 1]
+                    for key, ons, p in log[i + 2]:
+                        kind = _refused_kind(mode, ns, prio, infos, ons, p)
+                        arg = used[ons] if kind == _NOT_ABOVE_MIN else None
+                        yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
+                                          mode)
+                    i += 3
                 else:
                     _, subject, node, victims, violations, reprieved = log[i:i + 6]
                     i += 6
@@ -809,6 +849,34 @@ class _Cycle:
                            f"[{', '.join(reprieved)}]")
 
         trace.defer(count, produce)
+
+
+def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str, p: int
+                  ) -> int:
+    """Why a pod of a node with no possible victim is no victim: what the walk
+    finds for it when nothing was taken out yet."""
+    if mode == _RECLAIMING:
+        if ons not in infos:
+            return _NS_NO_QUOTA
+        return _OWN_WITHIN_MIN if ons == ns else _NOT_ABOVE_MIN
+    if mode == _OWN:
+        if ons not in infos:
+            return _NS_NO_QUOTA
+        return _OTHER_NS if ons != ns else _NOT_LOWER
+    return _HAS_QUOTA if ons in infos else _NOT_LOWER
+
+
+def _skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
+                runner_up: tuple[tuple[int, ...], str]) -> tuple[str, str, str, str]:
+    """The entry of a node left out of the dry run: no candidate there could be
+    chosen, nor be the runner-up that the criterion is read against."""
+    if least is None:
+        why = "no pod runs there, so there is no victim"
+    else:
+        why = (f"no candidate there can come before the runner-up so far, {runner_up[1]}: "
+               f"even its best possible keys lose "
+               f"({decide_by_keys(runner_up[0], least) or 'tied'})")
+    return PLUGIN, subject, f"{node}: not dry-run", why
 
 
 def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
@@ -854,6 +922,12 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     ``None``: not eligible (the reason is left in ``ctx.extra[POSTFILTER_MESSAGE]``;
     any nomination stays).  Otherwise the chosen node and victims, or
     ``nominated_node == ""`` with the ``0/N nodes are available: …`` message.
+
+    In a simulation with the default pick criteria, a node where even the best
+    key a candidate could have loses to the runner-up so far is not dry-run
+    (upstream dry-runs it; it could be neither chosen nor the runner-up, so
+    the result is the same); the trace says ``<node>: not dry-run`` and which
+    criterion the runner-up wins by.
     """
     pod = ps.pod
     state = ctx.state
@@ -879,13 +953,14 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
     plan = fast_plan(ctx, pod)  # once for every node
     cycle = _Cycle.start(ctx, pod, pre, budgets)
-    # Untraced, in a simulation, with the default pick: only the two best
+    # In a simulation, with the default pick: only the two best
     # candidates matter (the winner and the runner-up it is told apart from),
     # so a node whose least possible key is above the runner-up's is skipped.
     bounds: dict[str, Any] | None = None
     key_of: Any = None
-    top: list[tuple[int, ...]] = []  # the best two keys so far, ascending
-    if (trace is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None
+    # With tracing on, a skipped node gets an entry saying why (the runner-up beats it).
+    top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
+    if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
             and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
             == _DEFAULT_PICK):
         bounds = cycle_cache.pick_bounds(ctx.memo)
@@ -893,7 +968,11 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     for node in nodes:
         if bounds is not None and len(top) == 2:
             least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-            if least is None or least > top[1]:
+            if least is None or least > top[1][0]:
+                if cycle is not None and trace is not None:
+                    cycle.skip(ps.key, node.name, least, top[1])
+                elif trace is not None:
+                    trace.add(*_skip_entry(ps.key, node.name, least, top[1]))
                 continue
         found = cycle.select(node) if cycle is not None else None
         if found is None:
@@ -915,7 +994,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
                       {"violating": found.violating, "why": found.why})
         (non_violating if c.num_pdb_violations == 0 else violating).append(c)
         if bounds is not None:
-            top.append(key_of(c))
+            top.append((key_of(c), c.node))
             top.sort()
             del top[2:]
         if cycle is not None and trace is not None:
