@@ -241,7 +241,9 @@ def _already_admitted(pod: Pod) -> bool:
     return pod.priority is not None and not pod.priority_class and bool(pod.preemption_policy)
 
 
-_ACTIVE: list[Any] = [None, None]  # the rule set's rules when resolved, the ActiveRuleSet
+# The rule set's rules when resolved, the ActiveRuleSet, and whether that
+# runs :func:`_resolve` alone.
+_ACTIVE: list[Any] = [None, None, False]
 
 
 def _default_admission() -> Any:
@@ -254,7 +256,9 @@ def _default_admission() -> Any:
     if _ACTIVE[0] != rules:
         from .profile import Profile
 
-        _ACTIVE[0], _ACTIVE[1] = rules, Profile.default().active(ADMISSION.name)
+        active = Profile.default().active(ADMISSION.name)
+        _ACTIVE[0], _ACTIVE[1] = rules, active
+        _ACTIVE[2] = tuple(a.rule.fn for a in active.rules) == (_resolve,)
     return _ACTIVE[1]
 
 
@@ -270,7 +274,11 @@ def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Fail
     >>> admit_priority(Pod("default", "x", priority_class="nope"), classes).reason
     'no PriorityClass with name nope was found'
     """
-    out = _default_admission().run(None, _Admit(pod, classes))
+    active = _default_admission()
+    if _ACTIVE[2] and _already_admitted(pod):
+        # What running the rule set would give (nothing is traced here).
+        return pod
+    out = active.run(None, _Admit(pod, classes))
     if isinstance(out, Failure):
         return out
     if isinstance(out, _Admit):

@@ -71,6 +71,9 @@ def apply_declarations(sim: Simulation) -> None:
 def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodState | None:
     """Add ``obj`` to the cluster now. Pods declared ``on NODE`` at time 0 skip admission."""
     st = sim.state
+    if isinstance(obj, Pod):  # first: a cluster dump is mostly pods
+        sim.changed()
+        return create_pod(sim, obj, initial=initial)
     if isinstance(obj, PriorityClass):
         st.priority_classes[obj.name] = obj
     elif isinstance(obj, RuntimeClass):
@@ -81,9 +84,6 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         st.namespaces[obj.name] = Namespace(obj.name, labels, obj.span)
     elif isinstance(obj, Node):
         st.add_node(_with_kubelet_reserved(sim, obj))
-    elif isinstance(obj, Pod):
-        sim.changed()
-        return create_pod(sim, obj, initial=initial)
     elif isinstance(obj, Deployment):
         st.deployments[obj.key] = obj
         sim.extra.setdefault("deployment_counter", {}).setdefault(obj.key, 0)
