@@ -238,8 +238,13 @@ def _traced(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
 @pytest.mark.parametrize("seed", range(0, 120, 2))
 def test_traced_cache_records_as_without(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Searches, dry-run nodes and the pick, traced with the cache on, record exactly
-    the entries they record with it off (the pod's subject substituted on replay)."""
+    the entries they record with it off (the pod's subject substituted on replay).
+
+    Every other seed takes a new base of the search's failures at each change,
+    the others never do, so both the base and the changes since are read.
+    """
     text = scenario(seed)
+    monkeypatch.setattr(cycle_cache, "_REBASE", 0 if seed % 4 == 0 else 1 << 30)
     without = _traced(text, False, monkeypatch)
     with_cache = _traced(text, True, monkeypatch)
     assert without[2] == 0
@@ -288,3 +293,43 @@ def test_traced_reclaim_explains_the_skipped_nodes(monkeypatch: pytest.MonkeyPat
                  for e in _traced_reclaim(quota_scenario(seed), True, monkeypatch)[1]
                  if "nominated" in e[3]]
     assert nominated
+
+
+def test_a_traced_search_replays_a_changed_node_from_the_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base of failures is kept; a node changed since is read from the changes,
+    with its new failure (here a plain one: the rules before the failing one passed)."""
+    from kruleset.model.objects import Node
+    from kruleset.model.resources import Resources
+    from kruleset.model.state import ClusterState
+    from kruleset.rules.engine import Failure, Trace
+    from kruleset.rules.node_selection import _trace_kept
+
+    monkeypatch.setattr(cycle_cache, "_REBASE", 1 << 30)
+    state = ClusterState()
+    nodes = [state.add_node(Node(f"n{i}", Resources(cpu=1000, pods=10))) for i in (1, 2)]
+    names = ["first", "second"]
+    cpu = Failure("Insufficient cpu", "Unschedulable", "second")
+    taint = Failure("untolerated taint", "UnschedulableAndUnresolvable", "first")
+    memo = cycle_cache.CycleCache(state)
+    failures = {"n1": cpu, "n2": cpu}
+    info = {name: cycle_cache.plain_info(names, f) for name, f in failures.items()}
+    cycle_cache.keep_all_failed_traced(memo, "k", failures, 0, names, info)
+    first = cycle_cache.all_failed_traced(memo, "k", nodes, 0, names,
+                                          lambda node: (cpu, (1, cpu.reason)))
+    assert first is not None
+    state.touch("n2")
+    got = cycle_cache.all_failed_traced(memo, "k", nodes, 0, names,
+                                        lambda node: (taint, (0, taint.reason)))
+    assert got is not None
+    out, base, since, odd, count = got
+    assert base is first[1] and base["n2"] is cpu
+    assert out["n2"] is taint and since == {"n2": (taint, None)} and count == 3
+    trace = Trace()
+    rules: Any = [(None, None, name) for name in names]
+    pod: Any = type("P", (), {"key": "ns/p"})()
+    _trace_kept(trace, pod, rules, base, odd, since, count)
+    assert [(e.rule, e.subject, e.result, e.why) for e in trace.entries] == [
+        ("first", "ns/p on n1", "pass", ""), ("second", "ns/p on n1", "fail", "Insufficient cpu"),
+        ("first", "ns/p on n2", "fail", "untolerated taint")]
+    assert len(trace) == 3

@@ -150,19 +150,21 @@ class Recorder:
         return True
 
 
-def replay_all(trace: Any, key: str, replays: Sequence[tuple[Any, ...]]) -> None:
+def replay_all(trace: Any, key: str, replays: Sequence[tuple[Any, ...]], count: int) -> None:
     """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
 
     Each replay is (result, entries, count, subject recorded, node name): every
     entry whose subject is the one recorded (the recording pod's
-    ``"<pod> on <node>"``) reads ``"<key> on <node name>"`` instead.
+    ``"<pod> on <node>"``) reads ``"<key> on <node name>"`` instead.  ``count``
+    is the sum of their counts.
     """
-    count = sum(r[2] for r in replays)
     if not count:
         return
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
-        for _, items, _, old, node in replays:
+        for _, items, n, old, node in replays:
+            if not n:
+                continue
             new = f"{key} on {node}"
             for item in items:
                 group: Iterable[tuple[str, str, str, str]] = (
@@ -289,6 +291,9 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     return None if got is None else got[0]
 
 
+# A traced search's base mapping of failures is taken again after this many changes.
+_REBASE = 64
+
 # What a traced search recorded on one node: (rule position, reason) where the
 # rules ran one by one, or (entries, subject) for a node with nominated pods.
 TraceInfo = tuple[Any, str]
@@ -297,9 +302,18 @@ TraceInfo = tuple[Any, str]
 def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
                       names: Sequence[str],
                       judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
-                      ) -> tuple[dict[str, Failure], dict[str, TraceInfo], int] | None:
-    """:func:`all_failed` for a traced search: also each node's :data:`TraceInfo`
-    (a copy, in visiting order) and the number of entries they make.
+                      ) -> tuple[dict[str, Failure], Mapping[str, Failure],
+                                 dict[str, tuple[Failure, TraceInfo | None]],
+                                 Mapping[str, TraceInfo], int] | None:
+    """:func:`all_failed` for a traced search, and what its trace entries are made of.
+
+    After the failures: the same in visiting order as a base mapping shared by
+    the searches of several cycles; the :data:`TraceInfo`, as of the base, of
+    the nodes whose entries do not follow from their failure (see
+    :func:`plain_info`); the nodes changed since the base was taken, each with
+    its failure and its TraceInfo or None; the number of entries.  The trace
+    keeps these until it is read: a copy of every node's failure per search
+    would keep millions of references alive.
 
     ``names`` are the rules the search runs; an entry kept for other rules is dropped.
     """
@@ -311,7 +325,23 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
     if found is None:
         return None
     out, entry = found
-    return out, dict(entry.extra["info"]), entry.extra["count"]
+    extra = entry.extra
+    base = extra.get("base")
+    if base is None or base[0] != start or len(extra["since"]) > _REBASE:
+        base = extra["base"] = (start, out, dict(extra["odd"]))
+        extra["since"] = {}
+    return out, base[1], dict(extra["since"]), base[2], extra["count"]
+
+
+def plain_info(names: Sequence[str], f: Failure) -> TraceInfo:
+    """The :data:`TraceInfo` of a node where the rules ran one by one and ``f.rule`` failed
+    (the rules before it passed): what the trace of a search derives from the failure."""
+    return names.index(f.rule), f.reason
+
+
+def _is_plain(names: Sequence[str], f: Failure, info: TraceInfo) -> bool:
+    k = info[0]
+    return isinstance(k, int) and names[k] == f.rule and info[1] == f.reason
 
 
 def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
@@ -325,7 +355,8 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     nodes = memo.state.nodes
     rotated = entry.extra.get("rotated")
     reasons, rules = entry.extra["tally"]
-    info: dict[str, TraceInfo] | None = entry.extra.get("info")
+    odd: dict[str, TraceInfo] | None = entry.extra.get("odd")
+    names: tuple[str, ...] = entry.extra.get("names", ())
     for name in changed:
         node = nodes.get(name)
         if node is None or name not in results:
@@ -341,10 +372,18 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
         _count(reasons, rules, old, -1)
         _count(reasons, rules, f, 1)
         results[name] = f
-        if info is not None:
+        since = entry.extra.get("since")
+        if odd is not None:
             assert seen is not None
-            entry.extra["count"] += _entries(seen) - _entries(info[name])
-            info[name] = seen
+            was = odd.get(name)
+            entry.extra["count"] += _entries(seen) - _entries(
+                was if was is not None else plain_info(names, old))
+            if _is_plain(names, f, seen):
+                odd.pop(name, None)
+            else:
+                odd[name] = seen
+            if since is not None:
+                since[name] = (f, odd.get(name))
         if rotated is not None:
             rotated[1][name] = f  # the key exists: its place is kept
     memo.caught_up(entry)
@@ -353,9 +392,6 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
         first = _position(entry, order, start)
         rotated = (start, dict(items[first:] + items[:first]))
         entry.extra["rotated"] = rotated
-        if info is not None:
-            # Kept in the same visiting order as the results handed out.
-            entry.extra["info"] = info = {name: info[name] for name in rotated[1]}
     out = dict(rotated[1])
     memo.handed = (out, entry)
     memo.hits += 1
@@ -406,12 +442,13 @@ def keep_all_failed(memo: CycleCache, key: Hashable, failures: Mapping[str, Fail
 
 def keep_all_failed_traced(memo: CycleCache, key: Hashable, failures: Mapping[str, Failure],
                            start: int, names: Sequence[str], info: dict[str, TraceInfo]) -> None:
-    """:func:`keep_all_failed` for a traced search, with each node's :data:`TraceInfo`
-    (in the order of ``failures``)."""
+    """:func:`keep_all_failed` for a traced search, with each node's :data:`TraceInfo`."""
     keep_all_failed(memo, key, failures, start)
     entry = memo.handed[1]  # type: ignore[index]
     entry.extra["names"] = tuple(names)
-    entry.extra["info"] = info
+    # Only the nodes whose entries do not follow from their failure are kept apart.
+    entry.extra["odd"] = {name: i for name, i in info.items()
+                          if not _is_plain(names, failures[name], i)}
     entry.extra["count"] = sum(_entries(i) for i in info.values())
 
 
@@ -430,7 +467,7 @@ def tally_for(memo: CycleCache, failures: Mapping[str, Failure]
 
 
 def potential_from(memo: CycleCache | None, failures: Mapping[str, Failure]
-                   ) -> list[NodeState] | None:
+                   ) -> Sequence[NodeState] | None:
     """Preemption's potential nodes for ``failures`` when they came from the cache."""
     if memo is None or memo.handed is None or memo.handed[0] is not failures:
         return None
@@ -441,7 +478,9 @@ def potential_from(memo: CycleCache | None, failures: Mapping[str, Failure]
     potential = entry.extra.get("potential")
     if potential is None:
         results = entry.results
-        potential = entry.extra["potential"] = [
+        potential = entry.extra["potential"] = tuple([
             n for n in state.nodes.values()
-            if (f := results.get(n.name)) is not None and f.code == UNSCHEDULABLE]
-    return list(potential)
+            if (f := results.get(n.name)) is not None and f.code == UNSCHEDULABLE])
+    # Shared (a trace keeps it for each preemptor): replaced, never changed, when
+    # a node's failure changes.
+    return potential  # type: ignore[no-any-return]

@@ -472,8 +472,9 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                     memo, key, order, start, [name for _, _, name in rules],
                     lambda node: _judge_traced(ctx, rules, pod, node))
                 if kept is not None:
-                    _trace_kept(trace, pod, rules, kept[1], kept[2])
-                    return [], kept[0]
+                    failed, base, since, odd, count = kept
+                    _trace_kept(trace, pod, rules, base, odd, since, count)
+                    return [], failed
     # A trace without deferred groups (a caller's own recorder) gets the
     # node-by-node loop below, which records entry by entry.
     if OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
@@ -644,23 +645,39 @@ def _judge_traced(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
 
 def _trace_kept(trace: Any, pod: Pod,
                 rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                info: Mapping[str, cycle_cache.TraceInfo], count: int) -> None:
+                base: Mapping[str, Failure], odd: Mapping[str, cycle_cache.TraceInfo],
+                since: Mapping[str, tuple[Failure, cycle_cache.TraceInfo | None]],
+                count: int) -> None:
     """Record a search answered from the cache: the entries :func:`_trace_search` makes,
-    from each node's kept :data:`~kruleset.rules.cycle_cache.TraceInfo` (in visiting order).
+    in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
+    afterwards, ``since`` holds the nodes changed after they were taken): from each
+    failure (the rules before the failing one passed), or from the node's kept
+    :data:`~kruleset.rules.cycle_cache.TraceInfo` where there is one.
     """
     names = [name for _, _, name in rules]
+    at = {name: i for i, name in enumerate(names)}
     key = pod.key
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node, (first, second) in info.items():
+        for node, f in base.items():
+            changed = since.get(node) if since else None
+            if changed is None:
+                info = odd.get(node)
+            else:
+                f, info = changed
             subject = f"{key} on {node}"
-            if isinstance(first, int):
+            if info is None:
+                first = at[f.rule]
                 for name in names[:first]:
                     yield name, subject, "pass", ""
-                yield names[first], subject, "fail", second
+                yield names[first], subject, "fail", f.reason
+            elif isinstance(info[0], int):
+                for name in names[:info[0]]:
+                    yield name, subject, "pass", ""
+                yield names[info[0]], subject, "fail", info[1]
             else:
-                for rule, was, result, why in first:
-                    yield rule, (subject if was == second else was), result, why
+                for rule, was, result, why in info[0]:
+                    yield rule, (subject if was == info[1] else was), result, why
 
     trace.defer(count, produce)
 

@@ -198,6 +198,8 @@ class DryRun:
     num_candidates: int
     # The candidates' default pick keys by node, kept across cycles (or None).
     keys: dict[str, tuple[int, ...]] | None = None
+    # Traced, from the cache: each visited node's kept judgement, in order (or None).
+    visits: tuple[tuple[Any, ...], ...] | None = None
 
 
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
@@ -227,6 +229,7 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     visited = 0
     trace = ctx.trace
     replays: list[tuple[Any, ...]] | None = [] if trace is not None and kept is not None else None
+    replayed = 0
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
@@ -237,8 +240,8 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
                 seen = kept[node.name] = _judge_traced(ctx, pod, node, budgets, order, plan)
             else:
                 ctx.memo.hits += 1
-            if seen[2]:
-                replays.append(seen)
+            replays.append(seen)
+            replayed += seen[2]
             got = seen[0]
         elif kept is not None:
             got = kept.get(node.name, _MISSING)
@@ -260,12 +263,15 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             violating.append(c)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
-    if replays:
-        cycle_cache.replay_all(trace, pod.key, replays)
+    visits = None
+    if replays is not None:
+        # One tuple for both what the nodes recorded and the statuses' trace entries.
+        visits = tuple(replays)
+        cycle_cache.replay_all(trace, pod.key, visits, replayed)
     statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed)
     if ctx.trace is not None or not (non_violating or violating):
         statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys)
+    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
 
 
 class _Statuses(Mapping[str, Failure]):
@@ -427,24 +433,31 @@ def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: 
     # One deferred group: a dry run lists every potential node and candidate
     # (hundreds), and nothing read here changes afterwards (names, keys,
     # resolved failures, candidates).
-    statuses: Mapping[str, Any] = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
-                                   else dict(run.statuses))
     candidates = run.candidates
     key = ps.key
+    visits = run.visits
+    statuses: Mapping[str, Any] = {}
+    if visits is None:
+        statuses = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
+                    else dict(run.statuses))
+    failed = len(statuses) if visits is None else len(visits) - len(candidates)
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
         yield (PLUGIN, key, "potential nodes",
                f"{len(nodes)} node(s) failed only with Unschedulable: "
                f"{', '.join(n.name for n in nodes) or 'none'}; "
                f"{run.num_candidates} candidate(s) wanted, {run.visited} visited from the first")
-        for name, f in statuses.items():
+        # Kept judgements are exact: each is a candidate or the node's failure.
+        found = statuses.items() if visits is None else (
+            (seen[4], seen[0]) for seen in visits if isinstance(seen[0], Failure))
+        for name, f in found:
             yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
         for c in candidates:
             yield ("scheduler.preemption.victims", key, f"{c.node}: candidate",
                    f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
                    f"reprieved {_keys(c.reprieved)}")
 
-    trace.defer(1 + len(statuses) + len(candidates), produce)
+    trace.defer(1 + failed + len(candidates), produce)
 
 
 def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
@@ -455,17 +468,16 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
     if keys is not None and len(candidates) > 1 and is_default(pick):
         # The default criteria: each comparison follows from the two keys, read now.
-        snapshot = dict(keys)  # later cycles change the caller's
+        # The keys now: later cycles change the caller's mapping.
+        others = tuple([(c.node, keys[c.node]) for c in candidates if c is not best])
+        top = keys[best.node]
         subject = ps.key
 
         def produce() -> Iterator[tuple[str, str, str, str]]:
-            top = snapshot[best.node]
-            for c in candidates:
-                if c is not best:
-                    yield (PICK.name, subject, f"{c.node} not chosen",
-                           decide_by_keys(top, snapshot[c.node]) or "tied")
+            for node, k in others:
+                yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
-        trace.defer(len(candidates) - 1, produce)
+        trace.defer(len(others), produce)
     else:
         for c in candidates:
             if c is not best:
