@@ -57,8 +57,16 @@ from .postfilter import (
     PostFilterResult,
     run_postfilter,
 )
-from .preemption_pick import PICK, decide, decide_by_keys, is_default, pick_candidate
+from .preemption_pick import (
+    PICK,
+    PRIORITY_SHIFT,
+    decide,
+    decide_by_keys,
+    is_default,
+    pick_candidate,
+)
 from .preemption_victims import (
+    NO_VICTIMS_FAILURE,
     VICTIMS,
     NodeVictims,
     PdbBudget,
@@ -226,6 +234,13 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
         key = cycle_cache.victims_key(ctx, pod, budgets)
         if key is not None:
             kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
+    # Otherwise, in a simulation, a node without a lower-priority pod is told
+    # apart by the least priority there (kept per node until it is touched).
+    bounds: dict[str, Any] | None = None
+    if (kept is None and may_be_victim is None and isinstance(ctx, ScheduleContext)
+            and ctx.memo is not None):
+        bounds = cycle_cache.pick_bounds(ctx.memo)
+    prio = pod.effective_priority
     visited = 0
     trace = ctx.trace
     replays: list[tuple[Any, ...]] | None = [] if trace is not None and kept is not None else None
@@ -251,6 +266,11 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             else:
                 ctx.memo.hits += 1
         else:
+            if bounds is not None:
+                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+                if least is None or least[1] >= prio:
+                    failed[node.name] = NO_VICTIMS_FAILURE
+                    continue
             got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
         if got is None or isinstance(got, Failure):
             failed[node.name] = got
@@ -394,8 +414,10 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     if trace is not None:
         _trace_dry_run(trace, ps, nodes, run)
     if not run.candidates:
-        statuses = {name: run.statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
-                    for name in state.nodes}
+        found = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
+                 else dict(run.statuses))
+        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
+        statuses = {name: found.get(name) or unhelpful for name in state.nodes}
         message = f"preemption: {fit_message(len(state.nodes), statuses)}"
         if trace is not None:
             trace.add(plugin, ps.key, "no candidate", message)

@@ -50,6 +50,7 @@ from .registry import define_ruleset, rule
 __all__ = [
     "FAST_PATH",
     "NO_VICTIMS",
+    "NO_VICTIMS_FAILURE",
     "VICTIMS",
     "FastPlan",
     "NodeFit",
@@ -66,6 +67,9 @@ __all__ = [
 ]
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
+# One object for every node without a lower-priority pod (failures are immutable;
+# the "0/N nodes" message counts shared objects at once).
+NO_VICTIMS_FAILURE = Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
 PORTS_MESSAGE = "node(s) didn't have free ports for the requested pod ports"
 
 # Whether victim selection may take its arithmetic fast path (see
@@ -228,7 +232,7 @@ def select_or_defer(
                  if ps.pod.effective_priority < prio
                  and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
     if not potential:
-        return Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
+        return NO_VICTIMS_FAILURE
     if plan is True:
         plan = fast_plan(ctx, pod)
     if isinstance(plan, FastPlan):
@@ -248,7 +252,7 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                      if ps.pod.effective_priority < prio
                      and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
         if not potential:
-            return Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
+            return NO_VICTIMS_FAILURE
     removed = {ps.key for ps in potential}
 
     def check() -> Failure | None:
