@@ -696,32 +696,39 @@ def _trace_search(trace: Any, pod: Pod,
     """
     names = [name for _, _, name in rules]
     n = len(order)
-    nodes = [order[(start + i) % n] for i in range(processed)]
+    end = start + processed
+    nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
+    # Names only: a tuple of strings, which the collector stops tracking, is what
+    # the trace keeps until it is read.
+    visiting = tuple([node.name for node in nodes])
     width = len(names)
-    count = 0
-    for node in nodes:
-        recorded = nom_entries.get(node.name)
-        if recorded is not None:
-            count += len(recorded)
-            continue
-        k = fail_at.get(node.name)
-        count += width if k is None else k + 1
+    # Every node visited makes ``width`` entries, except a failed one (up to the
+    # rule that failed it) and one with nominated pods (what it recorded).
+    count = width * processed
+    for k in fail_at.values():
+        count -= width - k - 1
+    if nom_entries:
+        # Nominated nodes may have been checked past the node where the search stopped.
+        visited = set(visiting)
+        for name, recorded in nom_entries.items():
+            if name in visited:
+                count += len(recorded) - width
     key = pod.key
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node in nodes:
-            recorded = nom_entries.get(node.name)
+        for node in visiting:
+            recorded = nom_entries.get(node)
             if recorded is not None:
                 yield from recorded
                 continue
-            subject = f"{key} on {node.name}"
-            k = fail_at.get(node.name)
+            subject = f"{key} on {node}"
+            k = fail_at.get(node)
             if k is None:
                 for name in names:
                     yield name, subject, "pass", ""
             else:
                 for name in names[:k]:
                     yield name, subject, "pass", ""
-                yield names[k], subject, "fail", failures[node.name].reason
+                yield names[k], subject, "fail", failures[node].reason
 
     trace.defer(count, produce)

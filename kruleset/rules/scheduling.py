@@ -407,7 +407,10 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
     (the same, in the same order) are formatted only if the trace is read;
     formatting them eagerly cost more than scoring.
     """
-    rules = list(per_rule.items())
+    # Tuples of numbers: the collector stops tracking them, so the trace keeping
+    # them until it is read costs full collections nothing.
+    rules = tuple([(r, tuple(v)) for r, v in per_rule.items()])
+    totals = tuple(totals)
 
     def produce() -> Iterator[tuple[str, str, str, str]]:
         for i, name in enumerate(names):
