@@ -60,6 +60,7 @@ __all__ = [
     "POLICIES",
     "admit_priority",
     "global_default",
+    "priority_changes",
     "resolve_priority",
     "validate_new_default",
     "validate_priority_class",
@@ -159,6 +160,24 @@ def validate_new_default(classes: Mapping[str, PriorityClass] | Iterable[Priorit
     return None
 
 
+def priority_changes(pod: Pod, classes: Mapping[str, PriorityClass]
+                     ) -> dict[str, Any] | Failure | None:
+    """What :func:`admit_priority` does to ``pod``, as the fields it sets (``{}``: none).
+
+    None when the admission rules are not the default single rule (then only
+    running them tells).  Reads the priority fields only.
+    """
+    _default_admission()
+    if not _ACTIVE[2]:
+        return None
+    if _already_admitted(pod):
+        return {}
+    resolved = resolve_priority(pod, classes)
+    if isinstance(resolved, Failure):
+        return resolved
+    return _fields(pod, resolved)
+
+
 def validate_priority_class_update(old: PriorityClass, new: PriorityClass) -> str | None:
     """Upstream ``ValidatePriorityClassUpdate``: value and preemptionPolicy are immutable.
 
@@ -210,6 +229,16 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
     resolved = resolve_priority(pod, data.classes)
     if isinstance(resolved, Failure):
         return resolved
+    fields = _fields(pod, resolved)
+    if isinstance(fields, Failure):
+        return fields
+    # Pod.replace: attrs.evolve's result, without its generic cost (every pod
+    # created goes through here).
+    return pod.replace(**fields)
+
+
+def _fields(pod: Pod, resolved: tuple[int, str, str]) -> dict[str, Any] | Failure:
+    """The fields :func:`_resolve` sets on ``pod`` given its resolved class, or a refusal."""
     value, policy, cname = resolved
     named = bool(pod.priority_class)
     if pod.priority is not None and pod.priority != value and named:
@@ -221,12 +250,8 @@ def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
         # kruleset: a bare `priority=N` stands for a pod whose class has that value.
         value, cname = pod.priority, ""
     # kruleset: `preemption=` on the pod overrides the class's policy (see module doc).
-    # Pod.replace: attrs.evolve's result, without its generic cost (every pod
-    # created goes through here).
-    return pod.replace(
-        priority=value, priority_class=cname,
-        preemption_policy=pod.preemption_policy or policy,
-    )
+    return {"priority": value, "priority_class": cname,
+            "preemption_policy": pod.preemption_policy or policy}
 
 
 def _already_admitted(pod: Pod) -> bool:

@@ -40,6 +40,7 @@ __all__ = [
     "NOT_READY",
     "TAINT_MANAGER",
     "UNREACHABLE",
+    "default_toleration_changes",
     "default_tolerations",
     "min_toleration_seconds",
 ]
@@ -65,6 +66,15 @@ TAINT_MANAGER = define_ruleset(
 
 def default_tolerations(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECONDS) -> Pod:
     """The pod as the DefaultTolerationSeconds admission plugin leaves it."""
+    changes = default_toleration_changes(pod, seconds)
+    # Pod.replace: attrs.evolve's result, cheaper (every pod created comes here).
+    return pod.replace(**changes) if changes else pod
+
+
+def default_toleration_changes(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECONDS
+                               ) -> dict[str, Any]:
+    """What :func:`default_tolerations` sets on ``pod`` (``{}``: nothing); reads the
+    tolerations only."""
     not_ready = unreachable = False
     for t in pod.tolerations:
         if t.effect in ("", "NoExecute"):
@@ -73,9 +83,8 @@ def default_tolerations(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECONDS) -> 
             if t.key in (UNREACHABLE, ""):
                 unreachable = True
     if not_ready and unreachable:
-        return pod
-    # Pod.replace: attrs.evolve's result, cheaper (every pod created comes here).
-    return pod.replace(tolerations=pod.tolerations + _added(not_ready, unreachable, seconds))
+        return {}
+    return {"tolerations": pod.tolerations + _added(not_ready, unreachable, seconds)}
 
 
 _ADDED: dict[tuple[bool, bool, int], tuple[Toleration, ...]] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import attrs
@@ -24,7 +24,7 @@ from ..errors import NotImplementedMechanism, Span
 from ..model.config import KubeletConfig
 from ..model.scenario import Scenario
 from ..model.state import FAILED, ClusterState, PodState
-from ..rules.engine import Trace
+from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
 
 __all__ = [
@@ -53,6 +53,7 @@ class Controller(Protocol):
 _CONTROLLERS: list[Callable[[Simulation], Controller]] = []
 _ACTIONS: dict[type, Callable[[Simulation, Any], None]] = {}
 _POD_ADMISSION: list[Callable[[Simulation, Any], Any]] = []
+_POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
 
 # Modules that register controllers and action handlers; a module that does
 # not exist yet simply registers nothing (its actions then report exit 3).
@@ -72,9 +73,20 @@ def register_action(cls: type, handler: Callable[[Simulation, Any], None]) -> No
     _ACTIONS[cls] = handler
 
 
-def register_pod_admission(fn: Callable[[Simulation, Any], Any]) -> None:
-    """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``)."""
+def register_pod_admission(
+    fn: Callable[[Simulation, Any], Any], *,
+    changes: Callable[[Simulation, Any], Mapping[str, Any] | Failure | None] | None = None,
+) -> None:
+    """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``).
+
+    ``changes(sim, pod)``, if given, says what ``fn`` would do as the fields it
+    sets (empty: none), a refusal, or None (ask ``fn``).  It must read only
+    fields no other step sets.  When every step has one, a pod is admitted
+    with a single copy instead of one per step (creating 150,000 pods copied
+    each of them twice).
+    """
     _POD_ADMISSION.append(fn)
+    _POD_CHANGES.append(changes)
 
 
 def _load() -> None:
@@ -166,6 +178,17 @@ class Simulation:
 
     def admit_to_api(self, pod: Any) -> Any:
         """Run the API admission steps (priority, default tolerations) on a new pod."""
+        if None not in _POD_CHANGES:
+            changed: dict[str, Any] = {}
+            for step in _POD_CHANGES:
+                got = step(self, pod)  # type: ignore[misc]
+                if got is None:
+                    break
+                if not isinstance(got, Mapping):
+                    return got  # a refusal (a Failure)
+                changed.update(got)
+            else:
+                return pod.replace(**changed) if changed else pod
         for fn in _POD_ADMISSION:
             pod = fn(self, pod)
             if not hasattr(pod, "key"):

@@ -20,7 +20,7 @@ from ..model.objects import (
 from ..model.scenario import Scenario
 from ..model.state import PodState
 from ..rules.engine import Failure
-from ..rules.priority import admit_priority
+from ..rules.priority import admit_priority, priority_changes
 from ..rules.profile import Profile
 from .core import Simulation, register_pod_admission
 
@@ -42,7 +42,11 @@ def _priority(sim: Simulation, pod: Pod) -> Any:
     return admit_priority(pod, sim.state.priority_classes)
 
 
-register_pod_admission(_priority)
+def _priority_changes(sim: Simulation, pod: Pod) -> Any:
+    return priority_changes(pod, sim.state.priority_classes)
+
+
+register_pod_admission(_priority, changes=_priority_changes)
 
 
 def apply_declarations(sim: Simulation) -> None:

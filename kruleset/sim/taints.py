@@ -18,7 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.state import NodeState, PodState
-from ..rules.taint_eviction import TAINT_MESSAGE, TAINT_REASON, decide, default_tolerations
+from ..rules.taint_eviction import (
+    TAINT_MESSAGE,
+    TAINT_REASON,
+    decide,
+    default_toleration_changes,
+    default_tolerations,
+)
 from .core import Simulation, register_controller, register_pod_admission
 
 __all__ = ["TaintManager"]
@@ -102,4 +108,10 @@ def _default_toleration_seconds(sim: Simulation, pod: Any) -> Any:
 
 
 register_controller(TaintManager)
-register_pod_admission(_default_toleration_seconds)
+def _default_toleration_changes(sim: Simulation, pod: Any) -> Any:
+    if not hasattr(pod, "tolerations"):
+        return {}
+    return default_toleration_changes(pod)
+
+
+register_pod_admission(_default_toleration_seconds, changes=_default_toleration_changes)

@@ -1,0 +1,109 @@
+"""API admission in one copy: the steps' ``changes`` forms give what the steps give.
+
+``Simulation.admit_to_api`` asks each registered step for the fields it would
+set and copies the pod once; here every combination of the fields the steps
+read is admitted both ways (the one-copy path, and each step's function in
+turn) and the results must be equal, refusals included.  When the admission
+rules are not the default ones, the step cannot say and the functions run.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+import kruleset
+from kruleset.model.objects import Pod, PriorityClass
+from kruleset.model.selectors import Toleration
+from kruleset.rules import priority
+from kruleset.rules.engine import Failure
+from kruleset.sim import core
+from kruleset.sim.core import Simulation
+
+_TOLERATIONS = (
+    (),
+    (Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 60),),
+    (Toleration("node.kubernetes.io/unreachable", "Exists", "", "", None),),
+    (Toleration("", "Exists", "", "", None),),
+    (Toleration("dedicated", "Equal", "x", "NoSchedule", None),),
+)
+
+
+def _pods() -> list[Pod]:
+    out = []
+    grid = itertools.product((None, 0, 7, 1000), ("", "high", "low", "missing",
+                                                   "system-node-critical"),
+                             ("", "Never", "PreemptLowerPriority"), _TOLERATIONS)
+    for i, (prio, cls, policy, tolerations) in enumerate(grid):
+        out.append(Pod("default", f"p{i}", priority=prio, priority_class=cls,
+                       preemption_policy=policy, tolerations=tolerations))
+    return out
+
+
+def _sim(default: bool) -> Simulation:
+    sim = Simulation(kruleset.load('scenario "admission"\n'))
+    classes = sim.state.priority_classes
+    classes["high"] = PriorityClass("high", 1000, preemption_policy="Never")
+    classes["low"] = PriorityClass("low", 7, global_default=default)
+    return sim
+
+
+def _by_steps(sim: Simulation, pod: Pod) -> Any:
+    for fn in core._POD_ADMISSION:
+        pod = fn(sim, pod)
+        if isinstance(pod, Failure):
+            return pod
+    return pod
+
+
+def _fields(x: Any) -> Any:
+    if isinstance(x, Failure):
+        return ("refused", x.reason, x.code)
+    return (x.priority, x.priority_class, x.preemption_policy, x.tolerations, x.critical, x)
+
+
+@pytest.mark.parametrize("default", [False, True])
+def test_one_copy_admits_as_the_steps(default: bool) -> None:
+    """Every priority/class/policy/tolerations combination, with and without a
+    global default class: the same pod (or the same refusal) both ways."""
+    sim = _sim(default)
+    pods = _pods()
+    assert all(step is not None for step in core._POD_CHANGES)
+    got = [_fields(sim.admit_to_api(p)) for p in pods]
+    want = [_fields(_by_steps(sim, p)) for p in pods]
+    assert got == want
+    assert sum(isinstance(g[0], str) for g in got) > 10  # refusals are among them
+    assert any(g[-1] is p for g, p in zip(got, pods, strict=True) if g[0] != "refused")
+
+
+def test_other_admission_rules_run_the_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With admission rules other than the default one, the priority step cannot
+    tell its changes and the steps' functions decide."""
+    sim = _sim(False)
+    calls: list[str] = []
+    original = core._POD_ADMISSION[:]
+
+    def spy(fn: Any) -> Any:
+        def run(s: Simulation, pod: Any) -> Any:
+            calls.append(fn.__name__)
+            return fn(s, pod)
+        return run
+
+    monkeypatch.setattr(core, "_POD_ADMISSION", [spy(fn) for fn in original])
+    # As if other rules were active: the resolved set still runs, but is not
+    # known to be the default single rule.
+    monkeypatch.setattr(priority, "_ACTIVE", list(priority._ACTIVE))
+    real = priority._default_admission
+
+    def other_rules() -> Any:
+        active = real()
+        priority._ACTIVE[2] = False
+        return active
+
+    monkeypatch.setattr(priority, "_default_admission", other_rules)
+    pod = Pod("default", "p", priority_class="high")
+    admitted = sim.admit_to_api(pod)
+    assert calls == [fn.__name__ for fn in original]
+    assert admitted.priority == 1000 and admitted.preemption_policy == "Never"
