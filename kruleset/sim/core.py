@@ -184,7 +184,7 @@ class Simulation:
                 got = step(self, pod)  # type: ignore[misc]
                 if got is None:
                     break
-                if not isinstance(got, Mapping):
+                if got.__class__ is not dict and not isinstance(got, Mapping):
                     return got  # a refusal (a Failure)
                 changed.update(got)
             else:
