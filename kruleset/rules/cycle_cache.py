@@ -25,6 +25,8 @@ before.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -33,7 +35,7 @@ from ..model.state import ClusterState, NodeState
 from .engine import UNSCHEDULABLE, Failure
 from .scheduling import failure_reasons
 
-__all__ = ["ENABLED", "CycleCache", "Recorder", "shape_of"]
+__all__ = ["ENABLED", "CycleCache", "Prefix", "Recorder", "shape_of"]
 
 # False: the scheduler keeps nothing across cycles (tests compare both ways).
 ENABLED = True
@@ -150,29 +152,83 @@ class Recorder:
         return True
 
 
-def replay_all(trace: Any, key: str, replays: Sequence[tuple[Any, ...]], count: int) -> None:
+def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]],
+               visits: tuple[Sequence[int], int, Sequence[int]], count: int) -> None:
     """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
 
-    Each replay is (result, entries, count, subject recorded, node name): every
-    entry whose subject is the one recorded (the recording pod's
-    ``"<pod> on <node>"``) reads ``"<key> on <node name>"`` instead.  ``count``
-    is the sum of their counts.
+    ``visits`` are places in ``log`` (the first ``visits[1]`` of ``visits[0]``,
+    then ``visits[2]``), each (result, entries, count, subject
+    recorded, node name): every entry whose subject is the one recorded (the
+    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
+    instead.  ``count`` is the sum of their counts.
     """
     if not count:
         return
+    # A partial of plain values rather than a closure: one object fewer per cell
+    # for every full collection to walk while the trace keeps it.
+    trace.defer(count, functools.partial(_replayed, key, log, visits))
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for _, items, n, old, node in replays:
-            if not n:
-                continue
-            new = f"{key} on {node}"
-            for item in items:
-                group: Iterable[tuple[str, str, str, str]] = (
-                    (item,) if len(item) == 4 else item[1]())
-                for rule, subject, result, why in group:
-                    yield rule, (new if subject == old else subject), result, why
 
-    trace.defer(count, produce)
+def _replayed(key: str, log: Sequence[tuple[Any, ...]],
+              visits: tuple[Sequence[int], int, Sequence[int]]
+              ) -> Iterator[tuple[str, str, str, str]]:
+    lead, size, own = visits
+    for at in itertools.chain(itertools.islice(lead, size), own):
+        _, items, n, old, node = log[at]
+        if not n:
+            continue
+        new = f"{key} on {node}"
+        for item in items:
+            group: Iterable[tuple[str, str, str, str]] = (
+                (item,) if len(item) == 4 else item[1]())
+            for rule, subject, result, why in group:
+                yield rule, (new if subject == old else subject), result, why
+
+
+class Prefix:
+    """The leading nodes of a dry run that are no candidate, as the last dry run found.
+
+    A dry run walks the potential nodes from the first until it has enough
+    candidates; once many nodes are full of preemptors, most of each walk is
+    the same failing nodes.  Kept with the victims entry (valid for the same
+    potential-nodes sequence, dropped when one of its nodes changes), so a
+    dry run copies them (and, traced, their places in the judgement log)
+    instead of looking each up again.
+    """
+
+    __slots__ = ("nodes", "failed", "replays", "replayed", "pending")
+
+    def __init__(self, nodes: Sequence[NodeState]) -> None:
+        self.nodes = nodes  # the potential nodes walked (compared by identity)
+        self.failed: dict[str, Failure | None] = {}
+        self.replays: list[int] = []
+        self.replayed = 0
+        self.pending = False  # some failure is left to be built (None)
+
+
+def prefix_for(memo: CycleCache, key: Hashable, nodes: Sequence[NodeState]) -> Prefix:
+    """The :class:`Prefix` kept for ``key`` over ``nodes`` (a new, empty one if none)."""
+    got = memo.fresh(key)
+    if got is None:
+        raise KeyError(key)  # victims_and_keys(memo, key) comes first
+    extra = got[0].extra
+    prefix: Prefix | None = extra.get("prefix")
+    if prefix is None or prefix.nodes is not nodes:
+        prefix = extra["prefix"] = Prefix(nodes)
+    return prefix
+
+
+def judgement_log(memo: CycleCache, key: Hashable) -> list[tuple[Any, ...]]:
+    """The append-only log of traced judgements kept for ``key`` (see :func:`victims_key`).
+
+    Nodes map to their place in it; entries stay (a trace may still read
+    them) until the key's entry is dropped.
+    """
+    got = memo.fresh(key)
+    if got is None:
+        raise KeyError(key)  # victims_and_keys(memo, key) comes first
+    log: list[tuple[Any, ...]] = got[0].extra.setdefault("log", [])
+    return log
 
 
 # --- preemption's dry run ----------------------------------------------------------
@@ -214,10 +270,13 @@ def victims_and_keys(memo: CycleCache, key: Hashable
         entry, changed = got
         results = entry.results
         picks = entry.extra.get("pick")
+        prefix: Prefix | None = entry.extra.get("prefix")
         for name in changed:
             results.pop(name, None)
             if picks:
                 picks.pop(name, None)
+            if prefix is not None and name in prefix.failed:
+                entry.extra["prefix"] = prefix = None
         memo.caught_up(entry)
     return entry.results, entry.extra.setdefault("pick", {})
 

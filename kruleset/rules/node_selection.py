@@ -25,8 +25,10 @@ added to, the node being checked, as upstream's PreFilter extensions
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -653,33 +655,47 @@ def _trace_kept(trace: Any, pod: Pod,
     afterwards, ``since`` holds the nodes changed after they were taken): from each
     failure (the rules before the failing one passed), or from the node's kept
     :data:`~kruleset.rules.cycle_cache.TraceInfo` where there is one.
+
+    The group is a :func:`functools.partial` of plain values, not a closure:
+    a trace keeps one per search until read, and each closure cell is one more
+    object every full collection walks.
     """
-    names = [name for _, _, name in rules]
-    at = {name: i for i, name in enumerate(names)}
-    key = pod.key
+    names, at = _rule_places(tuple([name for _, _, name in rules]))
+    trace.defer(count, functools.partial(_kept_entries, names, at, pod.key, base, odd,
+                                         since or _NOTHING))
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node, f in base.items():
-            changed = since.get(node) if since else None
-            if changed is None:
-                info = odd.get(node)
-            else:
-                f, info = changed
-            subject = f"{key} on {node}"
-            if info is None:
-                first = at[f.rule]
-                for name in names[:first]:
-                    yield name, subject, "pass", ""
-                yield names[first], subject, "fail", f.reason
-            elif isinstance(info[0], int):
-                for name in names[:info[0]]:
-                    yield name, subject, "pass", ""
-                yield names[info[0]], subject, "fail", info[1]
-            else:
-                for rule, was, result, why in info[0]:
-                    yield rule, (subject if was == info[1] else was), result, why
 
-    trace.defer(count, produce)
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
+@functools.lru_cache(maxsize=64)
+def _rule_places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]:
+    return names, MappingProxyType({name: i for i, name in enumerate(names)})
+
+
+def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
+                  base: Mapping[str, Failure], odd: Mapping[str, cycle_cache.TraceInfo],
+                  since: Mapping[str, tuple[Failure, cycle_cache.TraceInfo | None]]
+                  ) -> Iterator[tuple[str, str, str, str]]:
+    for node, f in base.items():
+        changed = since.get(node) if since else None
+        if changed is None:
+            info = odd.get(node)
+        else:
+            f, info = changed
+        subject = f"{key} on {node}"
+        if info is None:
+            first = at[f.rule]
+            for name in names[:first]:
+                yield name, subject, "pass", ""
+            yield names[first], subject, "fail", f.reason
+        elif isinstance(info[0], int):
+            for name in names[:info[0]]:
+                yield name, subject, "pass", ""
+            yield names[info[0]], subject, "fail", info[1]
+        else:
+            for rule, was, result, why in info[0]:
+                yield rule, (subject if was == info[1] else was), result, why
 
 
 def _trace_search(trace: Any, pod: Pod,

@@ -39,7 +39,9 @@ preemption do?" without a timeline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -196,6 +198,12 @@ def validate_args(args: Mapping[str, Any]) -> str | None:
 
 # --- dry run ------------------------------------------------------------------------------------
 
+# Traced, from the cache: the judgement log, the kept prefix's places in it
+# (a list only ever appended to) and how many of them this dry run read, the
+# places of the nodes visited after them, and where the candidates are among those.
+Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
+
+
 @attrs.frozen(slots=True)
 class DryRun:
     """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
@@ -206,8 +214,9 @@ class DryRun:
     num_candidates: int
     # The candidates' default pick keys by node, kept across cycles (or None).
     keys: dict[str, tuple[int, ...]] | None = None
-    # Traced, from the cache: each visited node's kept judgement, in order (or None).
-    visits: tuple[tuple[Any, ...], ...] | None = None
+    # Traced, from the cache: the kept judgements (a log shared across cycles), which
+    # of them the visited nodes had, in order, and the candidates' places among those.
+    visits: Visits | None = None
 
 
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
@@ -243,19 +252,46 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     prio = pod.effective_priority
     visited = 0
     trace = ctx.trace
-    replays: list[tuple[Any, ...]] | None = [] if trace is not None and kept is not None else None
+    # Traced from the cache: judgements are kept in a log and nodes hold their
+    # place in it; the trace keeps plain numbers (which the collector does not
+    # track) for each preemptor's visits, not thousands of references.
+    replays: list[int] | None = None
+    lead: list[int] = []  # the places of the prefix's nodes (see below)
+    lead_size = 0
+    log: list[tuple[Any, ...]] = []
+    chosen: tuple[list[int], list[int]] = ([], [])
+    if trace is not None and kept is not None:
+        replays = []
+        log = cycle_cache.judgement_log(ctx.memo, key)
     replayed = 0
-    for i in range(n):
+    # From the cache, walking from the first node: the leading nodes that were no
+    # candidate last time and did not change are copied, not looked up one by one.
+    prefix: cycle_cache.Prefix | None = None
+    pending = False
+    first = 0
+    if kept is not None and offset == 0:
+        prefix = cycle_cache.prefix_for(ctx.memo, key, nodes)
+        first = visited = len(prefix.failed)
+        failed = dict(prefix.failed)
+        pending = prefix.pending
+        if replays is not None:
+            # The prefix's places are read from its list (only ever appended to).
+            lead, lead_size = prefix.replays, len(prefix.replays)
+            replayed = prefix.replayed
+    leading = prefix is not None  # still in the run of failing nodes from the first
+    for i in range(first, n):
         node = nodes[(offset + i) % n]
         visited += 1
         if replays is not None:
             assert kept is not None
-            seen = kept.get(node.name)
-            if seen is None:
-                seen = kept[node.name] = _judge_traced(ctx, pod, node, budgets, order, plan)
+            at = kept.get(node.name)
+            if at is None:
+                at = kept[node.name] = len(log)
+                log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
             else:
                 ctx.memo.hits += 1
-            replays.append(seen)
+            seen = log[at]
+            replays.append(at)
             replayed += seen[2]
             got = seen[0]
         elif kept is not None:
@@ -274,21 +310,35 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
         if got is None or isinstance(got, Failure):
             failed[node.name] = got
+            if got is None:
+                pending = True
+            if leading:
+                assert prefix is not None
+                prefix.failed[node.name] = got
+                prefix.pending = pending
+                if replays is not None:
+                    prefix.replays.append(replays[-1])
+                    prefix.replayed = replayed
             continue
+        leading = False
         c = got
         if c.num_pdb_violations == 0:
             if len(non_violating) < wanted:
                 non_violating.append(c)
+                if replays is not None:
+                    chosen[0].append(len(replays) - 1)
         elif len(violating) < wanted:
             violating.append(c)
+            if replays is not None:
+                chosen[1].append(len(replays) - 1)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
     visits = None
     if replays is not None:
-        # One tuple for both what the nodes recorded and the statuses' trace entries.
-        visits = tuple(replays)
-        cycle_cache.replay_all(trace, pod.key, visits, replayed)
-    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed)
+        # One record for both what the nodes recorded and the dry run's trace entries.
+        visits = (log, lead, lead_size, tuple(replays), tuple(chosen[0] + chosen[1]))
+        cycle_cache.replay_all(trace, pod.key, log, (lead, lead_size, visits[3]), replayed)
+    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed, pending)
     if ctx.trace is not None or not (non_violating or violating):
         statuses.resolve()  # read at once by the caller: build them now
     return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
@@ -304,10 +354,10 @@ class _Statuses(Mapping[str, Failure]):
 
     def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
                  may_be_victim: VictimPredicate | None, order: Any,
-                 failed: dict[str, Failure | None]) -> None:
+                 failed: dict[str, Failure | None], pending: bool) -> None:
         self._args = (ctx, pod, budgets, may_be_victim, order)
         self._failed = failed
-        self._pending = any(f is None for f in failed.values())
+        self._pending = pending  # some failure is None (built on first read)
 
     def resolve(self) -> dict[str, Failure | None]:
         """Build every deferred failure; the complete mapping."""
@@ -430,6 +480,12 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
 
 
+def _not_chosen(subject: str, top: tuple[int, ...], others: Sequence[str],
+                their: Sequence[tuple[int, ...]]) -> Iterator[tuple[str, str, str, str]]:
+    for node, k in zip(others, their, strict=True):
+        yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
+
+
 def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
     """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
     prio = ps.pod.effective_priority
@@ -454,32 +510,44 @@ def _keys(pods: Sequence[PodState]) -> str:
 def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: DryRun) -> None:
     # One deferred group: a dry run lists every potential node and candidate
     # (hundreds), and nothing read here changes afterwards (names, keys,
-    # resolved failures, candidates).
-    candidates = run.candidates
-    key = ps.key
-    visits = run.visits
-    statuses: Mapping[str, Any] = {}
-    if visits is None:
-        statuses = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
-                    else dict(run.statuses))
-    failed = len(statuses) if visits is None else len(visits) - len(candidates)
+    # resolved failures, candidates).  A partial of plain values, not a
+    # closure: the trace keeps one per preemptor until it is read.
+    resolved = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
+                else dict(run.statuses))
+    count = 1 + len(resolved) + len(run.candidates)
+    head = (len(nodes), nodes, run.num_candidates, run.visited)
+    if run.visits is None:
+        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, resolved,
+                                             run.candidates, None))
+    else:
+        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, None, None,
+                                             run.visits))
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        yield (PLUGIN, key, "potential nodes",
-               f"{len(nodes)} node(s) failed only with Unschedulable: "
-               f"{', '.join(n.name for n in nodes) or 'none'}; "
-               f"{run.num_candidates} candidate(s) wanted, {run.visited} visited from the first")
+
+def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
+                     statuses: Mapping[str, Any] | None,
+                     candidates: Sequence[Candidate] | None,
+                     visits: Visits | None
+                     ) -> Iterator[tuple[str, str, str, str]]:
+    size, nodes, num_candidates, visited = head
+    yield (PLUGIN, key, "potential nodes",
+           f"{size} node(s) failed only with Unschedulable: "
+           f"{', '.join(n.name for n in nodes) or 'none'}; "
+           f"{num_candidates} candidate(s) wanted, {visited} visited from the first")
+    found: Iterable[tuple[str, Failure]] = statuses.items() if statuses is not None else ()
+    listed: Iterable[Candidate] = candidates or ()
+    if visits is not None:
         # Kept judgements are exact: each is a candidate or the node's failure.
-        found = statuses.items() if visits is None else (
-            (seen[4], seen[0]) for seen in visits if isinstance(seen[0], Failure))
-        for name, f in found:
-            yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
-        for c in candidates:
-            yield ("scheduler.preemption.victims", key, f"{c.node}: candidate",
-                   f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
-                   f"reprieved {_keys(c.reprieved)}")
-
-    trace.defer(1 + failed + len(candidates), produce)
+        log, lead, lead_size, own, chosen = visits
+        found = ((log[at][4], log[at][0]) for at in itertools.chain(
+            itertools.islice(lead, lead_size), own) if isinstance(log[at][0], Failure))
+        listed = (log[own[i]][0] for i in chosen)
+    for name, f in found:
+        yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
+    for c in listed:
+        yield ("scheduler.preemption.victims", key, f"{c.node}: candidate",
+               f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
+               f"reprieved {_keys(c.reprieved)}")
 
 
 def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
@@ -490,16 +558,12 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
     if keys is not None and len(candidates) > 1 and is_default(pick):
         # The default criteria: each comparison follows from the two keys, read now.
-        # The keys now: later cycles change the caller's mapping.
-        others = tuple([(c.node, keys[c.node]) for c in candidates if c is not best])
-        top = keys[best.node]
-        subject = ps.key
-
-        def produce() -> Iterator[tuple[str, str, str, str]]:
-            for node, k in others:
-                yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
-
-        trace.defer(len(others), produce)
+        # The keys now (later cycles change the caller's mapping), in two flat
+        # tuples: one object each per preemptor, not one per candidate.
+        others = tuple([c.node for c in candidates if c is not best])
+        their = tuple([keys[node] for node in others])
+        trace.defer(len(others), functools.partial(_not_chosen, ps.key, keys[best.node],
+                                                   others, their))
     else:
         for c in candidates:
             if c is not best:
