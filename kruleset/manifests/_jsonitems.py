@@ -17,15 +17,22 @@ which also gives the ordinary error for malformed text.
 The copies share their nested values (containers, tolerations, …) with the
 spec they were made from: callers must treat decoded items as read-only below
 their top-level ``spec`` mapping, as the manifest loader does.
+
+:attr:`ItemDecoder.spec_seen` tells a caller which remembered spec text the
+last item's spec was (copied or learnt from): items with the same one have
+equal specs but for ``nodeName``, so what the caller makes of a spec that
+does not read ``nodeName`` can be kept on it (:attr:`SeenSpec.note`) and
+reused without comparing the specs again.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ItemDecoder"]
+__all__ = ["ItemDecoder", "SeenSpec"]
 
 # A JSON string with no escape and no control character: its text between
 # the quotes is its value, so a pattern can read it without the decoder.
@@ -49,31 +56,43 @@ _PER_PREFIX = 8  # specs kept per prefix (most recently learnt first)
 _MAX_SPECS = 4096  # bound on the specs kept, so that memory stays small
 
 
-class _SeenSpec:
+class SeenSpec:
     """A spec text seen before: ``before`` + nodeName value + ``after``, and its value.
 
     ``after`` is ``None`` when the spec has no ``nodeName`` that can be
-    replaced: then ``before`` is its whole text.
+    replaced: then ``before`` is its whole text.  ``note`` is the caller's
+    (``None`` until it sets it): something that depends on the spec's value
+    but not on its ``nodeName``.
     """
 
-    __slots__ = ("after", "before", "value")
+    __slots__ = ("after", "before", "note", "value")
 
     def __init__(self, before: str, after: str | None, value: dict[str, Any]) -> None:
         self.before = before
         self.after = after
         self.value = value
+        self.note: object = None
 
 
 class ItemDecoder:
     """Decodes List items, remembering pod spec texts across items (see the module doc)."""
 
     def __init__(self) -> None:
-        self._decode = json.JSONDecoder().raw_decode
-        self._seen: dict[str, list[_SeenSpec]] = {}
+        # The scanner behind raw_decode, called directly: on malformed text
+        # it raises StopIteration or JSONDecodeError, and the item is then
+        # decoded again as a whole for the ordinary message anyway.
+        self._decode: Callable[[str, int], tuple[Any, int]] = \
+            json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+        self._seen: dict[str, list[SeenSpec]] = {}
         self._count = 0
+        self._spec_seen: SeenSpec | None = None
+        # The remembered spec text of the last item read (None: not a copied
+        # or learnt pod spec, or the item was not read by item()).
+        self.spec_seen: SeenSpec | None = None
 
     def item(self, text: str, pos: int) -> tuple[dict[str, Any], int] | None:
         """The item starting at ``pos`` and the position after it, or ``None`` (decode it)."""
+        self.spec_seen = self._spec_seen = None
         head = _HEAD.match(text, pos)
         if head is None:
             return None
@@ -91,11 +110,12 @@ class ItemDecoder:
             at = _STATUS.match(text, end)
             if at is not None:
                 item["status"], end = decode(text, at.end())
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, StopIteration):
             return None  # decoded again as a whole, for the ordinary message
         close = _END.match(text, end)
         if close is None:
             return None
+        self.spec_seen = self._spec_seen
         return item, close.end()
 
     def _spec(self, text: str, pos: int) -> tuple[dict[str, Any], int]:
@@ -106,20 +126,22 @@ class ItemDecoder:
                 continue
             end = pos + len(seen.before)
             if seen.after is None:
+                self._spec_seen = seen
                 return dict(seen.value), end
             name = _PLAIN_VALUE.match(text, end)
             if name is not None and text.startswith(seen.after, name.end()):
                 value = dict(seen.value)
                 value["nodeName"] = name.group(1)
+                self._spec_seen = seen
                 return value, name.end() + len(seen.after)
         value, end = self._decode(text, pos)
         if type(value) is dict:
-            self._learn(key, text[pos:end], value)
+            self._spec_seen = self._learn(key, text[pos:end], value)
         return value, end
 
-    def _learn(self, key: str, spec_text: str, value: dict[str, Any]) -> None:
+    def _learn(self, key: str, spec_text: str, value: dict[str, Any]) -> SeenSpec:
         """Remember ``spec_text``, split around its nodeName value when that is safe."""
-        seen = _split(spec_text, value) or _SeenSpec(spec_text, None, dict(value))
+        seen = _split(spec_text, value) or SeenSpec(spec_text, None, dict(value))
         if self._count >= _MAX_SPECS:
             self._seen.clear()
             self._count = 0
@@ -129,9 +151,10 @@ class ItemDecoder:
         if len(found) > _PER_PREFIX:
             found.pop()
             self._count -= 1
+        return seen
 
 
-def _split(spec_text: str, value: dict[str, Any]) -> _SeenSpec | None:
+def _split(spec_text: str, value: dict[str, Any]) -> SeenSpec | None:
     """``spec_text`` split around the value of its top-level ``nodeName``, if that is certain.
 
     The one place ``"nodeName"`` is written must be followed by a plain
@@ -160,4 +183,4 @@ def _split(spec_text: str, value: dict[str, Any]) -> _SeenSpec | None:
     expected["nodeName"] = _PROBE
     if probed != expected or list(probed) != list(expected):
         return None
-    return _SeenSpec(before, after, dict(value))
+    return SeenSpec(before, after, dict(value))

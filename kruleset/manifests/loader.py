@@ -8,8 +8,10 @@ every document in file order.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import json
+import mmap
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -113,7 +115,7 @@ def _documents(path: Path, span: Span | None,
     """
     file = _file_label(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_text(path)
     except FileNotFoundError:
         raise ManifestError("no such file", file=file, span=span) from None
     except UnicodeDecodeError as e:
@@ -142,6 +144,23 @@ def _documents(path: Path, span: Span | None,
         if value is None:
             continue
         yield from _expand(Doc(file, number, "", span), value)
+
+
+def _read_text(path: Path) -> str:
+    """``path.read_text(encoding="utf-8")``, decoded straight from the mapped file.
+
+    Reading a large dump into bytes first costs as much again as decoding
+    it.  A file that cannot be mapped (empty, not a regular file) or holds a
+    carriage return (which text mode would translate) is read the usual way,
+    so the text and errors are always those of ``read_text``.
+    """
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            if mm.find(b"\r") < 0:
+                return codecs.utf_8_decode(mm, "strict", True)[0]
+    except (OSError, ValueError):
+        pass
+    return path.read_text(encoding="utf-8")
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -321,7 +340,10 @@ class _Reader:
     overheads) is settled in :meth:`finish`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, items: ItemDecoder | None = None) -> None:
+        # The decoder of the JSON items read: which remembered spec text the
+        # current pod's spec is (its SpecFields are kept on it).
+        self.items = items
         self.records: list[_Record] = []
         self.runtime_overheads: dict[str, Resources] = {}
         self.deployments: set[tuple[str, str]] = set()
@@ -411,14 +433,21 @@ class _Reader:
                                       "see pod_phases")
         start = status.get("startTime")
         if start is not None:
-            start = timestamp_ms(doc, start, "status.startTime")
+            start = _start_ms(doc, start)
             if self.newest is None or start > self.newest:  # type: ignore[operator]
                 self.newest = start
         controller = _controller(doc, meta)
         spec_raw = obj.get("spec")
         spec = None
         memo_key = None
-        if controller[0] and type(spec_raw) is dict:
+        seen = self.items.spec_seen if self.items is not None else None
+        if seen is not None:
+            # The same spec text as earlier pods (but for nodeName, which
+            # spec_fields does not read): the same SpecFields, no compare.
+            note = seen.note
+            if type(note) is SpecFields:
+                spec = note
+        elif controller[0] and type(spec_raw) is dict:
             # Pods of one controller share their spec but for nodeName: compare
             # with the last one read (a C-level dict compare) and reuse it.
             memo_key = (namespace, *controller)
@@ -436,11 +465,18 @@ class _Reader:
             spec = spec_fields(doc, spec_raw, "spec")
             if memo_key is not None:
                 self.spec_memo[memo_key] = spec
+            if seen is not None:
+                seen.note = spec
         node_name = ""
         if type(spec_raw) is dict:
             given = spec_raw.get("nodeName")
             node_name = given if type(given) is str else string(doc, given, "spec.nodeName")
-        ready = _ready(status) if status else True
+        ready = True
+        if status:
+            for c in status.get("conditions") or ():
+                if isinstance(c, dict) and c.get("type") == "Ready":
+                    ready = c.get("status") == "True"
+                    break
         if spec.runtime_overhead:
             # Its overhead is that of a RuntimeClass, which may come later in the file.
             self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
@@ -558,6 +594,13 @@ def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
     refs = meta.get("ownerReferences")
     if not refs:
         return "", ""
+    if type(refs) is list and len(refs) == 1:
+        # Nearly every owned pod has its controller as its one reference.
+        ref = refs[0]
+        if type(ref) is dict and ref.get("controller") is True:
+            kind, name = ref.get("kind"), ref.get("name")
+            if type(kind) is str and type(name) is str:
+                return kind, name
     if not isinstance(refs, list):
         doc.fail("metadata.ownerReferences", "expected a list")
     for i, ref in enumerate(refs):
@@ -582,11 +625,33 @@ def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
     return string_map(doc, used, "metadata.annotations") if used else used
 
 
-def _ready(status: Mapping[str, Any]) -> bool:
-    for c in status.get("conditions") or ():
-        if isinstance(c, dict) and c.get("type") == "Ready":
-            return c.get("status") == "True"
-    return True
+_MINUTES: dict[str, int] = {}
+_SECONDS = {f"{s:02d}Z": s * 1000 for s in range(60)}
+
+
+def _start_ms(doc: Doc, value: object) -> int | None:
+    """``timestamp_ms`` of a ``status.startTime``, per minute for kubectl's form.
+
+    Start times of a dump are nearly all distinct but share their minutes:
+    ``YYYY-MM-DDTHH:MM:`` is converted once and the seconds (``00Z`` to
+    ``59Z``) added, which is what converting the whole text gives.
+    """
+    if type(value) is str and len(value) == 20 and value[10] == "T" and value[13] == ":" \
+            and value[16] == ":":
+        seconds = _SECONDS.get(value[17:])
+        if seconds is not None:
+            minute = value[:17]
+            at = _MINUTES.get(minute)
+            if at is None:
+                at = timestamp_ms(doc, value, "status.startTime")
+                if at is None:  # pragma: no cover - a string is never absent
+                    return at
+                at -= seconds
+                if len(_MINUTES) > 100_000:
+                    _MINUTES.clear()
+                _MINUTES[minute] = at
+            return at + seconds
+    return timestamp_ms(doc, value, "status.startTime")
 
 
 def _internal(doc: Doc, err: Exception) -> ManifestError:
@@ -613,10 +678,11 @@ def load_manifests(path: Path, span: Span | None = None) -> LoadedManifests:
 
 
 def _load(path: Path, span: Span | None) -> LoadedManifests:
-    reader = _Reader()
+    items = ItemDecoder()
+    reader = _Reader(items)
     pod = reader.pod
     # The loader only reads decoded values, so pod specs may be shared (ItemDecoder).
-    for doc, value in _documents(path, span, ItemDecoder()):
+    for doc, value in _documents(path, span, items):
         try:
             if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
                 continue
