@@ -44,6 +44,7 @@ Embedding: :func:`reclaim_victims`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -443,7 +444,7 @@ _NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA
 # What the cycle's trace log holds (one deferred group per flush): records laid out flat,
 # each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
 # nothing the collector must keep tracking.
-_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED = range(6)
+_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED, _NOT_CANDIDATE = range(7)
 _WALK_FIELDS = 6
 
 Core = tuple[int, int, int, int]
@@ -492,7 +493,7 @@ class _Cycle:
 
     __slots__ = ("ctx", "pod", "ns", "prio", "pre", "mode", "infos", "used", "total", "total_min",
                  "possible", "plan", "order", "budgets", "trace", "no_victims_reason", "log",
-                 "logged", "walks")
+                 "logged", "walks", "quota_names")
 
     def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
                  usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
@@ -504,6 +505,7 @@ class _Cycle:
         self.pre = pre
         self.mode = mode
         self.infos = usage.infos
+        self.quota_names = frozenset(usage.infos)
         self.used = used
         t = usage.total
         self.total: Core = (t.cpu, t.memory, t.ephemeral_storage, t.pods)
@@ -792,12 +794,6 @@ class _Cycle:
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
-    def skip(self, subject: str, node: str, least: tuple[int, ...] | None,
-             runner_up: tuple[tuple[int, ...], str]) -> None:
-        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
-        self.log.extend((_SKIP, subject, node, least, runner_up))
-        self.logged += 1
-
     def flush(self) -> None:
         """Record what was logged as one deferred group, before anything recorded at once."""
         trace = self.trace
@@ -806,49 +802,56 @@ class _Cycle:
         # A tuple of plain values: once the collector has seen it, it is untracked, so the
         # trace's thousands of entries per preemptor are not traversed by every collection.
         log = tuple(self.log)
-        ns, prio, mode, pod_key = self.ns, self.prio, self.mode, self.pod.key
-        infos, used = frozenset(self.infos), self.used
         self.log = []
         count, self.logged = self.logged, 0
+        # A partial of plain values, not a closure (the trace keeps one per flush).
+        context = (self.ns, self.prio, self.mode, self.pod.key, self.quota_names, self.used)
+        trace.defer(count, functools.partial(_cycle_entries, log, context))
 
-        def produce() -> Iterator[tuple[str, str, str, str]]:
-            i, end = 0, len(log)
-            while i < end:
-                tag = log[i]
-                if tag == _WALK:
-                    yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
-                    i += _WALK_FIELDS
-                elif tag == _RUN:
-                    _, subject, names, failed, why = log[i:i + 5]
-                    i += 5
-                    for name in names:
-                        if name == failed:
-                            yield name, subject, "fail", why or ""
-                            break
-                        yield name, subject, "pass", ""
-                elif tag == _ADD:
-                    yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
-                    i += 5
-                elif tag == _SKIP:
-                    yield _skip_entry(*log[i + 1:i + 5])
-                    i += 5
-                elif tag == _REFUSED:
-                    name = log[i + 1]
-                    for key, ons, p in log[i + 2]:
-                        kind = _refused_kind(mode, ns, prio, infos, ons, p)
-                        arg = used[ons] if kind == _NOT_ABOVE_MIN else None
-                        yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
-                                          mode)
-                    i += 3
-                else:
-                    _, subject, node, victims, violations, reprieved = log[i:i + 6]
-                    i += 6
-                    yield (PLUGIN, subject, f"{node}: candidate",
-                           f"victims [{', '.join(victims)}], "
-                           f"{violations} PDB violation(s), reprieved "
-                           f"[{', '.join(reprieved)}]")
 
-        trace.defer(count, produce)
+def _cycle_entries(log: tuple[Any, ...], context: tuple[str, int, int, str, frozenset[str],
+                                                       dict[str, Core]]
+                   ) -> Iterator[tuple[str, str, str, str]]:
+    """The entries a :class:`_Cycle` logged, formatted (see :meth:`_Cycle.flush`)."""
+    ns, prio, mode, pod_key, infos, used = context
+    i, end = 0, len(log)
+    while i < end:
+        tag = log[i]
+        if tag == _WALK:
+            yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
+            i += _WALK_FIELDS
+        elif tag == _RUN:
+            _, subject, names, failed, why = log[i:i + 5]
+            i += 5
+            for name in names:
+                if name == failed:
+                    yield name, subject, "fail", why or ""
+                    break
+                yield name, subject, "pass", ""
+        elif tag == _ADD:
+            yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
+            i += 5
+        elif tag == _SKIP:
+            yield _skip_entry(pod_key, *log[i + 1:i + 4])
+            i += 4
+        elif tag == _NOT_CANDIDATE:
+            yield PLUGIN, pod_key, f"{log[i + 1]}: not a candidate", log[i + 2]
+            i += 3
+        elif tag == _REFUSED:
+            name = log[i + 1]
+            for key, ons, p in log[i + 2]:
+                kind = _refused_kind(mode, ns, prio, infos, ons, p)
+                arg = used[ons] if kind == _NOT_ABOVE_MIN else None
+                yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
+                                  mode)
+            i += 3
+        else:
+            _, subject, node, victims, violations, reprieved = log[i:i + 6]
+            i += 6
+            yield (PLUGIN, subject, f"{node}: candidate",
+                   f"victims [{', '.join(victims)}], "
+                   f"{violations} PDB violation(s), reprieved "
+                   f"[{', '.join(reprieved)}]")
 
 
 def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str, p: int
@@ -970,7 +973,8 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
             least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
             if least is None or least > top[1][0]:
                 if cycle is not None and trace is not None:
-                    cycle.skip(ps.key, node.name, least, top[1])
+                    cycle.log.extend((_SKIP, node.name, least, top[1]))
+                    cycle.logged += 1
                 elif trace is not None:
                     trace.add(*_skip_entry(ps.key, node.name, least, top[1]))
                 continue
@@ -982,7 +986,9 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
         if isinstance(found, Failure):
             statuses[node.name] = found
             if cycle is not None and trace is not None:
-                cycle.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
+                # Formatted when read (hundreds of nodes per reclaimer).
+                cycle.log.extend((_NOT_CANDIDATE, node.name, found.reason))
+                cycle.logged += 1
             elif trace is not None:
                 trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
             continue
