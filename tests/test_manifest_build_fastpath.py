@@ -4,12 +4,11 @@
   SpecFields of the first one (kept on the decoder's remembered spec), with
   no compare of their specs; naked pods and pods of other namespaces or
   controllers included.
-* ``status.startTime`` in kubectl's form is converted per minute.
 * The file is decoded straight from a mapping of it.
 
 Every dump is loaded with these shortcuts and with them bypassed (the plain
-decoder, ``timestamp_ms`` and ``Path.read_text``); objects are compared
-attribute by attribute, with phases, notes and error messages.
+decoder and ``Path.read_text``); objects are compared attribute by
+attribute, with phases, notes and error messages.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import pytest
 
 from kruleset.errors import ManifestError
 from kruleset.manifests import load_manifests, loader
-from kruleset.manifests._fields import Doc, timestamp_ms
 from kruleset.manifests._jsonitems import ItemDecoder
 
 
@@ -62,8 +60,6 @@ def _load(path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool,
     with monkeypatch.context() as m:
         m.setattr(loader, "ItemDecoder", decoder)
         if not fast:
-            m.setattr(loader, "_start_ms",
-                      lambda doc, value: timestamp_ms(doc, value, "status.startTime"))
             m.setattr(loader, "_read_text", lambda p: p.read_text(encoding="utf-8"))
         try:
             loaded = load_manifests(path)
@@ -196,29 +192,6 @@ def test_a_bad_value_in_a_later_pod_fails_the_same_way(old: str, new: str, tmp_p
     path = tmp_path / "bad.json"
     path.write_text(text[:at] + new + text[at + len(old):], encoding="utf-8")
     _assert_same(path, monkeypatch)
-
-
-def test_start_times_per_minute_are_exact() -> None:
-    """kubectl-style start times converted per minute equal converting each whole text."""
-    rng = random.Random(5)
-    doc = Doc("f", 1)
-    texts = [f"20{rng.randrange(100):02d}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
-             f"T{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}Z"
-             for _ in range(3000)]
-    texts += ["2024-W21-5T08:29:53Z", "2024-05-01T08:00:59Z", "2024-05-01T23:59:00Z",
-              "1969-12-31T23:59:59Z", "2024-05-01T08:00:5\u0665Z", "2024-05-01T08:00:60Z",
-              "2024-05-01T08+00:30Z", "2024-05-01T0800:30Z", "2024-05-01T08:00:30+00:00",
-              "2024-05-01X08:00:30Z", "\u0662024-05-01T08:00:30Z"]
-    for text in texts:
-        try:
-            expected: object = timestamp_ms(doc, text, "status.startTime")
-        except ManifestError as e:
-            expected = str(e)
-        try:
-            got: object = loader._start_ms(doc, text)
-        except ManifestError as e:
-            got = str(e)
-        assert got == expected, text
 
 
 @pytest.mark.parametrize("content", [

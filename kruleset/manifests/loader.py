@@ -433,7 +433,7 @@ class _Reader:
                                       "see pod_phases")
         start = status.get("startTime")
         if start is not None:
-            start = _start_ms(doc, start)
+            start = timestamp_ms(doc, start, "status.startTime")
             if self.newest is None or start > self.newest:  # type: ignore[operator]
                 self.newest = start
         controller = _controller(doc, meta)
@@ -623,35 +623,6 @@ def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
         return annotations
     used = {k: annotations[k] for k in _USED_ANNOTATIONS if k in annotations}
     return string_map(doc, used, "metadata.annotations") if used else used
-
-
-_MINUTES: dict[str, int] = {}
-_SECONDS = {f"{s:02d}Z": s * 1000 for s in range(60)}
-
-
-def _start_ms(doc: Doc, value: object) -> int | None:
-    """``timestamp_ms`` of a ``status.startTime``, per minute for kubectl's form.
-
-    Start times of a dump are nearly all distinct but share their minutes:
-    ``YYYY-MM-DDTHH:MM:`` is converted once and the seconds (``00Z`` to
-    ``59Z``) added, which is what converting the whole text gives.
-    """
-    if type(value) is str and len(value) == 20 and value[10] == "T" and value[13] == ":" \
-            and value[16] == ":":
-        seconds = _SECONDS.get(value[17:])
-        if seconds is not None:
-            minute = value[:17]
-            at = _MINUTES.get(minute)
-            if at is None:
-                at = timestamp_ms(doc, value, "status.startTime")
-                if at is None:  # pragma: no cover - a string is never absent
-                    return at
-                at -= seconds
-                if len(_MINUTES) > 100_000:
-                    _MINUTES.clear()
-                _MINUTES[minute] = at
-            return at + seconds
-    return timestamp_ms(doc, value, "status.startTime")
 
 
 def _internal(doc: Doc, err: Exception) -> ManifestError:
