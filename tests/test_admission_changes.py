@@ -107,3 +107,31 @@ def test_other_admission_rules_run_the_steps(monkeypatch: pytest.MonkeyPatch) ->
     admitted = sim.admit_to_api(pod)
     assert calls == [fn.__name__ for fn in original]
     assert admitted.priority == 1000 and admitted.preemption_policy == "Never"
+
+
+def test_a_class_created_later_counts_for_the_pods_after_it() -> None:
+    """The per-simulation memo of what priority admission sets is dropped when a
+    PriorityClass is created: a new global default applies to the next pods."""
+    from kruleset.sim.setup import create_object
+
+    sim = Simulation(kruleset.load('scenario "admission"\n'))
+    before = sim.admit_to_api(Pod("default", "a"))
+    create_object(sim, PriorityClass("batch", 7, global_default=True))
+    after = sim.admit_to_api(Pod("default", "b"))
+    assert (before.priority, before.priority_class) == (0, "")
+    assert (after.priority, after.priority_class) == (7, "batch")
+
+
+def test_pods_sharing_tolerations_get_their_own_answer() -> None:
+    """The default-tolerations memo answers by the tolerations tuple itself: equal
+    answers for one tuple, and a different tuple at a reused place is not mistaken."""
+    from kruleset.rules.taint_eviction import default_toleration_changes
+
+    shared = _TOLERATIONS[4]
+    a = default_toleration_changes(Pod("default", "a", tolerations=shared))
+    b = default_toleration_changes(Pod("default", "b", tolerations=shared))
+    assert a is b and len(a["tolerations"]) == 3
+    for tolerations in _TOLERATIONS:
+        got = default_toleration_changes(Pod("default", "c", tolerations=tuple(tolerations)))
+        want = _by_steps(_sim(False), Pod("default", "c", tolerations=tuple(tolerations)))
+        assert got.get("tolerations", tuple(tolerations)) == want.tolerations

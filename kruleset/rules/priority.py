@@ -58,6 +58,7 @@ __all__ = [
     "DEFAULT_PRIORITY",
     "INT32_MIN",
     "POLICIES",
+    "admission_rules",
     "admit_priority",
     "global_default",
     "priority_changes",
@@ -91,7 +92,9 @@ def global_default(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass
     servers may race) and takes the lowest value; the name tie-break is
     kruleset's, for determinism.
     """
-    values = classes.values() if isinstance(classes, Mapping) else classes
+    # A dict is the usual case (every created pod comes here): no ABC check for it.
+    values = (classes.values() if classes.__class__ is dict or isinstance(classes, Mapping)
+              else classes)
     defaults = [pc for pc in values if pc.global_default]
     if not defaults:
         return None
@@ -152,12 +155,19 @@ def validate_new_default(classes: Mapping[str, PriorityClass] | Iterable[Priorit
     """
     if not pc.global_default:
         return None
-    values = classes.values() if isinstance(classes, Mapping) else classes
+    # A dict is the usual case (every created pod comes here): no ABC check for it.
+    values = (classes.values() if classes.__class__ is dict or isinstance(classes, Mapping)
+              else classes)
     for other in values:
         if other.global_default and other.name != pc.name:
             return (f"PriorityClass {other.name} is already marked as default. "
                     "Only one default can exist")
     return None
+
+
+def admission_rules() -> Any:
+    """The admission rules in force: the same object until rules are registered."""
+    return _default_admission()
 
 
 def priority_changes(pod: Pod, classes: Mapping[str, PriorityClass]

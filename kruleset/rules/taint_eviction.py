@@ -75,6 +75,24 @@ def default_toleration_changes(pod: Pod, seconds: int = DEFAULT_TOLERATION_SECON
                                ) -> dict[str, Any]:
     """What :func:`default_tolerations` sets on ``pod`` (``{}``: nothing); reads the
     tolerations only."""
+    # Pods of one template share their tolerations tuple: one answer for all.
+    tolerations = pod.tolerations
+    got = _CHANGES.get((id(tolerations), seconds))
+    if got is not None and got[0] is tolerations:
+        return got[1]
+    if len(_CHANGES) > 4096:
+        _CHANGES.clear()
+    changes = _toleration_changes(pod, seconds)
+    _CHANGES[(id(tolerations), seconds)] = (tolerations, changes)
+    return changes
+
+
+# (id of a tolerations tuple, seconds) -> (that tuple, kept alive so the id stays
+# its own, and the changes).  The changes are read, never modified, by callers.
+_CHANGES: dict[tuple[int, int], tuple[tuple[Toleration, ...], dict[str, Any]]] = {}
+
+
+def _toleration_changes(pod: Pod, seconds: int) -> dict[str, Any]:
     not_ready = unreachable = False
     for t in pod.tolerations:
         if t.effect in ("", "NoExecute"):

@@ -20,7 +20,7 @@ from ..model.objects import (
 from ..model.scenario import Scenario
 from ..model.state import PodState
 from ..rules.engine import Failure
-from ..rules.priority import admit_priority, priority_changes
+from ..rules.priority import admission_rules, admit_priority, priority_changes
 from ..rules.profile import Profile
 from .core import Simulation, register_pod_admission
 
@@ -43,7 +43,22 @@ def _priority(sim: Simulation, pod: Pod) -> Any:
 
 
 def _priority_changes(sim: Simulation, pod: Pod) -> Any:
-    return priority_changes(pod, sim.state.priority_classes)
+    # What admission sets depends only on these three fields and the classes
+    # (and the admission rules): kept per simulation until a class is created.
+    rules = admission_rules()
+    kept = sim.extra.get(_PRIORITY_MEMO)
+    if kept is None or kept[0] is not rules:
+        kept = sim.extra[_PRIORITY_MEMO] = (rules, {})
+    memo: dict[Any, Any] = kept[1]
+    key = (pod.priority, pod.priority_class, pod.preemption_policy)
+    got = memo.get(key, _MISSING)
+    if got is _MISSING:
+        got = memo[key] = priority_changes(pod, sim.state.priority_classes)
+    return got
+
+
+_PRIORITY_MEMO = "setup.priority-changes"
+_MISSING: Any = object()
 
 
 register_pod_admission(_priority, changes=_priority_changes)
@@ -80,6 +95,7 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         return create_pod(sim, obj, initial=initial)
     if isinstance(obj, PriorityClass):
         st.priority_classes[obj.name] = obj
+        sim.extra.pop(_PRIORITY_MEMO, None)
     elif isinstance(obj, RuntimeClass):
         st.runtime_classes[obj.name] = obj
     elif isinstance(obj, Namespace):
