@@ -56,12 +56,21 @@ class Tally:
 
     def add(self, r: Resources, sign: int = 1) -> None:
         """Add (or with ``sign=-1`` subtract) a resource vector."""
-        self.cpu += sign * r.cpu
-        self.memory += sign * r.memory
-        self.ephemeral_storage += sign * r.ephemeral_storage
-        self.pods += sign * r.pods
-        for k, v in r.scalars:
-            self.scalars[k] = self.scalars.get(k, 0) + sign * v
+        if sign == 1:
+            # Every bind adds three vectors: no multiplications on that path.
+            self.cpu += r.cpu
+            self.memory += r.memory
+            self.ephemeral_storage += r.ephemeral_storage
+            self.pods += r.pods
+        else:
+            self.cpu += sign * r.cpu
+            self.memory += sign * r.memory
+            self.ephemeral_storage += sign * r.ephemeral_storage
+            self.pods += sign * r.pods
+        if r.scalars:
+            scalars = self.scalars
+            for k, v in r.scalars:
+                scalars[k] = scalars.get(k, 0) + sign * v
 
     def get(self, name: str) -> int:
         """The total for ``name``."""
@@ -312,18 +321,21 @@ class ClusterState:
         if ps.bound:
             raise RuntimeError(f"{ps.key} is already bound to {ps.node}")
         node = self.nodes[node_name]
+        pod = ps.pod
         ps.node = node_name
-        ps.nominated = None
+        if ps._nominated is not None:
+            ps.nominated = None
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
         node.pods[ps.key] = ps
         self.touched.append(node_name)
-        node.requested.add(ps.pod.requests)
-        node.nonzero.add(ps.pod.nonzero_requests)
-        tally = self.ns_bound.get(ps.pod.namespace)
+        requests = pod.requests
+        node.requested.add(requests)
+        node.nonzero.add(pod.nonzero_requests)
+        tally = self.ns_bound.get(pod.namespace)
         if tally is None:
-            tally = self.ns_bound[ps.pod.namespace] = Tally()
-        tally.add(ps.pod.requests)
+            tally = self.ns_bound[pod.namespace] = Tally()
+        tally.add(requests)
         for listener in self.listeners:
             listener.on_bind(self, ps)
 
