@@ -1,10 +1,11 @@
 """Benchmark runner: ``python -m benchmarks.run [--quick] [--only NAME …]``.
 
 Every workload of :mod:`benchmarks.workloads` runs in its own child process
-(so peak memory is that workload's own, read from ``ru_maxrss``), twice: once
-with tracing off and once with tracing on.  The two runs must decide the same
-thing: the digest (SHA-256 of the decisions' JSON) of both is reported, which
-checks determinism and that tracing never changes an outcome.
+(so peak memory is that workload's own, read from ``ru_maxrss``), four times:
+tracing off, on, off, on; the best untraced and the best traced run count.
+All runs must decide the same thing: the digest (SHA-256 of the decisions'
+JSON) of each is reported, which checks determinism and that tracing never
+changes an outcome.
 
 How decisions are timed (measured pods separated from setup):
 
@@ -345,23 +346,38 @@ def run_workload(name: str, quick: bool, budget: float = 20.0) -> dict[str, Any]
         target = 5.0 if name == "LoadJSON" else wl.target
         row["target"] = target
         row["value"] = min(r["ready_seconds"] for r in runs)
+        row["best_run"] = [r["ready_seconds"] for r in runs].index(row["value"])
         row["peak_memory_mib"] = max(r["peak_memory_mib"] for r in runs)
         row["met"] = row["value"] <= target and (
             wl.kind == "parse" or row["peak_memory_mib"] <= 2048)
         row["deterministic"] = len({r.get("digest") for r in runs}) == 1
         return row
-    off = spawn({"name": name, "quick": quick, "trace": False, "budget": budget})
-    cap = off.get("measured") if off.get("stopped_at_budget") else None
-    on = spawn({"name": name, "quick": quick, "trace": True, "budget": 10 * budget, "cap": cap})
-    row["runs"] = [off, on]
-    if "error" in off or "error" in on:
+    # Untraced and traced runs alternate, twice each, and the best of each
+    # counts: on a shared machine interference only ever slows a run, and a
+    # ratio of two single runs taken at different moments mostly measures it.
+    runs = []
+    cap = None
+    for _ in range(2):
+        off = spawn({"name": name, "quick": quick, "trace": False, "budget": budget,
+                     "cap": cap})
+        if cap is None and off.get("stopped_at_budget"):
+            cap = off.get("measured")
+        on = spawn({"name": name, "quick": quick, "trace": True, "budget": 10 * budget,
+                    "cap": cap})
+        runs += [off, on]
+    row["runs"] = runs
+    if any("error" in r for r in runs):
         row["met"] = False
         return row
-    row["value"] = off["rate"]
-    row["peak_memory_mib"] = off["peak_memory_mib"]
-    row["trace_ratio"] = (off["rate"] / on["rate"]) if on["rate"] else None
-    row["deterministic"] = off["digest"] == on["digest"]
-    row["met"] = off["rate"] >= wl.target
+    offs, ons = runs[0::2], runs[1::2]
+    best_off = max(offs, key=lambda r: r["rate"])
+    best_on = max(ons, key=lambda r: r["rate"])
+    row["best_run"] = runs.index(best_off)
+    row["value"] = best_off["rate"]
+    row["peak_memory_mib"] = best_off["peak_memory_mib"]
+    row["trace_ratio"] = (best_off["rate"] / best_on["rate"]) if best_on["rate"] else None
+    row["deterministic"] = len({r["digest"] for r in runs}) == 1
+    row["met"] = best_off["rate"] >= wl.target
     return row
 
 
@@ -397,7 +413,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             "| target | met | peak MiB | trace on/off | deterministic |")
     lines = [head, "|" + "---|" * 13]
     for r in rows:
-        off = (r.get("runs") or [{}])[0]
+        off = (r.get("runs") or [{}])[r.get("best_run", 0)]  # the run the row reports
         if r.get("unit") == "s":
             avg = f"{_fmt(r.get('value'), 2)} s"
             p50 = p90 = p99 = "-"

@@ -19,13 +19,17 @@ def test_quick_benchmarks_decide_and_are_deterministic(tmp_path: Path) -> None:
         assert row["machine"]["cores"], name
         for res in row["runs"]:
             assert "error" not in res, (name, res)
-        # Both runs of a workload (tracing off, then on) decide exactly the same.
+        # Every run of a workload (tracing off, on, off, on) decides exactly the same.
         assert row["deterministic"] is True, name
+        assert len({res.get("digest") for res in row["runs"]}) == 1, name
     for name in ("SchedulingBasic", "AffinitySpread"):
-        off, on = rows[name]["runs"]
-        assert off["measured"] == rows[name]["measured_pods"], name
-        assert off["measured_placed"] > 0, name
-        assert on["trace_entries"] > 0, name  # the second run really traced
+        runs = rows[name]["runs"]
+        assert len(runs) == 4, name
+        for off, on in zip(runs[0::2], runs[1::2], strict=True):
+            assert off["measured"] == rows[name]["measured_pods"], name
+            assert off["measured_placed"] > 0, name
+            assert off["trace_entries"] == 0, name
+            assert on["trace_entries"] > 0, name  # the traced runs really traced
     assert rows["EvictionStorm"]["runs"][0]["decision_kinds"].get("evicted", 0) > 0
     assert rows["Load"]["runs"][0]["pods_bound"] == rows["Load"]["initial_pods"]
     assert rows["Language"]["runs"][0]["expectations"] > 0
