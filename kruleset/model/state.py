@@ -355,6 +355,11 @@ class ClusterState:
             listener.on_unbind(self, ps)
         ps.phase = phase
 
+    @property
+    def created(self) -> int:
+        """How many pods were ever added: pods become pending only by being added."""
+        return self._seq
+
     def pending(self) -> Iterator[PodState]:
         """Pods waiting for a node, in creation order."""
         for ps in self.pods.values():

@@ -44,6 +44,7 @@ class SchedulerController:
         # pod key -> (version, bind_version, bind-sensitive) at its last failed attempt
         self.tried: dict[str, tuple[int, int, bool]] = {}
         self.memo = CycleCache(sim.state)
+        self._none_pending_at = -1  # state.created when no pod was pending
 
     def _due(self, sim: Simulation, ps: PodState) -> bool:
         last = self.tried.get(ps.key)
@@ -53,7 +54,17 @@ class SchedulerController:
         return version != sim.version or (sensitive and bind_version != sim.bind_version)
 
     def step(self, sim: Simulation) -> bool:
-        pending = [ps for ps in sim.state.pending() if self._due(sim, ps)]
+        state = sim.state
+        # A pod is pending only from when it is added: with none pending at the
+        # last look and none added since, there is nothing to scan for (a
+        # kubelet storm steps thousands of times over a cluster of bound pods).
+        if self._none_pending_at == state.created:
+            return False
+        waiting = list(state.pending())
+        if not waiting:
+            self._none_pending_at = state.created
+            return False
+        pending = [ps for ps in waiting if self._due(sim, ps)]
         if not pending:
             return False
         ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
