@@ -159,7 +159,7 @@ def _read_text(path: Path) -> str:
             if mm.find(b"\r") < 0:
                 return codecs.utf_8_decode(mm, "strict", True)[0]
     except (OSError, ValueError):
-        pass
+        pass  # not mappable: read below, which also reports what is wrong with it
     return path.read_text(encoding="utf-8")
 
 

@@ -56,17 +56,10 @@ class Tally:
 
     def add(self, r: Resources, sign: int = 1) -> None:
         """Add (or with ``sign=-1`` subtract) a resource vector."""
-        if sign == 1:
-            # Every bind adds three vectors: no multiplications on that path.
-            self.cpu += r.cpu
-            self.memory += r.memory
-            self.ephemeral_storage += r.ephemeral_storage
-            self.pods += r.pods
-        else:
-            self.cpu += sign * r.cpu
-            self.memory += sign * r.memory
-            self.ephemeral_storage += sign * r.ephemeral_storage
-            self.pods += sign * r.pods
+        self.cpu += sign * r.cpu
+        self.memory += sign * r.memory
+        self.ephemeral_storage += sign * r.ephemeral_storage
+        self.pods += sign * r.pods
         if r.scalars:
             scalars = self.scalars
             for k, v in r.scalars:

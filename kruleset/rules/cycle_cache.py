@@ -208,10 +208,7 @@ class Prefix:
 
 def prefix_for(memo: CycleCache, key: Hashable, nodes: Sequence[NodeState]) -> Prefix:
     """The :class:`Prefix` kept for ``key`` over ``nodes`` (a new, empty one if none)."""
-    got = memo.fresh(key)
-    if got is None:
-        raise KeyError(key)  # victims_and_keys(memo, key) comes first
-    extra = got[0].extra
+    extra = _extra(memo, key)
     prefix: Prefix | None = extra.get("prefix")
     if prefix is None or prefix.nodes is not nodes:
         prefix = extra["prefix"] = Prefix(nodes)
@@ -224,11 +221,16 @@ def judgement_log(memo: CycleCache, key: Hashable) -> list[tuple[Any, ...]]:
     Nodes map to their place in it; entries stay (a trace may still read
     them) until the key's entry is dropped.
     """
+    log: list[tuple[Any, ...]] = _extra(memo, key).setdefault("log", [])
+    return log
+
+
+def _extra(memo: CycleCache, key: Hashable) -> dict[str, Any]:
+    """The extras of ``key``'s entry, brought up to date by :func:`victims_and_keys` first."""
     got = memo.fresh(key)
     if got is None:
-        raise KeyError(key)  # victims_and_keys(memo, key) comes first
-    log: list[tuple[Any, ...]] = got[0].extra.setdefault("log", [])
-    return log
+        raise KeyError(key)
+    return got[0].extra
 
 
 # --- preemption's dry run ----------------------------------------------------------
@@ -415,6 +417,7 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     rotated = entry.extra.get("rotated")
     reasons, rules = entry.extra["tally"]
     odd: dict[str, TraceInfo] | None = entry.extra.get("odd")
+    since: dict[str, Any] | None = entry.extra.get("since")
     names: tuple[str, ...] = entry.extra.get("names", ())
     for name in changed:
         node = nodes.get(name)
@@ -431,7 +434,6 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
         _count(reasons, rules, old, -1)
         _count(reasons, rules, f, 1)
         results[name] = f
-        since = entry.extra.get("since")
         if odd is not None:
             assert seen is not None
             was = odd.get(name)

@@ -471,7 +471,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                     return [], hit
             else:
                 kept = cycle_cache.all_failed_traced(
-                    memo, key, order, start, [name for _, _, name in rules],
+                    memo, key, order, start, _rule_places(rules)[0],
                     lambda node: _judge_traced(ctx, rules, pod, node))
                 if kept is not None:
                     failed, base, since, odd, count = kept
@@ -498,7 +498,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                            else (fail_at[name], f.reason))
                     for name, f in failures.items()}
                 cycle_cache.keep_all_failed_traced(memo, key, failures, start,
-                                                   [name for _, _, name in rules], info)
+                                                   _rule_places(rules)[0], info)
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
@@ -660,7 +660,7 @@ def _trace_kept(trace: Any, pod: Pod,
     a trace keeps one per search until read, and each closure cell is one more
     object every full collection walks.
     """
-    names, at = _rule_places(tuple([name for _, _, name in rules]))
+    names, at = _rule_places(rules)
     trace.defer(count, functools.partial(_kept_entries, names, at, pod.key, base, odd,
                                          since or _NOTHING))
 
@@ -668,8 +668,14 @@ def _trace_kept(trace: Any, pod: Pod,
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
+def _rule_places(rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]]
+                 ) -> tuple[tuple[str, ...], Mapping[str, int]]:
+    """The names of the rules a search runs, and each name's place among them."""
+    return _places(tuple([name for _, _, name in rules]))
+
+
 @functools.lru_cache(maxsize=64)
-def _rule_places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]:
+def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]:
     return names, MappingProxyType({name: i for i, name in enumerate(names)})
 
 
@@ -685,17 +691,25 @@ def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
             f, info = changed
         subject = f"{key} on {node}"
         if info is None:
-            first = at[f.rule]
-            for name in names[:first]:
-                yield name, subject, "pass", ""
-            yield names[first], subject, "fail", f.reason
+            yield from _up_to(names, subject, at[f.rule], f.reason)
         elif isinstance(info[0], int):
-            for name in names[:info[0]]:
-                yield name, subject, "pass", ""
-            yield names[info[0]], subject, "fail", info[1]
+            yield from _up_to(names, subject, info[0], info[1])
         else:
             for rule, was, result, why in info[0]:
                 yield rule, (subject if was == info[1] else was), result, why
+
+
+def _up_to(names: Sequence[str], subject: str, failed: int | None, why: str = ""
+           ) -> Iterator[tuple[str, str, str, str]]:
+    """One node's entries of a search: ``pass`` per rule, up to ``names[failed]``'s
+    ``fail`` (every rule passes when ``failed`` is None)."""
+    if failed is None:
+        for name in names:
+            yield name, subject, "pass", ""
+        return
+    for name in names[:failed]:
+        yield name, subject, "pass", ""
+    yield names[failed], subject, "fail", why
 
 
 def _trace_search(trace: Any, pod: Pod,
@@ -737,14 +751,8 @@ def _trace_search(trace: Any, pod: Pod,
             if recorded is not None:
                 yield from recorded
                 continue
-            subject = f"{key} on {node}"
             k = fail_at.get(node)
-            if k is None:
-                for name in names:
-                    yield name, subject, "pass", ""
-            else:
-                for name in names[:k]:
-                    yield name, subject, "pass", ""
-                yield names[k], subject, "fail", failures[node].reason
+            yield from _up_to(names, f"{key} on {node}", k,
+                              "" if k is None else failures[node].reason)
 
     trace.defer(count, produce)

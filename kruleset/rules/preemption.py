@@ -63,9 +63,9 @@ from .preemption_pick import (
     PICK,
     PRIORITY_SHIFT,
     decide,
-    decide_by_keys,
     is_default,
     pick_candidate,
+    trace_not_chosen,
 )
 from .preemption_victims import (
     NO_VICTIMS_FAILURE,
@@ -386,6 +386,12 @@ class _Statuses(Mapping[str, Failure]):
         return len(self._failed)
 
 
+def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
+    """The dry run's statuses with every deferred failure built."""
+    statuses = run.statuses
+    return statuses.resolve() if isinstance(statuses, _Statuses) else dict(statuses)
+
+
 _MISSING: Any = object()
 
 
@@ -464,8 +470,7 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     if trace is not None:
         _trace_dry_run(trace, ps, nodes, run)
     if not run.candidates:
-        found = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
-                 else dict(run.statuses))
+        found = _resolved(run)
         unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
         statuses = {name: found.get(name) or unhelpful for name in state.nodes}
         message = f"preemption: {fit_message(len(state.nodes), statuses)}"
@@ -478,12 +483,6 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     if trace is not None:
         _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear, run.keys)
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
-
-
-def _not_chosen(subject: str, top: tuple[int, ...], others: Sequence[str],
-                their: Sequence[tuple[int, ...]]) -> Iterator[tuple[str, str, str, str]]:
-    for node, k in zip(others, their, strict=True):
-        yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
 def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
@@ -512,8 +511,7 @@ def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: 
     # (hundreds), and nothing read here changes afterwards (names, keys,
     # resolved failures, candidates).  A partial of plain values, not a
     # closure: the trace keeps one per preemptor until it is read.
-    resolved = (run.statuses.resolve() if isinstance(run.statuses, _Statuses)
-                else dict(run.statuses))
+    resolved = _resolved(run)
     count = 1 + len(resolved) + len(run.candidates)
     head = (len(nodes), nodes, run.num_candidates, run.visited)
     if run.visits is None:
@@ -557,13 +555,10 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
     pick = ctx.profile.active(PICK.name)
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
     if keys is not None and len(candidates) > 1 and is_default(pick):
-        # The default criteria: each comparison follows from the two keys, read now.
-        # The keys now (later cycles change the caller's mapping), in two flat
-        # tuples: one object each per preemptor, not one per candidate.
-        others = tuple([c.node for c in candidates if c is not best])
-        their = tuple([keys[node] for node in others])
-        trace.defer(len(others), functools.partial(_not_chosen, ps.key, keys[best.node],
-                                                   others, their))
+        # The default criteria: each comparison follows from the two keys, read
+        # now (later cycles change the caller's mapping).
+        others = [c.node for c in candidates if c is not best]
+        trace_not_chosen(trace, ps.key, keys[best.node], others, [keys[n] for n in others])
     else:
         for c in candidates:
             if c is not best:

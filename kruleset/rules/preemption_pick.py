@@ -23,7 +23,8 @@ Reuse: :func:`pick_candidate` works on any
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..model.quantity import format_duration
@@ -32,8 +33,9 @@ from .engine import ActiveRuleSet
 from .postfilter import Candidate
 from .registry import define_ruleset, rule
 
-__all__ = ["PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys", "default_pick_key",
-           "earliest_start_of_highest", "is_default", "pick_candidate"]
+__all__ = ["DEFAULT_PICK", "PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys",
+           "default_pick_key", "earliest_start_of_highest", "is_default", "pick_candidate",
+           "trace_not_chosen"]
 
 PRIORITY_SHIFT = 2 ** 31  # math.MaxInt32 + 1
 
@@ -128,7 +130,8 @@ def decide(ctx: Any, order: ActiveRuleSet, a: Any, b: Any) -> str:
     return ""
 
 
-_DEFAULT_PICK = (
+# The default criteria's rule names, in order (what default_pick_key computes).
+DEFAULT_PICK = (
     "scheduler.preemption.pick.fewest-pdb-violations",
     "scheduler.preemption.pick.lowest-highest-priority",
     "scheduler.preemption.pick.lowest-priority-sum",
@@ -165,12 +168,12 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
 
 def is_default(order: ActiveRuleSet) -> bool:
     """Whether ``order`` is the default criteria, which :func:`default_pick_key` computes."""
-    return preemption_victims.FAST_PATH and tuple(a.rule.name for a in order.rules) == _DEFAULT_PICK
+    return preemption_victims.FAST_PATH and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
 
 
 def decide_by_keys(a: tuple[int, ...], b: tuple[int, ...]) -> str:
     """:func:`decide` for the default criteria, from two :func:`default_pick_key` keys."""
-    for name, ka, kb in zip(_DEFAULT_PICK, a, b, strict=True):
+    for name, ka, kb in zip(DEFAULT_PICK, a, b, strict=True):
         if ka == kb:
             continue
         show = PICK.rule(name).describe or repr
@@ -179,6 +182,24 @@ def decide_by_keys(a: tuple[int, ...], b: tuple[int, ...]) -> str:
             first = not first
         return f"{name}: {show(ka)} {'<' if first else '>'} {show(kb)}"
     return ""
+
+
+def trace_not_chosen(trace: Any, subject: str, best_key: tuple[int, ...],
+                     nodes: Sequence[str], keys: Sequence[tuple[int, ...]]) -> None:
+    """Record one ``<node> not chosen`` entry per node of ``nodes`` (with its default pick
+    key in ``keys``), each naming the criterion ``best_key`` wins by, as one deferred group.
+
+    The keys are plain tuples read now, so the entries can be formatted when the
+    trace is read; a partial of them (not a closure) is what the trace keeps.
+    """
+    trace.defer(len(nodes), functools.partial(_not_chosen, subject, best_key, tuple(nodes),
+                                              tuple(keys)))
+
+
+def _not_chosen(subject: str, top: tuple[int, ...], nodes: Sequence[str],
+                keys: Sequence[tuple[int, ...]]) -> Iterator[tuple[str, str, str, str]]:
+    for node, k in zip(nodes, keys, strict=True):
+        yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
 def pick_candidate(ctx: Any, candidates: Sequence[Candidate],

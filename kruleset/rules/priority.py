@@ -92,9 +92,7 @@ def global_default(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass
     servers may race) and takes the lowest value; the name tie-break is
     kruleset's, for determinism.
     """
-    # A dict is the usual case (every created pod comes here): no ABC check for it.
-    values = (classes.values() if classes.__class__ is dict or isinstance(classes, Mapping)
-              else classes)
+    values = _class_values(classes)
     defaults = [pc for pc in values if pc.global_default]
     if not defaults:
         return None
@@ -155,14 +153,20 @@ def validate_new_default(classes: Mapping[str, PriorityClass] | Iterable[Priorit
     """
     if not pc.global_default:
         return None
-    # A dict is the usual case (every created pod comes here): no ABC check for it.
-    values = (classes.values() if classes.__class__ is dict or isinstance(classes, Mapping)
-              else classes)
+    values = _class_values(classes)
     for other in values:
         if other.global_default and other.name != pc.name:
             return (f"PriorityClass {other.name} is already marked as default. "
                     "Only one default can exist")
     return None
+
+
+def _class_values(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass]
+                  ) -> Iterable[PriorityClass]:
+    # A dict is the usual case (every created pod comes here): no ABC check for it.
+    if classes.__class__ is dict or isinstance(classes, Mapping):
+        return classes.values()  # type: ignore[union-attr]
+    return classes
 
 
 def admission_rules() -> Any:

@@ -64,14 +64,15 @@ from .postfilter import (
     PostFilterResult,
 )
 from .preemption import NOT_HELPFUL, lower_nominated, potential_nodes
-from .preemption_pick import _NEGATED as NEGATED_PICK
 from .preemption_pick import (
+    DEFAULT_PICK,
     PICK,
     PRIORITY_SHIFT,
     decide,
     decide_by_keys,
     default_pick_key,
     pick_candidate,
+    trace_not_chosen,
 )
 from .preemption_victims import (
     _DEFAULT_ORDER,
@@ -794,6 +795,17 @@ class _Cycle:
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
+    def skip(self, node: str, least: tuple[int, ...] | None,
+             runner_up: tuple[tuple[int, ...], str]) -> None:
+        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
+        self.log.extend((_SKIP, node, least, runner_up))
+        self.logged += 1
+
+    def not_candidate(self, node: str, reason: str) -> None:
+        """Log ``node``'s ``not a candidate`` entry (formatted when read: hundreds a cycle)."""
+        self.log.extend((_NOT_CANDIDATE, node, reason))
+        self.logged += 1
+
     def flush(self) -> None:
         """Record what was logged as one deferred group, before anything recorded at once."""
         trace = self.trace
@@ -965,7 +977,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
     if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
             and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
-            == _DEFAULT_PICK):
+            == DEFAULT_PICK):
         bounds = cycle_cache.pick_bounds(ctx.memo)
         key_of = default_pick_key(ctx)
     for node in nodes:
@@ -973,8 +985,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
             least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
             if least is None or least > top[1][0]:
                 if cycle is not None and trace is not None:
-                    cycle.log.extend((_SKIP, node.name, least, top[1]))
-                    cycle.logged += 1
+                    cycle.skip(node.name, least, top[1])
                 elif trace is not None:
                     trace.add(*_skip_entry(ps.key, node.name, least, top[1]))
                 continue
@@ -986,9 +997,7 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
         if isinstance(found, Failure):
             statuses[node.name] = found
             if cycle is not None and trace is not None:
-                # Formatted when read (hundreds of nodes per reclaimer).
-                cycle.log.extend((_NOT_CANDIDATE, node.name, found.reason))
-                cycle.logged += 1
+                cycle.not_candidate(node.name, found.reason)
             elif trace is not None:
                 trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
             continue
@@ -1036,27 +1045,6 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     return PostFilterResult(best.node, best.victims, "", candidates, decided, PLUGIN, clear)
 
 
-_DEFAULT_PICK = ("scheduler.preemption.pick.fewest-pdb-violations",
-                 "scheduler.preemption.pick.lowest-highest-priority",
-                 "scheduler.preemption.pick.lowest-priority-sum",
-                 "scheduler.preemption.pick.fewest-victims",
-                 "scheduler.preemption.pick.latest-start",
-                 "scheduler.preemption.pick.first-declared-node")
-
-
-def _decided(shows: Sequence[tuple[str, Any, bool]], ka: tuple[Any, ...],
-             kb: tuple[Any, ...]) -> str:
-    """:func:`~kruleset.rules.preemption_pick.decide` from the two candidates' keys."""
-    for (name, show, negated), a, b in zip(shows, ka, kb, strict=True):
-        if a == b:
-            continue
-        first = a < b
-        if negated:  # the key is negated: show the natural comparison
-            first = not first
-        return f"{name}: {show(a)} {'<' if first else '>'} {show(b)}"
-    return ""
-
-
 def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
                       candidates: Sequence[Candidate]) -> None:
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
@@ -1068,26 +1056,15 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
     others = [c for c in candidates if c is not best]
     if not others:
         return
-    if (not FAST_RECLAIM or tuple(a.rule.name for a in pick.rules) != _DEFAULT_PICK
+    if (not FAST_RECLAIM or tuple(a.rule.name for a in pick.rules) != DEFAULT_PICK
             or not hasattr(trace, "defer")):
         for c in others:
             trace.add(PICK.name, subject, f"{c.node} not chosen",
                       decide(ctx, pick, best, c) or "tied")
         return
-    # Each candidate's keys now (plain values: nothing the collector keeps tracking).
-    fns = [(a.rule.fn, a.args) for a in pick.rules]
-    shows = [(a.rule.name, a.rule.describe or repr, a.rule.name in NEGATED_PICK)
-             for a in pick.rules]
-    best_keys = tuple(fn(ctx, args, best) for fn, args in fns)
-    keyed = tuple((c.node, tuple(fn(ctx, args, c) for fn, args in fns)) for c in others)
-
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node, keys in keyed:
-            yield (PICK.name, subject, f"{node} not chosen",
-                   _decided(shows, best_keys, keys) or "tied")
-
-    trace.defer(len(others), produce)
-
+    key_of = default_pick_key(ctx)
+    trace_not_chosen(trace, subject, key_of(best), [c.node for c in others],
+                     [key_of(c) for c in others])
 
 
 @rule(POSTFILTER, PLUGIN,

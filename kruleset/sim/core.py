@@ -184,8 +184,8 @@ class Simulation:
                 got = step(self, pod)  # type: ignore[misc]
                 if got is None:
                     break
-                if got.__class__ is not dict and not isinstance(got, Mapping):
-                    return got  # a refusal (a Failure)
+                if isinstance(got, Failure):
+                    return got  # a refusal
                 changed.update(got)
             else:
                 return pod.replace(**changed) if changed else pod

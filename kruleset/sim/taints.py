@@ -107,11 +107,11 @@ def _default_toleration_seconds(sim: Simulation, pod: Any) -> Any:
     return default_tolerations(pod)
 
 
-register_controller(TaintManager)
 def _default_toleration_changes(sim: Simulation, pod: Any) -> Any:
     if not hasattr(pod, "tolerations"):
         return {}
     return default_toleration_changes(pod)
 
 
+register_controller(TaintManager)
 register_pod_admission(_default_toleration_seconds, changes=_default_toleration_changes)
