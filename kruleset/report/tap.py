@@ -57,9 +57,9 @@ class TapFormat(Format):
                                     or not report.expectations):
             self._point(True, report.path, None)
         for x in report.expectations:
-            diag = None
+            diag: dict[str, Any] | None = None
             if not x.passed:
-                diag: dict[str, Any] = {"message": x.message,
+                diag = {"message": x.message,
                         "severity": "not simulated" if x.unsupported else "fail",
                         "at": {"file": report.path, "line": x.line, "column": x.column}}
                 if x.decisions:
