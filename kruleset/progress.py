@@ -172,9 +172,10 @@ class ProgressLine:
 
     def _width(self) -> int:
         try:
-            return os.get_terminal_size(self.stream.fileno()).columns
+            columns = os.get_terminal_size(self.stream.fileno()).columns
         except (OSError, ValueError, AttributeError):
-            return 80
+            columns = 0
+        return columns if columns > 0 else 80  # a terminal that does not say: assume 80
 
     def _draw(self) -> None:
         line = self.text()[: max(self._width() - 1, 10)]

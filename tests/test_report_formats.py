@@ -11,12 +11,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from cli_files import EXAMPLES, FAILING, REFUSED, ROOT, kruleset, write
 from lxml import etree
+from tap14 import parse
 
 from kruleset.cli import main
-
-from cli_files import EXAMPLES, FAILING, REFUSED, ROOT, kruleset, write
-from tap14 import parse
 
 SCHEMA = json.loads((ROOT / "schemas" / "report-v1.schema.json").read_text())
 XSD = etree.XMLSchema(etree.parse(str(ROOT / "schemas" / "junit.xsd")))

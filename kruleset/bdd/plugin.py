@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from . import steps as _steps
-from .steps import STEP
-from .steps import kr_scenario  # noqa: F401  (the fixture the steps use)
+from .steps import (
+    STEP,
+    kr_scenario,  # noqa: F401  (the fixture the steps use)
+)
 
 # pytest-bdd registers each step as a fixture in the module that defines it;
 # expose them here, where pytest looks for this plugin's fixtures.
