@@ -111,7 +111,9 @@ def test_errors_point_at_the_feature_file_and_line(pytester: pytest.Pytester,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makefile(".feature", **{"features/mistakes": MISTAKES})
     pytester.makepyfile(test_mistakes=TEST)
-    result = pytester.runpytest_subprocess(*_args(pytester, monkeypatch), "-p", "no:randomly")
+    report = pytester.path / "features.xml"
+    result = pytester.runpytest_subprocess(*_args(pytester, monkeypatch), "-p", "no:randomly",
+                                           f"--junitxml={report}")
     result.assert_outcomes(failed=5)
     out = result.stdout.str()
     feature = "features/mistakes.feature"
@@ -129,3 +131,12 @@ def test_errors_point_at_the_feature_file_and_line(pytester: pytest.Pytester,
     # and nothing of pytest's or pytest-bdd's internals
     assert "Traceback" not in out and "pytest_bdd" not in out and "steps.py" not in out
     assert ".kr:2:" not in out  # the generated text's positions are not shown
+    # JUnit from pytest, as the README says: valid, each failure led by its .feature line
+    from lxml import etree
+
+    doc = etree.parse(str(report))
+    etree.XMLSchema(etree.parse(str(ROOT / "schemas" / "junit.xsd"))).assertValid(doc)
+    messages = [f.get("message") for f in doc.iter("failure")]
+    assert [m.split(": ")[1] for m in messages] == [
+        f"{feature}:5:31", f"{feature}:12:22", f"{feature}:22",
+        f"{feature}:29", f"{feature}:33"]

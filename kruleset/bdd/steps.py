@@ -95,7 +95,7 @@ class KrScenario:
                 scenario = api.load(self.text, file=self.name)
                 self._result = api.run(scenario, trace=True)
             except ScenarioError as e:
-                problem = f"the scenario is refused:\n{self.located(e).render()}"
+                problem = f"{self.located(e).render()}\n(the scenario is refused)"
             except NotImplementedMechanism as e:
                 where = f"{self.where(e.span.line)}: " if e.span.line else ""
                 problem = (f"{where}{e.mechanism} is not simulated yet by this version of "
@@ -145,8 +145,8 @@ def _then_hold(kr_scenario: KrScenario) -> None:
     if bad:
         lines = "\n".join(f"{kr_scenario.where(r.line)}: {r.expectation.text}: {r.message}"
                           for r in bad)
-        pytest.fail(f"{len(bad)} expectation(s) failed:\n{lines}\n\n{kr_scenario.report()}",
-                    pytrace=False)
+        pytest.fail(f"{lines}\n({len(bad)} of {len(result.expectations)} expectations failed)"
+                    f"\n\n{kr_scenario.report()}", pytrace=False)
 
 
 @then(parsers.re(r"the scenario is refused with \"(?P<text>.*)\""))
