@@ -151,7 +151,7 @@ class ProgressLine:
         """What the line says now."""
         elapsed = time.monotonic() - self.started
         parts = [f"{self.done}/{self.total} files"]
-        states = self._states()
+        states = self._states() if self.done < self.total else []
         fraction = 0.0
         if states:
             path, now, decisions, until = states[0]

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import attrs
+
 from .batch import parallel, reports_in_order
 from .exitcode import ExitCode, worst
 from .fileresult import FileOptions
@@ -41,23 +43,20 @@ def expand(paths: Sequence[str]) -> list[str]:
     return out
 
 
+@attrs.frozen(slots=True, kw_only=True)
 class RunRequest:
     """The parsed command line of ``run`` or ``check`` that :func:`execute` needs."""
 
-    def __init__(self, *, command: str, files: Sequence[str], format: str = "text",
-                 output: str | None = None, quiet: bool = False, color: str = "auto",
-                 jobs: int = 1, explain: str | None = None, until: int | None = None,
-                 profile: Any = None) -> None:
-        self.command = command
-        self.files = list(files)
-        self.format = format
-        self.output = output
-        self.quiet = quiet
-        self.color = color
-        self.jobs = jobs
-        self.explain = explain
-        self.until = until
-        self.profile = profile
+    command: str
+    files: Sequence[str]
+    format: str = "text"
+    output: str | None = None
+    quiet: bool = False
+    color: str = "auto"
+    jobs: int = 1
+    explain: str | None = None
+    until: int | None = None
+    profile: Any = None
 
 
 class _Run:
