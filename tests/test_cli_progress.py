@@ -125,7 +125,7 @@ def test_ctrl_c_stops_with_the_partial_summary(tmp_path: Path, jobs: str) -> Non
     big = write(tmp_path, "big.kr", SLOW.replace("150", "400").replace("600", "4000"))
     out = tmp_path / "report.json"
     code, seen = _in_pty(["run", "-j", jobs, "--format", "json", "--output", str(out),
-                          "examples/quickstart.kr", big, big], interrupt_when=" decisions")
+                          "examples/quickstart.kr", big, big], interrupt_when="\r1/3 files · ")
     assert code == ExitCode.INTERRUPTED, seen
     assert "Traceback" not in seen and "KeyboardInterrupt" not in seen
     assert "3 files: 1 passed, 0 failed, 0 refused, 2 not run (interrupted) — " in seen

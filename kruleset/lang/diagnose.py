@@ -3,8 +3,9 @@
 The loader stops at the first error.  To find the next, the statement that
 error points at is blanked out (its lines kept, empty, so later line numbers
 do not move) and the file is read again, until it reads cleanly, an error
-points somewhere it cannot blank (another file, no line), or
-:data:`MAX_ERRORS` are found.  An error that only follows from an earlier
+points somewhere it cannot blank (another file, no line),
+:data:`MAX_ERRORS` are found, or the re-reading has taken :data:`MAX_SECONDS`
+(a refused file of 150,000 pods takes seconds to read).  An error that only follows from an earlier
 one (a pod on a node whose declaration was refused) is reported too, as
 compilers do; each names its own line.
 
@@ -16,14 +17,17 @@ block is found.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from ..errors import ScenarioError
 
-__all__ = ["MAX_ERRORS", "every_error", "statement_lines"]
+__all__ = ["MAX_ERRORS", "MAX_SECONDS", "every_error", "statement_lines"]
 
-#: Stop after this many errors (each costs a read of the whole file).
+#: Stop after this many errors (each costs a read of the whole file)...
 MAX_ERRORS = 20
+#: ... or after re-reading for this long.
+MAX_SECONDS = 10.0
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
@@ -98,7 +102,8 @@ def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
     folder = Path(path).resolve().parent
     seen = {(first.line, first.column, first.message)}
     err = first
-    while len(found) < limit:
+    deadline = time.monotonic() + MAX_SECONDS
+    while len(found) < limit and time.monotonic() < deadline:
         if err.file != path or not 1 <= err.line <= len(lines):
             break
         blank = statement_lines(lines, err.line)
@@ -116,6 +121,8 @@ def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
             found.append(e)
             err = e
             continue
+        except Exception:  # noqa: BLE001 - the first error is reported whatever happens here
+            break
         break
     head, rest = found[0], found[1:]
     rest.sort(key=lambda e: (e.file != path, e.line, e.column))
