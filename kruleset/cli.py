@@ -46,6 +46,16 @@ def _expand(paths: Sequence[str]) -> list[str]:
 
 def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]:
     """Run one file: (JSON entry, text, exit code). Never raises."""
+    entry, text, code, result = _simulate(path, opts)
+    if opts.get("format") == "html":  # built here, in the worker: only plain data travels
+        from .report.html import file_report
+
+        entry = {**entry, "html": file_report(path, entry, result)}
+    return entry, text, code
+
+
+def _simulate(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int, Any]:
+    """Run one file: (JSON entry, text, exit code, Result or None). Never raises."""
     from . import api
     from .report import Style, file_entry, render_explain, render_result
 
@@ -56,23 +66,25 @@ def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]
                                 suggestion="give a .kr file or a folder holding .kr files")
         scenario = api.load(path)
         if opts["check"]:
-            return (file_entry(path, "passed"), f"{path}: ok", ExitCode.OK)
-        result = api.run(scenario, trace=opts["explain"] is not None, until=opts["until"],
-                         profile=opts.get("profile"))
+            return (file_entry(path, "passed"), f"{path}: ok", ExitCode.OK, None)
+        trace = opts["explain"] is not None or opts.get("format") == "html"
+        result = api.run(scenario, trace=trace, until=opts["until"], profile=opts.get("profile"))
     except ScenarioError as e:
-        return (file_entry(path, "refused", error=e), style.bad(e.render()), ExitCode.REFUSED)
+        return (file_entry(path, "refused", error=e), style.bad(e.render()), ExitCode.REFUSED,
+                None)
     except NotImplementedMechanism as e:
         return (file_entry(path, "error", message=str(e)), style.warn(f"{path}: {e}"),
-                ExitCode.ERROR)
+                ExitCode.ERROR, None)
     except KrulesetError as e:
         return (file_entry(path, "error", message=str(e)), style.bad(f"{path}: {e}"),
-                ExitCode.ERROR)
+                ExitCode.ERROR, None)
     except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
         detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
         msg = (f"internal error (a bug in kruleset, please report it): "
                f"{type(e).__name__}: {e}")
         return (file_entry(path, "error", message=msg),
-                style.bad(f"{path}: {msg}") + (f"\n{detail}" if detail else ""), ExitCode.ERROR)
+                style.bad(f"{path}: {msg}") + (f"\n{detail}" if detail else ""), ExitCode.ERROR,
+                None)
     text = render_result(path, result, style)
     if opts["explain"]:
         text += "\n" + render_explain(opts["explain"], result, style)
@@ -87,7 +99,7 @@ def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]
     else:
         status, code = "passed", ExitCode.OK
         text += "\n" + style.ok(f"passed: {len(result.expectations)} expectations")
-    return file_entry(path, status, result=result), text, code
+    return file_entry(path, status, result=result), text, code, result
 
 
 def _cmd_run(args: argparse.Namespace, check: bool) -> int:
@@ -113,7 +125,7 @@ def _cmd_run(args: argparse.Namespace, check: bool) -> int:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
     opts = {"check": check, "explain": getattr(args, "explain", None), "until": until,
-            "color": bool(color), "profile": profile}
+            "color": bool(color), "profile": profile, "format": args.format}
     files = _expand(args.files)
     if not files:
         print("kruleset: no .kr files found", file=sys.stderr)
@@ -125,10 +137,18 @@ def _cmd_run(args: argparse.Namespace, check: bool) -> int:
     else:
         outs = [_run_one(f, opts) for f in files]
     worst = max(code for _, _, code in outs)
-    if args.format == "json":
-        print(json.dumps(report([e for e, _, _ in outs]), indent=2, sort_keys=False))
+    if args.format == "html":
+        from .report.html import render_html
+
+        out = render_html([e["html"] for e, _, _ in outs])
+    elif args.format == "json":
+        out = json.dumps(report([e for e, _, _ in outs]), indent=2, sort_keys=False)
     else:
-        print("\n\n".join(text for _, text, _ in outs))
+        out = "\n\n".join(text for _, text, _ in outs)
+    if getattr(args, "output", None):
+        Path(args.output).write_text(out + "\n", encoding="utf-8")
+    else:
+        print(out)
     return int(worst)
 
 
@@ -160,7 +180,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="simulate .kr files and check their expectations")
     run.add_argument("files", nargs="+", help=".kr files or folders")
-    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument("--format", choices=("text", "json", "html"), default="text",
+                     help="html: one self-contained page (traces the run)")
+    run.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     run.add_argument("--explain", metavar="REF", help="show every rule applied to a pod or node")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
