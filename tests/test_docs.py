@@ -63,7 +63,8 @@ def _check(body: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     path = tmp_path / "snippet.kr"
     path.write_text(body, encoding="utf-8")
     code = main([command, "--no-color", str(path)])
-    return code, capsys.readouterr().out
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
 
 
 @pytest.mark.parametrize("doc,line,body", _ids("kr"), ids=lambda v: str(v)[:30])

@@ -310,3 +310,27 @@ def test_report_at_5000_nodes_and_20000_pods(tmp_path: Path) -> None:
     assert 0 < len(drawn) <= 40  # rows are drawn as they scroll into view
     assert len(_all(_one(dom.root, id="decisions"), tag="tr")) <= 201  # a page at a time
     assert _one(dom.root, id="attempt-table")["attrs"]["data-pod"] == "default/big-1"
+
+
+def test_trace_walk_streams_and_skips_groups() -> None:
+    from kruleset.rules.engine import Trace
+
+    trace = Trace()
+    trace.add("a", "p", "pass")
+    trace.now = 5
+    calls: list[int] = []
+
+    def group() -> list[tuple[str, str, str, str]]:
+        calls.append(1)
+        return [("g", "p on n1", "pass", ""), ("g", "p on n2", "fail", "why")]
+
+    trace.defer(2, group)
+    trace.add("b", "p", "done")
+    assert list(trace.walk(lambda count: False)) == [("a", "p", "pass", "", 0),
+                                                   ("b", "p", "done", "", 5)]
+    assert calls == []  # a skipped group is never built
+    everything = list(trace.walk(lambda count: count == 2))
+    assert everything == [(e.rule, e.subject, e.result, e.why, e.time) for e in trace.entries]
+    assert len(everything) == len(trace) == 4
+    # once the entries are built, walking reads them (a group is not built twice)
+    assert list(trace.walk(lambda count: False)) == everything and len(calls) == 2

@@ -20,8 +20,10 @@ from importlib import resources
 from typing import Any
 
 from .. import __version__
+from .formats import Format, register
+from .model import FileReport, Summary
 
-__all__ = ["file_report", "highlight_source", "render_html", "SOURCE_LIMIT"]
+__all__ = ["HtmlFormat", "file_report", "highlight_source", "render_html", "SOURCE_LIMIT"]
 
 _MARKER = re.compile(r"/\*@CSS@\*/|/\*@JS@\*/|@DATA@|@TITLE@")
 
@@ -48,8 +50,9 @@ def highlight_source(text: str) -> str:
     return highlight(text, KrLexer(), HtmlFormatter(linespans="L", cssclass="hl", wrapcode=True))
 
 
-def file_report(path: str, entry: dict[str, Any], result: Any) -> dict[str, Any]:
-    """The report data of one file from its JSON entry and its Result (None if it did not run)."""
+def file_report(path: str, report: FileReport, result: Any) -> dict[str, Any]:
+    """The report data of one file from its :class:`FileReport` and its Result
+    (None when the file did not run)."""
     from pathlib import Path
 
     from .html_model import file_data
@@ -58,17 +61,34 @@ def file_report(path: str, entry: dict[str, Any], result: Any) -> dict[str, Any]
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         text = ""
-    error = entry.get("error")
-    if error is not None:
-        shown = error["message"]
-        lines = text.splitlines()
-        if 0 < error["line"] <= len(lines):
-            caret = " " * max(0, error["column"] - 1) + "^"
-            shown = (f"{path}:{error['line']}:{error['column']}: {error['message']}\n"
-                     f"    {lines[error['line'] - 1]}\n    {caret}")
-        error = {**error, "text": shown}
-    return file_data(path, entry["status"], result, error,
-                     highlight_source(text) if text else "")
+    problem = report.problem
+    error = None if problem is None else {**problem.to_json(), "text": problem.text}
+    return file_data(path, report.status, result, error, highlight_source(text) if text else "")
+
+
+@register("html")
+class HtmlFormat(Format):
+    """One self-contained HTML page for every file of the run (written at the end)."""
+
+    wants_trace = True
+
+    @staticmethod
+    def extract(path: str, result: Any, report: FileReport) -> Any:
+        """The page's data for this file, built where the file ran."""
+        return file_report(path, report, result)
+
+    def begin(self, total: int) -> None:
+        """Nothing is written until every file is in: the page is one document."""
+        self._files: list[dict[str, Any]] = []
+
+    def file(self, report: FileReport) -> None:
+        """Keep the file's data."""
+        self._files.append(report.extra or file_report(report.path, report, None))
+
+    def end(self, summary: Summary) -> None:
+        """The page, over the files that finished."""
+        self.out.write(render_html(self._files) + "\n")
+        self.out.flush()
 
 
 def _style() -> str:
