@@ -353,8 +353,9 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
     """One scheduling cycle for ``ps``: PreFilter, filters, scores, the best node.
 
     Ties between top-scoring nodes go to the first node in the scheduler's
-    node order (``ClusterState.node_order``; upstream picks one at random).  ``advance=False`` keeps the node-search start
-    offset unchanged (what-if questions).
+    node order (``ClusterState.node_order``; upstream picks one at random).
+    ``advance=False`` keeps the node-search start offset unchanged (what-if
+    questions).
     """
     from . import node_selection
 
