@@ -145,10 +145,14 @@ def main(argv: list[str] | None = None) -> int:
         for i, (cls, _) in enumerate(classes.most_common(), 1):
             g, s = first[cls]
             case = generate(s, g)
+            # The shrunk case must show this class and no class the original
+            # did not show: other disagreements a deletion may create are
+            # not this one.
+            allowed = set(check(binary, case, scores=args.scores).classes)
 
-            def holds(c: dict[str, Any], cls: str = cls) -> bool:
+            def holds(c: dict[str, Any], cls: str = cls, allowed: set[str] = allowed) -> bool:
                 v: Verdict = check(binary, c, scores=args.scores)
-                return cls in v.classes
+                return cls in v.classes and set(v.classes) <= allowed
 
             small = shrink(case, holds, budget=args.shrink_budget)
             folder = args.out / f"{i}-{_slug(cls)}"

@@ -96,6 +96,9 @@ class _Gen:
             for f in ALL_FEATURES:
                 if f not in self.features and rng.random() < 0.08:
                     self.features.add(f)
+        if group not in ("sampling", "quota") and rng.random() < 0.4:
+            # Preemption meets every other feature: full nodes, higher-priority arrivals.
+            self.features |= {"priority", "full"}
         if "quota" in self.features:
             self.features -= {"profiles", "sampling", "extended", "ephemeral"}
         self.nodes: list[dict[str, Any]] = []
@@ -219,10 +222,13 @@ class _Gen:
             spec["overhead"] = {"cpu": rng.choice(["50m", "250m"]), "memory": "64Mi"}
         meta: dict[str, Any] = {"name": name, "namespace": ns, "labels": self.labels(app)}
         if "priority" in self.features or "quota" in self.features:
-            choices = ["low", "mid", "high", ""]
-            if "preemption-never" in self.features:
-                choices.append("high-never")
-            cls = rng.choice(choices[:2] if not incoming else choices)
+            if incoming:
+                choices = ["high", "high", "mid", "low", ""]
+                if "preemption-never" in self.features:
+                    choices.append("high-never")
+            else:
+                choices = ["low", "low", "mid", ""]
+            cls = rng.choice(choices)
             if cls:
                 spec["priorityClassName"] = cls
         if self.on("system-default", 0.5) and not incoming or (
@@ -435,6 +441,8 @@ class _Gen:
         for _ in range(count):
             self.counter += 1
             pod = self.pod(f"p{self.counter}", incoming=False)
+            if "full" in self.features and rng.random() < 0.5:
+                pod["spec"]["containers"][0] = self.container("c", big=True)
             pod["spec"].pop("topologySpreadConstraints", None)
             if self.place(pod):
                 if rng.random() < 0.7:
@@ -467,6 +475,8 @@ class _Gen:
             pod = self.pod(f"in{i + 1}", incoming=True)
             incoming.append(pod)
         out["incoming"] = incoming
+        for pod in self.pods + incoming:
+            _as_stored(pod)
         if "pdb" in self.features:
             out["pdbs"] = self.pdbs(incoming)
         if "quota" in self.features:
@@ -604,6 +614,32 @@ class _Gen:
         if len(profile) == 1 and len(cfg) == 3:
             return None
         return cfg
+
+
+def _as_stored(pod: dict[str, Any]) -> None:
+    """What the API server stores: pod (anti-)affinity ``matchLabelKeys`` merged.
+
+    On create the API server adds ``key In (value)`` to a term's
+    labelSelector for each of its matchLabelKeys the pod has (NotIn for
+    mismatchLabelKeys); the scheduler reads only the selector.  The oracle
+    applies defaulting, not this strategy step, so the generator writes pods
+    as they are stored, for both sides.
+    """
+    labels = pod["metadata"].get("labels") or {}
+    affinity = pod["spec"].get("affinity") or {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = affinity.get(kind) or {}
+        for t in list(terms.get("requiredDuringSchedulingIgnoredDuringExecution") or ()) + [
+                w["podAffinityTerm"] for w in
+                terms.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]:
+            sel = t.get("labelSelector")
+            if sel is None:
+                continue
+            for field, op in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")):
+                for key in t.get(field) or ():
+                    if key in labels:
+                        sel.setdefault("matchExpressions", []).append(
+                            {"key": key, "operator": op, "values": [labels[key]]})
 
 
 def generate(seed: int, group: str) -> dict[str, Any]:

@@ -54,6 +54,17 @@ def _paths(obj: Any, path: Path = ()) -> Iterator[Path]:
             yield from _paths(v, path + (i,))
 
 
+def _protected(case: dict[str, Any], path: Path) -> bool:
+    """Deletions that only make the input invalid or empty."""
+    if path[0] == "nodes" and len(path) == 2:
+        return True  # whole nodes go with their pods, above
+    if len(path) >= 2 and path[-2] in ("allocatable", "capacity"):
+        return True
+    parent = _get(case, path[:-1])
+    return isinstance(parent, list) and len(parent) == 1 and (
+        path[-2] in ("containers", "incoming", "profiles", "nodeSelectorTerms"))
+
+
 def _without_node(case: dict[str, Any], name: str) -> dict[str, Any]:
     out = copy.deepcopy(case)
     out["nodes"] = [n for n in out["nodes"] if n["metadata"]["name"] != name]
@@ -83,8 +94,7 @@ def shrink(case: dict[str, Any], holds: Callable[[dict[str, Any]], bool], *,
                 break
             path = todo[0]
             seen.add(path)
-            if path[0] == "nodes" and len(path) == 2 or path == ("incoming", 0) and len(
-                    case["incoming"]) == 1:
+            if _protected(case, path):
                 continue
             cand = _delete(case, path)
             if cand.get("incoming") == []:
