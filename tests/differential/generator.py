@@ -445,8 +445,8 @@ class _Gen:
                 pod["spec"]["containers"][0] = self.container("c", big=True)
             pod["spec"].pop("topologySpreadConstraints", None)
             if self.place(pod):
-                if rng.random() < 0.7:
-                    t += rng.randint(1, 600)
+                # Distinct start times: upstream orders equal ones by an unstable sort.
+                t += rng.randint(1, 600)
                 pod["status"] = {"phase": "Running", "startTime": _iso(t),
                                  "conditions": [{"type": "Ready", "status": "True"}]}
                 self.pods.append(pod)
@@ -473,6 +473,10 @@ class _Gen:
         incoming = []
         for i in range(rng.randint(1, 3)):
             pod = self.pod(f"in{i + 1}", incoming=True)
+            # The oracle starts a bound pod at its creationTimestamp (year 1 when
+            # absent, which would make it the oldest pod); a pod created now
+            # starts after every running pod, as kruleset starts it.
+            pod["metadata"]["creationTimestamp"] = _iso(BASE_TIME + 10**6 + i)
             incoming.append(pod)
         out["incoming"] = incoming
         for pod in self.pods + incoming:

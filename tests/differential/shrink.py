@@ -20,7 +20,7 @@ Path = tuple[Any, ...]
 _KEEP = frozenset({"apiVersion", "kind", "metadata", "name", "namespace", "nodeName",
                    "topologyKey", "operator", "key", "maxSkew", "whenUnsatisfiable",
                    "containers", "podAffinityTerm", "preference", "weight", "effect",
-                   "value", "uid", "controller", "spec", "status", "allocatable",
+                   "value", "uid", "controller", "spec", "status", "allocatable", "startTime",
                    "schedulerName", "profiles", "args", "type", "values", "pod", "incoming",
                    "nodes"})
 

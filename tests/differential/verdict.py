@@ -153,6 +153,8 @@ def _counterfactuals(binary: Path, case: dict[str, Any], scores: bool,
         if ordered != case["nodes"]:
             both = dict(alt, nodes=node_tree_order(alt["nodes"]))
             tries.append(([KNOWN["3"], KNOWN["5"]], both))
+    if _has_match_fields(case):
+        tries.append(([KNOWN["4"]], _match_fields_as_labels(case)))
     for names, alt in tries:
         try:
             comp = _run(binary, alt, scores)
@@ -160,6 +162,22 @@ def _counterfactuals(binary: Path, case: dict[str, Any], scores: bool,
             continue
         if not _unexplained(comp):
             return [], names
-    if _has_match_fields(case):
-        return [], [KNOWN["4"] + " (probable: the pod names nodes)"]
     return rest, []
+
+
+def _match_fields_as_labels(case: dict[str, Any]) -> dict[str, Any]:
+    """``case`` with matchFields on metadata.name written as the hostname label.
+
+    The same nodes pass, but NodeAffinity's PreFilter no longer narrows the
+    node set (it does only for ``metadata.name``): what is left is point 4.
+    """
+    alt = copy.deepcopy(case)
+    for pod in alt["incoming"]:
+        na = ((pod["spec"].get("affinity") or {}).get("nodeAffinity") or {})
+        req = na.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+        for term in req.get("nodeSelectorTerms") or ():
+            fields = term.pop("matchFields", None)
+            if fields:
+                term.setdefault("matchExpressions", []).extend(
+                    dict(f, key="kubernetes.io/hostname") for f in fields)
+    return alt
