@@ -50,6 +50,7 @@ from ..errors import ScenarioError
 from ..model.objects import NEVER, Pod
 from ..model.state import ClusterState, NodeState, PodState
 from . import cycle_cache
+from . import dra_postfilter as _dra  # noqa: F401  (its PostFilter rule precedes this one)
 from .engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from .postfilter import (
     POSTFILTER,

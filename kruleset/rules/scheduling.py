@@ -25,7 +25,7 @@ Embedding one decision, without a timeline (:func:`schedule_pod`)::
     result = schedule_pod(state, web)
     result.node        # None: n1 is tainted, n2 has 2 of its 4 CPUs left
     result.message     # '0/2 nodes are available: 1 Insufficient cpu,
-                       #  1 node(s) had untolerated taint {dedicated: db}.'
+                       #  1 node(s) had untolerated taint(s).'
     {n: f.code for n, f in result.fit_error.failures.items()}
                        # {'n1': 'UnschedulableAndUnresolvable', 'n2': 'Unschedulable'}
                        # (preemption may only try n2)
@@ -227,7 +227,7 @@ class _PerRule(Mapping[str, Mapping[str, int]]):
 
 def fit_message(num_nodes: int, failures: Mapping[str, Failure],
                 prefilter: Failure | None = None) -> str:
-    """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {…}.``
+    """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s).``
 
     Upstream sorts the ``"<count> <reason>"`` strings as strings, so ``10 X``
     comes before ``2 Y``.
