@@ -14,6 +14,12 @@ instant by instant (an instant is one incoming pod's arrival):
   stays pending, unnominated, with no victims);  when it changes the cluster
   (a bind, a nomination, victims), the two states have parted and nothing
   after it is compared (``Comparison.parted`` says where and why);
+* after a pod the kubelet refused (kruleset admits what is bound; a profile
+  may disable a filter the kubelet checks), the oracle has no kubelet: later
+  instants are not compared;
+* after an instant whose attempts disagreed on where a pod went (result,
+  node, nomination, victims), the clusters differ: later instants are not
+  compared;
 * after a preemption that deleted a pod a PDB covers, the oracle keeps the
   PDB's status as given (it runs no disruption controller) while kruleset
   recomputes it: later instants are not compared.
@@ -31,6 +37,7 @@ from .kr_side import Attempt
 
 __all__ = ["Comparison", "Mismatch", "compare", "FIELDS"]
 
+_STATE_FIELDS = ("result", "node", "nominated", "victims")
 FIELDS = ("result", "node", "feasible", "scores", "message", "nominated", "victims")
 
 
@@ -139,6 +146,17 @@ def compare(case: dict[str, Any], oracle: list[dict[str, Any]], kr: list[Attempt
             out.parted = (i, parted)
             if len(out.mismatches) == before:
                 out.instants -= 1
+            break
+        refused = next((a.pod for a in by_instant.get(i, ()) if a.rejected), None)
+        if refused is not None:
+            if i + 1 < len(oracle):
+                out.parted = (i + 1, f"the kubelet refused {refused} (the profile disabled a "
+                                     "filter its admission checks); the oracle runs no kubelet")
+            break
+        if any(m.field in _STATE_FIELDS for m in out.mismatches[before:]):
+            if i + 1 < len(oracle):
+                out.parted = (i + 1, "the two disagreed on where a pod went, so their "
+                                     "clusters differ from here")
             break
         gone = [v for w in wanted for v in w["victims"] if v in pdb_pods]
         if gone and i + 1 < len(oracle):

@@ -113,10 +113,7 @@ class _Gen:
     # --- nodes ------------------------------------------------------------------
     def make_nodes(self) -> None:
         rng = self.rng
-        if "sampling" in self.features:
-            n = rng.randint(100, 130)
-        else:
-            n = rng.randint(2, 8)
+        n = rng.randint(100, 130) if "sampling" in self.features else rng.randint(2, 8)
         zoned = "zones" in self.features or rng.random() < 0.2
         zones = ZONES[: rng.randint(2, 3)] if zoned else []
         for i in range(n):
@@ -142,7 +139,7 @@ class _Gen:
                 "status": {"allocatable": dict(alloc), "capacity": dict(alloc)},
             }
             if self.on("taints", 0.5):
-                taints = []
+                taints: list[dict[str, str]] = []
                 for key, value, effect in rng.sample(TAINTS, rng.randint(1, 2)):
                     if effect == "NoExecute" and "no-execute" not in self.features:
                         continue
@@ -286,11 +283,10 @@ class _Gen:
                 term: dict[str, Any] = {}
                 if self.on("match-fields", 0.6):
                     names = [n["metadata"]["name"] for n in self.nodes]
+                    # The API server allows exactly one value for In/NotIn here.
                     term["matchFields"] = [{"key": "metadata.name",
-                                            "operator": rng.choice(["In", "NotIn"]),
-                                            "values": rng.sample(names,
-                                                                 min(len(names),
-                                                                     rng.randint(1, 3)))}]
+                                            "operator": rng.choice(["In", "In", "NotIn"]),
+                                            "values": [rng.choice(names)]}]
                 if not term or rng.random() < 0.5:
                     term["matchExpressions"] = [self.node_expr()
                                                 for _ in range(rng.randint(1, 2))]

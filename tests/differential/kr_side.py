@@ -29,6 +29,7 @@ from kruleset.sim.scheduler import SchedulerController
 
 __all__ = ["Attempt", "ARRIVAL_MS", "run_kruleset", "write_inputs"]
 
+_BOUND = "differential.bound"  # sim.extra: pod key -> the node it was last bound to
 # Incoming pod i (from 0) is created at (i + 1) * ARRIVAL_MS.
 ARRIVAL_MS = 1000
 
@@ -39,7 +40,7 @@ class Attempt:
 
     pod: str
     time: int
-    result: str                 # scheduled | unschedulable | gated | rejected
+    result: str                 # scheduled | unschedulable | gated
     node: str = ""
     feasible: list[str] = attrs.field(factory=list)
     scores: dict[str, int] = attrs.field(factory=dict)
@@ -47,6 +48,7 @@ class Attempt:
     nominated: str = ""
     victims: list[str] = attrs.field(factory=list)
     changed: bool = False       # the attempt changed the cluster (bound, nominated, preempted)
+    rejected: bool = False      # bound, then refused by the kubelet's admission
 
     @property
     def instant(self) -> int:
@@ -111,26 +113,40 @@ def _recording(attempts: list[Attempt]) -> Iterator[None]:
         attempts.append(_attempt_of(sim, ps, trace.entries[start:], before))
         return changed
 
+    original_bind = Simulation.bind
+
+    def bind(self: Simulation, ps: Any, node: str, *args: Any, **kw: Any) -> bool:
+        self.extra.setdefault(_BOUND, {})[ps.key] = node
+        return original_bind(self, ps, node, *args, **kw)
+
     SchedulerController._attempt = attempt  # type: ignore[method-assign]
+    Simulation.bind = bind  # type: ignore[method-assign]
     try:
         yield
     finally:
         SchedulerController._attempt = original  # type: ignore[method-assign]
+        Simulation.bind = original_bind  # type: ignore[method-assign]
 
 
 def _attempt_of(sim: Simulation, ps: Any, entries: list[Any],
                 before: tuple[str | None, str | None, int]) -> Attempt:
     victims = sorted(sim.victims.get(ps.key, ())[before[2]:])
-    if ps.node is not None:
-        result = "rejected" if ps.outcome == "rejected" else "scheduled"
+    node = ps.node
+    if ps.outcome == "rejected" and node is None:
+        # The scheduler bound it and the kubelet's admission refused it (a
+        # filter the profile disabled): the scheduler's decision is the bind.
+        node = sim.extra.get(_BOUND, {}).get(ps.key)
+    if node is not None:
+        result = "scheduled"
     elif ps.schedule_message == "SchedulingGated":
         result = "gated"
     else:
         result = "unschedulable"
-    a = Attempt(ps.key, sim.now, result, node=ps.node or "",
-                message="" if ps.node is not None else ps.schedule_message or "",
-                nominated=ps.nominated or "", victims=victims)
-    a.changed = (ps.node, ps.nominated) != before[:2] or bool(victims)
+    a = Attempt(ps.key, sim.now, result, node=node or "",
+                message="" if node is not None else ps.schedule_message or "",
+                nominated=ps.nominated or "", victims=victims,
+                rejected=ps.outcome == "rejected")
+    a.changed = (node, ps.nominated) != before[:2] or bool(victims)
     if result == "scheduled":
         failed: set[str] = set()
         seen: list[str] = []

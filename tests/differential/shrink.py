@@ -42,7 +42,7 @@ def _paths(obj: Any, path: Path = ()) -> Iterator[Path]:
     """Deletable places, outer ones first, list elements from the end."""
     if isinstance(obj, dict):
         items = list(obj.items())
-        for k, v in items:
+        for k, _ in items:
             if k not in _KEEP and path:
                 yield path + (k,)
         for k, v in items:

@@ -64,7 +64,7 @@ def node_tree_order(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         parts = [next((labels[k] for k in keys if labels.get(k)), "") for keys in ZONE_LABELS]
         key = ":\x00:".join(parts) if any(parts) else ""
         zones.setdefault(key, []).append(n)
-    out = []
+    out: list[dict[str, Any]] = []
     lists = list(zones.values())
     for i in range(max((len(z) for z in lists), default=0)):
         out.extend(z[i] for z in lists if i < len(z))
