@@ -60,6 +60,7 @@ from .registry import define_ruleset, rule
 __all__ = [
     "FEASIBLE",
     "FILTERS",
+    "PREFILTER_NODES",
     "PREENQUEUE",
     "QUEUE",
     "SCORES",
@@ -92,6 +93,9 @@ FILTERS = define_ruleset(
 )
 # ctx.extra key: the feasible nodes of the cycle, for PreScore-style state.
 FEASIBLE = "scheduler.feasible"
+# ctx.extra key: a PreFilter result that narrows the nodes (upstream
+# PreFilterResult): (node names, the plugins that narrowed, as "[A B]").
+PREFILTER_NODES = "scheduler.prefilter.nodes"
 
 SCORES = define_ruleset(
     "scheduler.score", "score",
@@ -349,6 +353,41 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
 
 # --- the cycle -----------------------------------------------------------------
 
+def run_prefilter(ctx: ScheduleContext, pod: Pod) -> Failure | None:
+    """The PreFilter plugins, as upstream's ``RunPreFilterPlugins`` runs them.
+
+    An UnschedulableAndUnresolvable failure stops at once; an Unschedulable one
+    is kept and the others still run (preemption may follow, and it needs
+    their state).  The first Unschedulable failure is the cycle's: a plugin's
+    rules are checked in its own order and it reports its first failure
+    (upstream keeps the last failing plugin's; only CapacityScheduling fails
+    that way).  A plugin may narrow the nodes by leaving
+    ``ctx.extra[PREFILTER_NODES]``.
+    """
+    trace = ctx.trace
+    kept: Failure | None = None
+    failed_plugin = ""
+    for a in ctx.profile.active(PREFILTER.name).rules:
+        if failed_plugin and a.rule.name.startswith(failed_plugin):
+            continue  # the rest of a plugin that already failed
+        f = a.rule.fn(ctx, a.args, pod)
+        if f is None:
+            if trace is not None:
+                trace.add(a.rule.name, pod.key, "pass")
+            continue
+        if not f.rule:
+            f = attrs.evolve(f, rule=a.rule.name)
+        if trace is not None:
+            trace.add(a.rule.name, pod.key, "fail", f.reason)
+        if f.code == UNRESOLVABLE:
+            return f
+        if kept is None:
+            kept = f
+        # Rules are named scheduler.prefilter.<Plugin>[.<check>].
+        failed_plugin = ".".join(a.rule.name.split(".")[:3]) + "."
+    return kept
+
+
 def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) -> ScheduleResult:
     """One scheduling cycle for ``ps``: PreFilter, filters, scores, the best node.
 
@@ -365,7 +404,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
     state = ctx.state
     num_nodes = len(state.nodes)
     trace = ctx.trace
-    pre = ctx.profile.active(PREFILTER.name).first_failure(ctx, pod, subject=pod.key)
+    pre = run_prefilter(ctx, pod)
     if pre is not None:
         failures = {name: pre for name in state.nodes}
         return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, pre))
