@@ -139,9 +139,14 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                           () if r.passed else _related(result, r.expectation))
         for r in result.expectations)
     decisions = tuple(d.to_json() for d in result.decisions) if opts.decisions else ()
+    attempts = None
+    if opts.decisions and result.trace is not None:
+        from .report.json import attempt_json
+
+        attempts = tuple(attempt_json(a) for a in getattr(result.trace, "attempts", ()))
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet)
+                      quiet_text=quiet, attempts=attempts)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

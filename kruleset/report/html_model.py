@@ -26,7 +26,7 @@ all of it).
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 from ..model.quantity import format_duration
@@ -200,6 +200,31 @@ def _parts(why: str) -> dict[str, int]:
     return out
 
 
+def _score_cells(att: _Attempt, keep: list[str], scored: Any
+                 ) -> tuple[list[str], list[int | None], dict[str, list[list[int | None]]]]:
+    """Score plugins, their weights, and per shown node ``[raw, normalized]`` per plugin.
+
+    From the scheduler's record of the cycle when there is one; else from the
+    trace's score lines, which hold the normalised scores only.
+    """
+    cells: dict[str, list[list[int | None]]] = {}
+    if scored is not None:
+        names, _, rules = scored
+        at = {n: i for i, n in enumerate(names)}
+        for n in keep:
+            i = at.get(n)
+            if i is not None:
+                cells[n] = [[raw[i], norm[i]] for _, _, raw, norm in rules]
+        return [r[0] for r in rules], [r[1] for r in rules], cells
+    plugins: list[str] = []
+    parsed = {n: _parts(att.scores[n][1]) for n in keep if att.scores.get(n, (0, ""))[1]}
+    for parts in parsed.values():
+        plugins.extend(k for k in parts if k not in plugins)
+    for n, parts in parsed.items():
+        cells[n] = [[None, parts.get(p)] for p in plugins]
+    return plugins, [None] * len(plugins), cells
+
+
 def _rows(att: _Attempt, chosen: str, cap: int) -> tuple[list[str], list[tuple[str, int]]]:
     """The nodes an attempt's table shows, and the others counted per reason."""
     keep: list[str] = []
@@ -282,7 +307,14 @@ def file_data(path: str, status: str, result: Result | None = None,
     interesting = _interesting(result)
     out_attempts: list[dict[str, Any]] = []
     used: set[int] = set()
+    # The scheduler's own record of each cycle (chosen node, feasible nodes,
+    # raw and normalised scores per plugin), matched by pod and time, in order.
+    recorded: dict[tuple[str, int], deque[tuple[Any, ...]]] = {}
+    for rec in getattr(result.trace, "attempts", ()):
+        recorded.setdefault((rec[1], rec[0]), deque()).append(rec)
     for att in attempts:
+        queue = recorded.get((att.pod, att.time))
+        rec = queue.popleft() if queue else None
         scheduled = ""
         for i in by_pod_time.get((att.pod, att.time), ()):
             d = result.decisions[i]
@@ -295,26 +327,28 @@ def file_data(path: str, status: str, result: Result | None = None,
             if d.kind != "nominated":
                 break
         feasible = [n for n in att.order if n not in att.fail]
-        chosen = scheduled if scheduled in feasible or scheduled == att.only else ""
-        if not chosen and att.scores:
-            chosen = max(att.scores, key=lambda n: att.scores[n][0])
-        elif not chosen and att.only:
-            chosen = att.only
+        scored = rec[4] if rec is not None else None
+        if rec is not None:
+            chosen = rec[2] or ""
+            feasible = list(rec[3]) or feasible
+            if scored is not None:
+                for n, total in zip(scored[0], scored[1], strict=True):
+                    att.scores[n] = (total, "")
+        else:
+            chosen = scheduled if scheduled in feasible or scheduled == att.only else ""
+            if not chosen and att.scores:
+                chosen = max(att.scores, key=lambda n: att.scores[n][0])
+            elif not chosen and att.only:
+                chosen = att.only
         row_cap = ROWS_PER_ATTEMPT if att.pod in interesting else cap
         keep, omitted = _rows(att, chosen, row_cap)
-        score_plugins: list[str] = []
-        parsed: dict[str, dict[str, int]] = {}
-        for n in keep:
-            if n in att.scores:
-                parsed[n] = _parts(att.scores[n][1])
-                score_plugins.extend(k for k in parsed[n] if k not in score_plugins)
+        plugins, weights, cells = _score_cells(att, keep, scored)
         rows = []
         for n in keep:
             f = att.fail.get(n)
             sc = att.scores.get(n)
             rows.append([node_i(n), s(f[0]) if f else -1, s(f[1]) if f else -1,
-                         sc[0] if sc else None,
-                         [parsed[n].get(p) for p in score_plugins] if sc else None])
+                         sc[0] if sc else None, cells.get(n)])
         cands = []
         for n, (victims, pdb, text) in att.candidates.items():
             pick = att.picks.get(n)
@@ -323,9 +357,9 @@ def file_data(path: str, status: str, result: Result | None = None,
                           s(pick[1]) if pick else -1])
         out_attempts.append({
             "p": pod_i(att.pod), "t": att.time, "c": node_i(chosen),
-            "f": [s(p) for p in att.filters], "sp": [s(p) for p in score_plugins],
+            "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
             "rows": rows, "om": [[s(r), c] for r, c in omitted],
-            "v": len(att.order), "ok": len(feasible), "cand": cands,
+            "v": max(len(att.order), len(feasible)), "ok": len(feasible), "cand": cands,
             "pre": [s(x) for x in att.prefilter], "d": att.detail,
         })
 

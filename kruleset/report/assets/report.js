@@ -448,7 +448,11 @@
     hr.appendChild(el("th", null, "node"));
     at.f.forEach(function (p) { hr.appendChild(el("th", {title: "filter " + str(p)}, str(p))); });
     hr.appendChild(el("th", {title: "weighted total of the scores"}, "total"));
-    at.sp.forEach(function (p) { hr.appendChild(el("th", {title: str(p)}, str(p).replace("scheduler.score.", "") + " score")); });
+    at.sp.forEach(function (p, k) {
+      var w = at.sw && at.sw[k] !== null && at.sw[k] !== undefined ? " ×" + at.sw[k] : "";
+      hr.appendChild(el("th", {title: str(p) + (w ? ", weight " + at.sw[k] : "") + ": normalised score (0-100)"},
+        str(p).replace("scheduler.score.", "") + w));
+    });
     var thead = el("thead"); thead.appendChild(hr); table.appendChild(thead);
     var body = el("tbody");
     at.rows.forEach(function (r) {
@@ -461,7 +465,14 @@
         tr.appendChild(el("td", {"class": "pass"}, "pass"));
       });
       tr.appendChild(el("td", {"class": "num"}, r[3] === null ? (r[1] >= 0 ? "" : (r[0] === at.c ? "only feasible" : "")) : String(r[3])));
-      at.sp.forEach(function (p, k) { tr.appendChild(el("td", {"class": "num"}, r[4] ? (r[4][k] === null ? "" : String(r[4][k])) : "")); });
+      at.sp.forEach(function (p, k) {
+        var c = r[4] ? r[4][k] : null;
+        if (!c || c[1] === null) { tr.appendChild(el("td", {"class": "num"}, "")); return; }
+        var w = at.sw ? at.sw[k] : null;
+        var tip = (c[0] !== null ? "raw " + c[0] + ", " : "") + "normalized " + c[1] +
+          (w !== null && w !== undefined ? ", weighted " + (w * c[1]) : "");
+        tr.appendChild(el("td", {"class": "num", title: tip}, String(c[1])));
+      });
       body.appendChild(tr);
     });
     table.appendChild(body);
