@@ -43,7 +43,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return execute(RunRequest(
         command=args.command, files=args.files, format=args.format, output=args.output,
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
-        explain=getattr(args, "explain", None), until=until, profile=profile))
+        explain=getattr(args, "explain", None), until=until, profile=profile,
+        trace=bool(getattr(args, "trace", False))))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -86,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", parents=[files],
                          help="simulate .kr files and check their expectations")
     run.add_argument("--explain", metavar="REF", help="show every rule applied to a pod or node")
+    run.add_argument("--trace", action="store_true",
+                     help="record every rule evaluation; the JSON report then lists each "
+                          "scheduling attempt's feasible nodes and per-node scores")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
     sub.add_parser("check", parents=[files],

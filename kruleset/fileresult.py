@@ -37,6 +37,8 @@ class FileOptions:
     color: bool = False
     text: bool = True
     decisions: bool = True
+    trace: bool = False
+    format: str = "text"
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -50,7 +52,21 @@ def _failure(path: str, message: str, kind: str) -> FileReport:
 
 
 def report_file(path: str, opts: FileOptions) -> FileReport:
-    """Load, validate and (unless ``check``) simulate ``path``."""
+    """Load, validate and (unless ``check``) simulate ``path``; with the format's extra."""
+    from .report import formats
+
+    report, result = _report(path, opts)
+    try:
+        extra = formats.get(opts.format).extract(path, result, report)
+    except Exception as e:  # noqa: BLE001 - a bug in a format must not stop the run
+        return _failure(path, f"internal error (a bug in kruleset, please report it) while "
+                              f"building the {opts.format} report: {type(e).__name__}: {e}",
+                        "internal")
+    return report if extra is None else attrs.evolve(report, extra=extra)
+
+
+def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
+    """The report of ``path`` and its Result (None when it did not run)."""
     from . import api, progress
     from .lang.diagnose import every_error
 
@@ -62,21 +78,21 @@ def report_file(path: str, opts: FileOptions) -> FileReport:
         scenario = api.load(path)
         if opts.check:
             return FileReport(path, "passed", ExitCode.OK, title=scenario.title,
-                              text=f"{path}: ok")
+                              text=f"{path}: ok"), None
         from .sim.core import Simulation
 
-        sim = Simulation(scenario, profile=opts.profile, trace=opts.explain is not None,
-                         until=opts.until)
+        sim = Simulation(scenario, profile=opts.profile,
+                         trace=opts.trace or opts.explain is not None, until=opts.until)
         progress.ACTIVITY.simulating(sim)
         result = sim.run()
     except ScenarioError as e:
         errors = every_error(e, path) if Path(path).is_file() else [e]
         return FileReport(path, "refused", ExitCode.REFUSED,
-                          problems=tuple(_problem(path, x) for x in errors))
+                          problems=tuple(_problem(path, x) for x in errors)), None
     except NotImplementedMechanism as e:
-        return _failure(path, str(e), "not simulated")
+        return _failure(path, str(e), "not simulated"), None
     except KrulesetError as e:
-        return _failure(path, str(e), "error")
+        return _failure(path, str(e), "error"), None
     except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
         detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
         msg = (f"internal error (a bug in kruleset, please report it): "
@@ -85,10 +101,10 @@ def report_file(path: str, opts: FileOptions) -> FileReport:
         if detail:
             p = report.problems[0]
             report = attrs.evolve(report, problems=(attrs.evolve(p, text=f"{p.text}\n{detail}"),))
-        return report
+        return report, None
     finally:
         progress.ACTIVITY.end()
-    return _simulated(path, result, opts)
+    return _simulated(path, result, opts), result
 
 
 def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
@@ -123,9 +139,14 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                           () if r.passed else _related(result, r.expectation))
         for r in result.expectations)
     decisions = tuple(d.to_json() for d in result.decisions) if opts.decisions else ()
+    attempts = None
+    if opts.decisions and result.trace is not None:
+        from .report.json import attempt_json
+
+        attempts = tuple(attempt_json(a) for a in getattr(result.trace, "attempts", ()))
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet)
+                      quiet_text=quiet, attempts=attempts)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

@@ -57,6 +57,7 @@ class RunRequest:
     explain: str | None = None
     until: int | None = None
     profile: Any = None
+    trace: bool = False
 
 
 class _Run:
@@ -124,7 +125,8 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
     color = use_color(req.color, out)
     opts = FileOptions(check=req.command == "check", explain=req.explain, until=req.until,
                        profile=req.profile, color=color, text=fmt_cls.wants_text,
-                       decisions=fmt_cls.wants_decisions)
+                       decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
+                       format=req.format)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))

@@ -52,7 +52,8 @@ def test_quiet_prints_only_failures_and_the_summary(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.FAILED
     assert done.stdout == (f"{failing} — too big\n  expectations:\n"
                            "    ✗ line 4: expect pod a running  — default/a is pending: 0/1 nodes "
-                           "are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                           "are available: 1 Insufficient cpu. no new claims to deallocate, "
+                           "preemption: 0/1 nodes are "
                            "available: 1 Preemption is not helpful for scheduling.\n"
                            "FAILED: 1 of 2 expectations\n")
     assert SUMMARY.match(done.stderr.strip())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import IO, ClassVar
+from typing import IO, Any, ClassVar
 
 import attrs
 
@@ -30,7 +30,7 @@ from .model import FileReport, Summary
 __all__ = ["BUILTIN", "Format", "FormatOptions", "get", "names", "register"]
 
 #: Modules under kruleset.report that register a format, in ``--help`` order.
-BUILTIN = ("text", "json", "junit", "tap", "github")
+BUILTIN = ("text", "json", "junit", "tap", "github", "html")
 
 _REGISTRY: dict[str, type[Format]] = {}
 
@@ -52,6 +52,15 @@ class Format:
     wants_text: ClassVar[bool] = False
     #: ... and the JSON list of decisions only for these.
     wants_decisions: ClassVar[bool] = False
+    #: ... and traces the simulation only for these.
+    wants_trace: ClassVar[bool] = False
+
+    @staticmethod
+    def extract(path: str, result: Any, report: FileReport) -> Any:
+        """Run where the file ran (a ``-j`` worker): what this format needs of the
+        :class:`kruleset.Result` (None when the file did not run), as plain
+        picklable data; it reaches :meth:`file` as ``report.extra``."""
+        return None
 
     def __init__(self, out: IO[str], options: FormatOptions) -> None:
         self.out = out

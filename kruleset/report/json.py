@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..model.quantity import format_duration
 from .formats import Format, register
 from .model import FileReport, Summary
 
-__all__ = ["JsonFormat", "file_entry", "report"]
+__all__ = ["JsonFormat", "attempt_json", "file_entry", "report"]
 
 VERSION = 1
 
@@ -25,7 +26,7 @@ def file_entry(report: FileReport) -> dict[str, Any]:
     ``error`` is the first error (the one ``run`` stopped at), ``errors``
     every error found in the file.
     """
-    return {
+    entry = {
         "path": report.path,
         "status": report.status,
         "error": report.problem.to_json() if report.problem else None,
@@ -33,6 +34,39 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         "expectations": [x.to_json() for x in report.expectations],
         "decisions": list(report.decisions),
     }
+    if report.attempts is not None:  # a traced run
+        entry["attempts"] = list(report.attempts)
+    return entry
+
+
+_SCORE_PREFIX = "scheduler.score."
+
+
+def attempt_json(attempt: tuple[Any, ...]) -> dict[str, Any]:
+    """One scheduling attempt, as kube-scheduler-simulator users read them.
+
+    ``scores`` has, per feasible node (when more than one was feasible: upstream
+    scores nothing otherwise), the ``total`` and per plugin the ``raw`` score,
+    the ``normalized`` one (0-100), its ``weight`` and the ``weighted`` score
+    that adds to the total.  Plugins are named as in a scheduler configuration
+    (a rule outside ``scheduler.score.*`` by its rule name).
+    """
+    time, pod, node, feasible, scored = attempt
+    scores: dict[str, Any] = {}
+    if scored is not None:
+        names, totals, rules = scored
+        at = {name: i for i, name in enumerate(names)}
+        for name in feasible:
+            i = at[name]
+            plugins = {}
+            for rule, weight, raw, norm in rules:
+                plugin = rule[len(_SCORE_PREFIX):] if rule.startswith(_SCORE_PREFIX) else rule
+                plugins[plugin] = {"raw": raw[i], "normalized": norm[i], "weight": weight,
+                                   "weighted": weight * norm[i]}
+            scores[name] = {"total": totals[i], "plugins": plugins}
+    return {"time": format_duration(time), "pod": pod,
+            "result": "scheduled" if node is not None else "unschedulable",
+            "node": node, "feasible": list(feasible), "scores": scores}
 
 
 def report(files: list[FileReport], summary: Summary) -> dict[str, Any]:

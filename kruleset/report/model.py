@@ -64,7 +64,10 @@ class FileReport:
 
     ``text`` and ``quiet_text`` are the human report (empty when the chosen
     format does not want it); ``decisions`` are the JSON decisions (empty when
-    the format does not want them); ``problems`` are every error found in a
+    the format does not want them); ``extra`` is what the format's
+    ``extract`` took from the run; ``attempts`` every scheduling attempt of a
+    traced run as the JSON report lists them (None when not traced);
+    ``problems`` are every error found in a
     refused file (the first is the one ``run`` stopped at), or the one error
     of a file that could not be simulated.
     """
@@ -78,6 +81,8 @@ class FileReport:
     decisions: tuple[dict[str, Any], ...] = ()
     text: str = ""
     quiet_text: str = ""
+    extra: Any = None
+    attempts: tuple[dict[str, Any], ...] | None = None
 
     @property
     def problem(self) -> Problem | None:

@@ -19,7 +19,7 @@ behind ``if trace is not None``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -128,7 +128,7 @@ class Trace:
     recording order, only when read.  ``len()`` never builds them.
     """
 
-    __slots__ = ("_items", "_entries", "_done", "_count", "now")
+    __slots__ = ("_items", "_entries", "_done", "_count", "now", "attempts")
 
     def __init__(self) -> None:
         # Each item: (rule, subject, result, why, time) or (count, producer, time).
@@ -137,6 +137,10 @@ class Trace:
         self._done = 0
         self._count = 0
         self.now = 0
+        # Every scheduling attempt as plain values (see
+        # kruleset.rules.scheduling._record_attempt; kruleset.report.json
+        # writes them as the report's "attempts").
+        self.attempts: list[tuple[Any, ...]] = []
 
     def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
         """Record one evaluation."""
@@ -167,6 +171,27 @@ class Trace:
                 out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in produce())
         self._done = len(items)
         return out
+
+    def walk(self, expand: Callable[[int], bool]) -> Iterator[tuple[str, str, str, str, int]]:
+        """Every record as ``(rule, subject, result, why, time)``, without keeping them.
+
+        A deferred group of ``count`` records is produced only when
+        ``expand(count)`` says so, and skipped otherwise: a reader with a
+        budget (the HTML report) need not build a 5,000-node search it will
+        not show.  Nothing is cached, so walking a huge trace costs no memory;
+        once :attr:`entries` has been read, the records come from it.
+        """
+        if self._done:
+            for e in self.entries:
+                yield e.rule, e.subject, e.result, e.why, e.time
+            return
+        for item in self._items:
+            if len(item) == 5:
+                yield item
+            elif expand(item[0]):
+                _, produce, time = item
+                for r, s, res, why in produce():
+                    yield r, s, res, why, time
 
     def __len__(self) -> int:
         return self._count
