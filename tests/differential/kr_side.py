@@ -148,20 +148,17 @@ def _attempt_of(sim: Simulation, ps: Any, entries: list[Any],
                 rejected=ps.outcome == "rejected")
     a.changed = (node, ps.nominated) != before[:2] or bool(victims)
     if result == "scheduled":
-        failed: set[str] = set()
-        seen: list[str] = []
+        # The feasible nodes are the ones scored (one alone is "only feasible
+        # node"): the search may filter one node past those it keeps.
+        feasible: list[str] = []
         for e in entries:
-            if e.rule.startswith("scheduler.filter.") and " on " in e.subject:
-                node = e.subject.rsplit(" on ", 1)[1]
-                if node not in seen:
-                    seen.append(node)
-                if e.result.startswith("fail"):
-                    failed.add(node)
-            elif (e.rule == "scheduler.score" and " on " in e.subject
-                  and e.result.lstrip("-").isdigit()):
-                a.scores[e.subject.rsplit(" on ", 1)[1]] = int(e.result)
-        order = list(sim.state.nodes)
-        a.feasible = sorted((n for n in seen if n not in failed), key=order.index)
+            if e.rule == "scheduler.score" and " on " in e.subject:
+                name = e.subject.rsplit(" on ", 1)[1]
+                if name not in feasible:
+                    feasible.append(name)
+                if e.result.lstrip("-").isdigit():
+                    a.scores[name] = int(e.result)
+        a.feasible = sorted(feasible)
     return a
 
 
