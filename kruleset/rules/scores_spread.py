@@ -87,10 +87,14 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
             labels = node.labels
             if require_all and not all(k.key in labels for k in constraints):
                 continue
-            if c.key not in labels or not node_included(c, pod, node):
+            if c.key not in labels:
                 continue
             if c.key == HOSTNAME:
+                # Upstream counts a node's own pods in Score, where the
+                # inclusion policies are not read: they only shape domains.
                 s.host_counts[i][node.name] = s.host_counts[i].get(node.name, 0) + 1
+                continue
+            if not node_included(c, pod, node):
                 continue
             v = labels[c.key]
             if v in s.counts[i]:
