@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 
 from ..model.objects import (
     BUILTIN_PRIORITY_CLASSES,
@@ -144,6 +145,23 @@ class Context:
         """Refuse a pod reference nothing declared or created so far could mean."""
         if not self.pod_exists(key):
             raise self.src.unknown("pod", key, item, self.pod_names())
+
+    def need_container(self, ref: str, name: str, item: Item) -> None:
+        """Refuse a container no pod matching ``ref`` (a key or a glob) has.
+
+        Pods created later by files read at run time are not known here; with
+        no known pod matching, the expectation is left to the run.
+        """
+        pods = [p for k, p in self.pods.items() if fnmatchcase(k, ref)]
+        ns, _, name_part = ref.partition("/")
+        for d in self.deployments.values():
+            m = _GENERATED.match(name_part)
+            if d.namespace == ns and (fnmatchcase(d.name, name_part) or
+                                      (m is not None and m.group(1) == d.name)):
+                pods.append(d.template)
+        names = sorted({c.name for p in pods for c in (*p.containers, *p.init_containers)})
+        if pods and name not in names:
+            raise self.src.unknown("container", name, item, names)
 
     def need_class(self, name: str, item: Item) -> PriorityClass:
         """The priority class called ``name``."""

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
+    MAX_REPLICAS,
     Deployment,
     ElasticQuota,
     Namespace,
@@ -415,7 +416,7 @@ def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Sp
     if rep is None or rep.value is None:
         raise src.error("a deployment needs replicas=N", rep.key if rep else cur.end_word(),
                         expected="replicas=N")
-    replicas = integer(src, rep.value, "replicas", minimum=0)
+    replicas = integer(src, rep.value, "replicas", minimum=0, maximum=MAX_REPLICAS)
     template = spec.make(ns, name, owner=name, span=span)
     return [Deployment(ns, name, replicas, template, span=span)]
 

@@ -279,9 +279,14 @@ class _Builder:
     def check_refs(self, checks: list[Check], evicted: set[str]) -> None:
         ctx = self.ctx
         src = self.src
+        pod_ref = ""
         for kind, key, item in checks:
             if kind == "pod":
                 ctx.need_pod(key, item)
+            elif kind == "containers-of":
+                pod_ref = key
+            elif kind == "container":
+                ctx.need_container(pod_ref, key, item)
             elif kind == "node":
                 ctx.need_node(key, item)
             elif kind == "pdb":

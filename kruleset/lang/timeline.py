@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ..errors import Span
 from ..model.config import SIGNALS
+from ..model.objects import MAX_REPLICAS
 from ..model.scenario import (
     Action,
     Cordon,
@@ -107,7 +108,8 @@ def _scale(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     k, eq, v = rw.value.partition("=")
     if k != "replicas" or not eq:
         raise ctx.src.error(f"expected replicas=N, found '{rw.value}'", rw, expected="replicas=N")
-    return [ScaleDeployment(key, integer(ctx.src, rw.at(9, v), "replicas", minimum=0), span=span)]
+    return [ScaleDeployment(key, integer(ctx.src, rw.at(9, v), "replicas", minimum=0,
+                                          maximum=MAX_REPLICAS), span=span)]
 
 
 def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,

@@ -22,7 +22,7 @@ import attrs
 import yaml
 
 from ..errors import ManifestError, Span, did_you_mean
-from ..model.objects import Deployment, Pod
+from ..model.objects import MAX_REPLICAS, Deployment, Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
@@ -498,7 +498,7 @@ class _Reader:
         self.pending = True
         doc = e.doc
         spec = mapping(doc, e.obj.get("spec"), "spec")
-        replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0)
+        replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0, MAX_REPLICAS)
         template = mapping(doc, spec.get("template"), "spec.template")
         if not template:
             doc.fail("spec.template", f"a {e.kind} needs a pod template")

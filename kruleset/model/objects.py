@@ -26,6 +26,7 @@ __all__ = [
     "SYSTEM_CRITICAL_PRIORITY",
     "SYSTEM_NODE_CRITICAL",
     "HIGHEST_USER_PRIORITY",
+    "MAX_REPLICAS",
     "Container",
     "Deployment",
     "ElasticQuota",
@@ -453,6 +454,11 @@ def _qos(containers: tuple[Container, ...]) -> str:
     if complete and len(req) == len(lim) and all(lim.get(k) == v for k, v in req.items()):
         return GUARANTEED
     return BURSTABLE
+
+
+# The most pods one workload may ask for (replicas, parallelism, completions),
+# as many as a ``.kr`` range may name: every pod is simulated one by one.
+MAX_REPLICAS = 100_000
 
 
 @attrs.frozen(slots=True)
