@@ -12,17 +12,25 @@ from .sim.result import Result
 __all__ = ["load", "run"]
 
 
-def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
+def load(source: str | os.PathLike[str], *, file: str | None = None,
+         allow_unknown_fields: bool = False) -> Scenario:
     """Parse and validate a `.kr` scenario from a path or from text.
 
     Raises :class:`kruleset.ScenarioError` (a ``ValueError``) with file, line,
-    column and a suggestion when the scenario is refused.
+    column and a suggestion when the scenario is refused.  An unknown field in
+    an included Kubernetes file or a component configuration is an error,
+    unless ``allow_unknown_fields`` (then it is a warning among the
+    scenario's ``notices``).
     """
     from . import lang
-    from .errors import ScenarioError
+    from .errors import STRICT, ScenarioError
     from .sim.setup import build_profile
 
-    scenario = lang.load(source, file=file)
+    token = STRICT.set(not allow_unknown_fields)
+    try:
+        scenario = lang.load(source, file=file)
+    finally:
+        STRICT.reset(token)
     # A scheduler configuration is refused before anything runs, at its line.
     try:
         build_profile(scenario)

@@ -54,9 +54,13 @@ def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]
         if not Path(path).is_file():
             raise ScenarioError(f"{path}: no such file", None,
                                 suggestion="give a .kr file or a folder holding .kr files")
-        scenario = api.load(path)
+        scenario = api.load(path, allow_unknown_fields=opts.get("allow_unknown_fields", False))
+        notices = "".join(f"{style.warn(n)}\n" for n in scenario.notices)
+        if notices and opts.get("format") == "json":
+            sys.stderr.write(notices)
+            notices = ""
         if opts["check"]:
-            return (file_entry(path, "passed"), f"{path}: ok", ExitCode.OK)
+            return (file_entry(path, "passed"), f"{notices}{path}: ok", ExitCode.OK)
         result = api.run(scenario, trace=opts["explain"] is not None, until=opts["until"],
                          profile=opts.get("profile"))
     except ScenarioError as e:
@@ -73,7 +77,7 @@ def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]
                f"{type(e).__name__}: {e}")
         return (file_entry(path, "error", message=msg),
                 style.bad(f"{path}: {msg}") + (f"\n{detail}" if detail else ""), ExitCode.ERROR)
-    text = render_result(path, result, style)
+    text = notices + render_result(path, result, style)
     if opts["explain"]:
         text += "\n" + render_explain(opts["explain"], result, style)
     if result.unsupported:
@@ -113,7 +117,8 @@ def _cmd_run(args: argparse.Namespace, check: bool) -> int:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
     opts = {"check": check, "explain": getattr(args, "explain", None), "until": until,
-            "color": bool(color), "profile": profile}
+            "color": bool(color), "profile": profile, "format": args.format,
+            "allow_unknown_fields": args.allow_unknown_fields}
     files = _expand(args.files)
     if not files:
         print("kruleset: no .kr files found", file=sys.stderr)
@@ -167,10 +172,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                      help="worker processes for several files (default: all cores)")
     run.add_argument("--no-color", action="store_true", help="never colour the output")
+    run.add_argument("--allow-unknown-fields", action="store_true",
+                     help="unknown fields in Kubernetes files are warnings, not errors")
     check = sub.add_parser("check", help="parse and validate .kr files only")
     check.add_argument("files", nargs="+")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--no-color", action="store_true")
+    check.add_argument("--allow-unknown-fields", action="store_true",
+                       help="unknown fields in Kubernetes files are warnings, not errors")
     rules = sub.add_parser("rules", help="list every rule with its doc and source")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     return p

@@ -9,12 +9,15 @@ from ..model.objects import (
     BUILTIN_PRIORITY_CLASSES,
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from ..model.scenario import Object
 from .errors import Source
@@ -23,6 +26,13 @@ from .syntax import Item
 __all__ = ["Context"]
 
 _GENERATED = re.compile(r"(.+)-([1-9][0-9]*)\Z")
+_BUILTIN = {c.name: c for c in BUILTIN_PRIORITY_CLASSES}
+
+
+def _builtin_unchanged(pc: PriorityClass) -> bool:
+    b = _BUILTIN.get(pc.name)
+    return b is not None and (b.value, b.global_default, b.preemption_policy) == \
+        (pc.value, pc.global_default, pc.preemption_policy)
 
 
 class Context:
@@ -43,6 +53,9 @@ class Context:
         self.deployments: dict[str, Deployment] = {}
         self.pdbs: dict[str, PodDisruptionBudget] = {}
         self.quotas: dict[str, ElasticQuota] = {}
+        self.workloads: dict[str, Workload] = {}  # "Kind/namespace/name"
+        self.limit_ranges: dict[str, LimitRange] = {}
+        self.resource_quotas: dict[str, ResourceQuota] = {}
         self.origin: dict[tuple[str, str], str] = {}
         self.gone: set[tuple[str, str]] = set()
         self.time = 0
@@ -52,6 +65,8 @@ class Context:
     def register(self, obj: Object, item: Item, where: str) -> None:
         """Record a new object, refusing a name already in use."""
         kind, key, table = self._slot(obj)
+        if isinstance(obj, PriorityClass) and _builtin_unchanged(obj):
+            return  # a dump's copy of a built-in class: it is already there
         if key in table and (kind, key) not in self.gone:
             before = self.origin.get((kind, key), "earlier")
             raise self.src.error(f"{kind} '{key}' is already declared ({before})", item,
@@ -115,6 +130,12 @@ class Context:
             return "pdb", obj.key, self.pdbs
         if isinstance(obj, ElasticQuota):
             return "quota", obj.namespace, self.quotas
+        if isinstance(obj, Workload):
+            return obj.kind.lower(), f"{obj.kind}/{obj.key}", self.workloads
+        if isinstance(obj, LimitRange):
+            return "limitrange", obj.key, self.limit_ranges
+        if isinstance(obj, ResourceQuota):
+            return "resourcequota", obj.key, self.resource_quotas
         return "namespace", obj.name, self.namespaces
 
     # --- lookups ------------------------------------------------------------
@@ -125,7 +146,11 @@ class Context:
             return True
         ns, _, name = key.partition("/")
         m = _GENERATED.match(name)
-        return bool(m and f"{ns}/{m.group(1)}" in self.deployments)
+        if m and f"{ns}/{m.group(1)}" in self.deployments:
+            return True
+        # StatefulSet, DaemonSet and Job pods are named NAME-<ordinal, node or number>.
+        return any(w.namespace == ns and name.startswith(w.name + "-")
+                   for w in self.workloads.values())
 
     def pod_names(self) -> list[str]:
         """Names to suggest for a misspelt pod."""

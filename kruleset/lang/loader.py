@@ -16,10 +16,22 @@ from itertools import count, repeat
 from operator import itemgetter
 from typing import Any
 
-from ..errors import ScenarioError, Span
+import attrs
+
+from ..errors import NOTICES, ScenarioError, Span
 from ..model.config import KubeletConfig, SchedulerConfig
 from ..model.objects import Pod
-from ..model.scenario import Event, Expectation, KubeletBlock, Object, PodPhase, Scenario
+from ..model.scenario import (
+    DeletePod,
+    Event,
+    Expectation,
+    KubeletBlock,
+    NodeReadiness,
+    NominatePod,
+    Object,
+    PodPhase,
+    Scenario,
+)
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
@@ -217,6 +229,15 @@ class _Builder:
                 phase = loaded.pod_phases[key]
                 self.events.append(Event(0, -1_000_000 + len(self.events),
                                          PodPhase(key, phase, span=span)))
+            # State the file shows that the scheduler and kubelet act on, at 0s
+            # before any other event: nominations, terminating pods, NotReady nodes.
+            state_events: list[Any] = [
+                *(NodeReadiness(n, False, span=span) for n in loaded.not_ready),
+                *(DeletePod(k, ms, span=span) for k, ms in loaded.terminating.items()),
+                *(NominatePod(k, n, span=span) for k, n in loaded.nominated.items()),
+            ]
+            for action in state_events:
+                self.events.append(Event(0, -1_000_000 + len(self.events), action))
         elif what.value == "scheduler":
             if self.scheduler is not None:
                 raise src.error(f"the scheduler is already configured ({self.scheduler_where})",
@@ -340,9 +361,13 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
     # the cyclic collector roughly halves the time for large files.
     enabled = gc.isenabled()
     gc.disable()
+    notices: list[str] = []
+    token = NOTICES.set(notices)
     try:
         statements = parse_statements_raw(text, src)
-        return _Builder(src).run(statements)
+        scenario = _Builder(src).run(statements)
     finally:
+        NOTICES.reset(token)
         if enabled:
             gc.enable()
+    return attrs.evolve(scenario, notices=tuple(notices)) if notices else scenario

@@ -21,12 +21,14 @@ from ..errors import NO_SPAN, ManifestError, Span
 from ..model.config import DEFAULT_HARD_THRESHOLDS, KubeletConfig
 from ..model.resources import ZERO, Resources
 from ._fields import Doc, boolean, integer, mapping, resources, string, string_list
+from .known_fields import KUBELET_CONFIGURATION
 from .loader import read_documents
+from .schema import vet
 
 __all__ = ["KubeletConfigFile", "KubeletFields", "load_kubelet_config", "read_kubelet_fields"]
 
 KIND = "KubeletConfiguration"
-API_VERSIONS = ("kubelet.config.k8s.io/v1beta1", "kubelet.config.k8s.io/v1")
+API_VERSIONS = ("kubelet.config.k8s.io/v1beta1",)  # the only version of v1.35
 
 
 @attrs.frozen(slots=True)
@@ -97,8 +99,9 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
     doc, body = found
     api_version = string(doc, body.get("apiVersion"), "apiVersion")
     if api_version not in API_VERSIONS:
-        doc.fail("apiVersion", f"'{api_version}' is not a {KIND} apiVersion kruleset reads "
-                               f"({', '.join(API_VERSIONS)})")
+        doc.fail("apiVersion", f"'{api_version}' is not a {KIND} apiVersion the v1.35 kubelet "
+                               f"reads; supported: {', '.join(API_VERSIONS)}")
+    vet(doc, body, KUBELET_CONFIGURATION)
     g = body.get
     max_grace = integer(doc, g("evictionMaxPodGracePeriod"), "evictionMaxPodGracePeriod")
     enforce = None

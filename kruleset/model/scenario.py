@@ -17,12 +17,15 @@ from .config import KubeletConfig, SchedulerConfig
 from .objects import (
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from .selectors import Taint
 
@@ -40,6 +43,7 @@ __all__ = [
     "LabelNode",
     "NodeReadiness",
     "NodeUsage",
+    "NominatePod",
     "PodPhase",
     "PodReadiness",
     "PodUsage",
@@ -51,7 +55,8 @@ __all__ = [
 ]
 
 Object = Union[
-    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget, ElasticQuota
+    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,
+    ElasticQuota, Workload, LimitRange, ResourceQuota,
 ]
 
 
@@ -197,6 +202,15 @@ class PodPhase:
 
 
 @attrs.frozen(slots=True)
+class NominatePod:
+    """A pending pod's ``status.nominatedNodeName`` read from a file (the nominator's state)."""
+
+    ref: str
+    node: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
 class DeleteObject:
     """``delete priorityclass NAME | delete quota NAMESPACE | delete pdb REF``."""
 
@@ -208,7 +222,7 @@ class DeleteObject:
 Action = Union[
     Create, ScaleDeployment, DeletePod, EvictPod, DrainNode, Cordon, TaintNode, LabelNode,
     NodeReadiness, PodUsage, NodeUsage, Ungate, PodReadiness, PodPhase, DeleteObject,
-    KubeletBlock,
+    KubeletBlock, NominatePod,
 ]
 
 
@@ -258,3 +272,6 @@ class Scenario:
     expectations: tuple[Expectation, ...] = ()
     run_until: int | None = None
     source: str = ""                          # the text, for error rendering
+    # What the user should know that is no error: warnings (settings read but
+    # not simulated, unknown fields allowed) and summaries of files read.
+    notices: tuple[str, ...] = ()

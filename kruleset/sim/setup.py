@@ -10,12 +10,15 @@ import attrs
 from ..model.objects import (
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from ..model.scenario import Scenario
 from ..model.state import PodState
@@ -107,6 +110,12 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
     elif isinstance(obj, Deployment):
         st.deployments[obj.key] = obj
         sim.extra.setdefault("deployment_counter", {}).setdefault(obj.key, 0)
+    elif isinstance(obj, Workload):
+        st.workloads[f"{obj.kind}/{obj.key}"] = obj
+    elif isinstance(obj, LimitRange):
+        st.limit_ranges[obj.key] = obj
+    elif isinstance(obj, ResourceQuota):
+        st.resource_quotas[obj.key] = obj
     elif isinstance(obj, PodDisruptionBudget):
         st.pdbs[obj.key] = obj
     elif isinstance(obj, ElasticQuota):
