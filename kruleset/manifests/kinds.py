@@ -21,7 +21,7 @@ from ..model.objects import (
     PriorityClass,
     ResourceQuota,
 )
-from ..model.resources import ZERO, Resources
+from ..model.resources import Resources
 from ._fields import Doc, mapping, quantity, resources, seq, string
 
 __all__ = ["DNS_LABEL", "DNS_SUBDOMAIN", "IGNORED_KINDS", "check_name", "check_priority_class",
@@ -89,19 +89,30 @@ def check_priority_class(doc: Doc, pc: PriorityClass) -> bool:
 
 
 def limit_range_from(doc: Doc, obj: dict[str, Any], namespace: str, name: str) -> LimitRange:
-    """The ``type: Container`` items of a LimitRange (Pod and PVC items do not default)."""
+    """The ``type: Container`` items of a LimitRange (Pod and PVC items do not default).
+
+    The API's defaulting of the object is applied (``SetDefaults_LimitRangeItem``):
+    ``default`` from ``max``, then ``defaultRequest`` from ``default``, then from ``min``.
+    """
     spec = mapping(doc, obj.get("spec"), "spec")
-    found: dict[str, Resources] = {}
+    found: dict[str, dict[str, int]] = {"default": {}, "default_request": {}, "max": {},
+                                        "min": {}}
     for i, item in enumerate(seq(doc, spec.get("limits"), "spec.limits")):
         f = f"spec.limits[{i}]"
         item = mapping(doc, item, f)
         if string(doc, item.get("type"), f"{f}.type") != "Container":
             continue
-        for key, attr in (("default", "default"), ("defaultRequest", "default_request"),
-                          ("max", "max"), ("min", "min")):
-            value = resources(doc, item.get(key), f"{f}.{key}")
-            found[attr] = found.get(attr, ZERO) + value
-    return LimitRange(namespace, name, span=doc.span or NO_SPAN, **found)
+        got = {attr: resources(doc, item.get(key), f"{f}.{key}").as_dict()
+               for key, attr in (("default", "default"), ("defaultRequest", "default_request"),
+                                 ("max", "max"), ("min", "min"))}
+        for k, v in got["max"].items():
+            got["default"].setdefault(k, v)
+        for k, v in (*got["default"].items(), *got["min"].items()):
+            got["default_request"].setdefault(k, v)
+        for attr, values in got.items():
+            found[attr].update(values)
+    return LimitRange(namespace, name, span=doc.span or NO_SPAN,
+                      **{k: Resources.of(v) for k, v in found.items()})
 
 
 def resource_quota_from(doc: Doc, obj: dict[str, Any], namespace: str,

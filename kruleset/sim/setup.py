@@ -82,10 +82,14 @@ def apply_declarations(sim: Simulation) -> None:
     paused = gc.isenabled()
     if paused:
         gc.disable()
+    # The time-0 cluster was admitted before it was written down: LimitRanges
+    # and ResourceQuotas apply to pods created from now on (api_admission).
+    sim.extra["api-admission.declaring"] = True
     try:
         for obj in sim.scenario.objects:
             create_object(sim, obj, initial=True)
     finally:
+        sim.extra["api-admission.declaring"] = False
         if paused:
             gc.enable()
 
