@@ -65,8 +65,15 @@ class Context:
     def register(self, obj: Object, item: Item, where: str) -> None:
         """Record a new object, refusing a name already in use."""
         kind, key, table = self._slot(obj)
-        if isinstance(obj, PriorityClass) and _builtin_unchanged(obj):
-            return  # a dump's copy of a built-in class: it is already there
+        if isinstance(obj, PriorityClass):
+            if _builtin_unchanged(obj):
+                return  # a dump's copy of a built-in class: it is already there
+            if obj.global_default:
+                for other in self.classes.values():
+                    if other.global_default and ("priority class", other.name) not in self.gone:
+                        raise self.src.error(f"priority class '{other.name}' is already the "
+                                             f"default; '{obj.name}' cannot be one too", item,
+                                             expected="one default class")
         if key in table and (kind, key) not in self.gone:
             before = self.origin.get((kind, key), "earlier")
             raise self.src.error(f"{kind} '{key}' is already declared ({before})", item,

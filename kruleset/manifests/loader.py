@@ -313,10 +313,10 @@ def _entry(doc: Doc, value: object) -> _Entry | str:
     if kind is None:
         doc.fail("kind", "the object has no kind")
     if not isinstance(kind, str) or kind not in SUPPORTED_KINDS:
-        near = did_you_mean(str(kind), (*SUPPORTED_KINDS, *IGNORED_KINDS))
-        if isinstance(kind, str) and (kind in IGNORED_KINDS or (
-                not near and is_custom_resource(value.get("apiVersion")))):
+        if isinstance(kind, str) and (kind in IGNORED_KINDS or
+                                      is_custom_resource(value.get("apiVersion"))):
             return kind
+        near = did_you_mean(str(kind), (*SUPPORTED_KINDS, *IGNORED_KINDS))
         doc.fail("kind", f"kind {kind!r} is not read by kruleset; kinds read: "
                          f"{', '.join(SUPPORTED_KINDS)}; kinds accepted and ignored: Service, "
                          "ConfigMap, Secret, Event, … and custom resources", near)

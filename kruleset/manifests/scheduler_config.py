@@ -85,7 +85,7 @@ def _profile(doc: Doc, raw: dict[str, Any], field: str, top_percentage: int | No
         if plugin in args:
             doc.fail(f"{pf}.name", f"repeated pluginConfig for plugin {plugin}")
         raw_args = mapping(doc, pc.get("args"), f"{pf}.args")
-        vet(doc, raw_args, PLUGIN_ARGS.get(plugin, ANY), f"{pf}.args")
+        vet(doc, raw_args, PLUGIN_ARGS.get(plugin, ANY), f"{pf}.args", types=True)
         args[plugin] = copy.deepcopy(raw_args)
     percentage = _percentage(doc, raw.get("percentageOfNodesToScore"),
                              f"{field}.percentageOfNodesToScore")
@@ -136,7 +136,7 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
                  did_you_mean(api_version, API_VERSIONS) or
                  "v1beta3 was removed in v1.29: change apiVersion to "
                  "kubescheduler.config.k8s.io/v1 (the fields are the same)")
-    vet(doc, body, SCHEDULER_CONFIGURATION)
+    vet(doc, body, SCHEDULER_CONFIGURATION, types=True)
     top = _percentage(doc, body.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
     profiles = seq(doc, body.get("profiles"), "profiles")
     if not profiles:

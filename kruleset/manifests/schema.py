@@ -39,14 +39,16 @@ MAX_ERRORS = 50  # per file: enough to fix a file in one go, bounded for a broke
 
 
 def vet(doc: Doc, value: Any, schema: Any, path: str = "",
-        warnings: dict[str, int] | None = None) -> None:
+        warnings: dict[str, int] | None = None, *, types: bool = False) -> None:
     """Check ``value`` at ``path`` of ``doc``: raise every error found, note the warnings.
 
     Unknown fields are errors unless :data:`STRICT` is off; warnings are
     counted in ``warnings`` (message -> objects) when given, else noticed.
+    ``types``: a mapping or list of the wrong type is an error too (for
+    values no typed reader checks, such as plugin args).
     """
     errors: list[ScenarioError] = []
-    for p in check(value, schema, path):
+    for p in check(value, schema, path, types):
         if p.level == "warning" or (p.level == "unknown" and not STRICT.get()):
             field = doc.prefix + p.field
             text = p.message if p.level == "warning" else \
@@ -122,17 +124,19 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def check(value: Any, schema: Any, path: str = "") -> Iterator[Problem]:
+def check(value: Any, schema: Any, path: str = "", types: bool = False) -> Iterator[Problem]:
     """Every problem of ``value`` against ``schema``; ``path`` prefixes the field paths.
 
     A value of the wrong container type (a list where a mapping belongs) is
-    left to the typed readers, which say what they expected; only typed
-    scalars are checked here.
+    left to the typed readers, which say what they expected, unless
+    ``types``; typed scalars are always checked.
     """
     if schema is ANY or value is None:
         return
     if type(schema) is dict:
         if type(value) is not dict:
+            if types:
+                yield Problem("type", path, f"expected a mapping, found {value!r}")
             return
         for key, sub in value.items():
             field = schema.get(key) if type(key) is str else None
@@ -144,22 +148,26 @@ def check(value: Any, schema: Any, path: str = "") -> Iterator[Problem]:
                               f"known fields here: {', '.join(sorted(schema))}")
                 continue
             if field is not ANY:
-                yield from check(sub, field, _join(path, key))
+                yield from check(sub, field, _join(path, key), types)
         return
     if type(schema) is list:
         if type(value) is list:
             for i, item in enumerate(value):
-                yield from check(item, schema[0], f"{path}[{i}]")
+                yield from check(item, schema[0], f"{path}[{i}]", types)
+        elif types:
+            yield Problem("type", path, f"expected a list, found {value!r}")
         return
     if type(schema) is MapOf:
         if type(value) is dict and schema.value is not ANY:
             for key, sub in value.items():
-                yield from check(sub, schema.value, _join(path, str(key)))
+                yield from check(sub, schema.value, _join(path, str(key)), types)
+        elif types and type(value) is not dict:
+            yield Problem("type", path, f"expected a mapping, found {value!r}")
         return
     if type(schema) is Unsimulated:
         yield Problem("warning", path, f"{_shape(path)} is read but not simulated by kruleset: "
                                        f"{schema.why}")
-        yield from check(value, schema.schema, path)
+        yield from check(value, schema.schema, path, types)
         return
     if not _type_ok(schema, value):
         want = "a quantity (a number or a string)" if schema is QTY else _TYPE_NAMES[schema]
