@@ -140,3 +140,73 @@ def test_yaml_huge_quantity_is_refused_with_the_field(tmp_path: Path) -> None:
                  f"status:\n  capacity: {{cpu: '{'9' * 331}', memory: 1Gi}}\n")
     e = refused(f'include "{f}"\n')
     assert "status.capacity.cpu" in e.message and "too long" in e.message
+
+
+# --- 7. errors that had no file or line -----------------------------------------------------------
+
+def _include(tmp_path: Path, name: str, content: str | bytes) -> ScenarioError:
+    f = tmp_path / name
+    if isinstance(content, bytes):
+        f.write_bytes(content)
+    else:
+        f.write_text(content)
+    return refused(f'include "{f}"\n')
+
+
+def test_include_of_a_name_too_long_is_refused_at_its_line() -> None:
+    e = refused('include "' + "a" * 300 + '.yaml"\n')
+    assert (e.line, e.column) == (1, 9) and "File name too long" in e.message
+
+
+def test_a_label_with_an_integer_key_names_the_field(tmp_path: Path) -> None:
+    e = _include(tmp_path, "n.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+                                     "  labels: {1: a}\nspec: {containers: [{name: c}]}\n")
+    assert "field metadata.labels.1" in e.message and "not a string" in e.message
+
+
+def test_a_json_integer_over_4300_digits_is_refused(tmp_path: Path) -> None:
+    e = _include(tmp_path, "n.json", '{"kind": "Node", "x": ' + "9" * 5000 + "}")
+    assert "more than 4,300 digits" in e.message and "n.json" in e.message
+
+
+def test_very_deep_json_is_refused_with_the_file(tmp_path: Path) -> None:
+    e = _include(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000)
+    assert "nested too deeply" in e.message and "deep.json" in e.message
+
+
+def test_a_json_file_with_a_bom_is_read_as_yaml_is(tmp_path: Path) -> None:
+    f = tmp_path / "n.json"
+    f.write_bytes(b'\xef\xbb\xbf{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},'
+                  b' "status": {"capacity": {"cpu": "1"}}}')
+    assert [o.name for o in kruleset.load(f'include "{f}"\n').objects] == ["n1"]
+
+
+def test_a_duplicate_yaml_key_is_refused(tmp_path: Path) -> None:
+    e = _include(tmp_path, "d.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                                     "status: {capacity: {cpu: '1'}}\n"
+                                     "status: {capacity: {cpu: '2'}}\n")
+    assert "'status' is given twice at line 5" in e.message
+
+
+def test_a_quantity_with_spaces_is_refused(tmp_path: Path) -> None:
+    e = _include(tmp_path, "s.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                                     "status: {capacity: {cpu: ' 4'}}\n")
+    assert "status.capacity.cpu" in e.message and "' 4' is not a quantity" in e.message
+
+
+def test_a_node_without_status_is_a_warning(tmp_path: Path) -> None:
+    f = tmp_path / "n.yaml"
+    f.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    sc = kruleset.load(f'include "{f}"\n')
+    assert sc.notices == (f"{f}: warning: Node n1 has no status.capacity or status.allocatable:"
+                          " it is read with no cpu or memory and 110 pods",)
+
+
+# --- 8. the dump is not mapped into memory ----------------------------------------------------
+
+def test_the_dump_reader_does_not_map_the_file() -> None:
+    # A mapped file truncated while it is read kills Python with a bus error;
+    # reading it whole gives a short text (and a syntax error) instead.
+    from kruleset.manifests import loader
+
+    assert "mmap" not in vars(loader)

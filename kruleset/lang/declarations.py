@@ -443,7 +443,12 @@ def resolve_path(ctx: Context, word: Word) -> Path:
     path = Path(word.text)
     if not path.is_absolute():
         path = Path(ctx.src.folder or ".") / path
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except (OSError, ValueError) as e:  # a name too long, a NUL byte
+        raise ctx.src.error(f"cannot use this file name: {getattr(e, 'strerror', None) or e}",
+                            word, expected="a path relative to the .kr file's folder") from None
+    if not found:
         raise ctx.src.error(f"file not found: {word.text}", word,
                             expected="a path relative to the .kr file's folder")
     return path

@@ -167,6 +167,8 @@ def string_map(doc: Doc, value: object, field: str) -> dict[str, str]:
     """A mapping of strings to strings (labels, annotations, nodeSelector)."""
     m = mapping(doc, value, field)
     for k, v in m.items():
+        if not isinstance(k, str):
+            doc.fail(f"{field}.{k}", f"the key {k!r} is not a string", "quote the key")
         if not isinstance(v, str):
             doc.fail(f"{field}.{k}", f"expected a string, found {_type_name(v)} ({v!r})",
                      "quote the value" if v is not None else "")

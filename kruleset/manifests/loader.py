@@ -8,10 +8,8 @@ every document in file order.
 
 from __future__ import annotations
 
-import codecs
 import gc
 import json
-import mmap
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -54,7 +52,27 @@ from .schema import MAX_ERRORS, notice, vet
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
            "read_documents"]
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys = [k.value for k, _ in node.value
+                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE]
+        if len(keys) != len(set(keys)):
+            seen: set[str] = set()
+            for k, _ in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE:
+                    if k.value in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {k.value!r} is given twice", k.start_mark)
+                    seen.add(k.value)
+        return super().construct_mapping(node, deep)
+
+
+_LOADER: Any = _Loader
 
 # kind -> API groups accepted for it ("" is the core group).
 SUPPORTED_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -168,6 +186,12 @@ def _documents(path: Path, span: Span | None,
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
+        except RecursionError:
+            raise ManifestError("the JSON is nested too deeply to read", file=file,
+                                document=1, span=span) from None
+        except ValueError:  # an integer of more than 4,300 digits
+            raise ManifestError("a number has more than 4,300 digits: no quantity is that "
+                                "large", file=file, document=1, span=span) from None
         return
     number = 0
     docs = yaml.load_all(text, Loader=_LOADER)
@@ -179,6 +203,9 @@ def _documents(path: Path, span: Span | None,
         except yaml.YAMLError as e:
             raise ManifestError(_yaml_message(e), file=file, document=number + 1,
                                 span=span) from None
+        except (ValueError, TypeError, RecursionError) as e:  # a huge integer, an odd key
+            raise ManifestError(f"not valid YAML: {e}", file=file, document=number + 1,
+                                span=span) from None
         number += 1
         if value is None:
             continue
@@ -186,20 +213,13 @@ def _documents(path: Path, span: Span | None,
 
 
 def _read_text(path: Path) -> str:
-    """``path.read_text(encoding="utf-8")``, decoded straight from the mapped file.
+    """The file's text, without a leading byte order mark (YAML and JSON alike).
 
-    Reading a large dump into bytes first costs as much again as decoding
-    it.  A file that cannot be mapped (empty, not a regular file) or holds a
-    carriage return (which text mode would translate) is read the usual way,
-    so the text and errors are always those of ``read_text``.
+    Read whole, not mapped into memory: a file truncated while it is read
+    must give a short text (and a syntax error), not a bus error.
     """
-    try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            if mm.find(b"\r") < 0:
-                return codecs.utf_8_decode(mm, "strict", True)[0]
-    except (OSError, ValueError):
-        pass  # not mappable: read below, which also reports what is wrong with it
-    return path.read_text(encoding="utf-8")
+    with open(path, encoding="utf-8-sig") as f:
+        return f.read()
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -490,8 +510,8 @@ class _Reader:
         # anything else goes through them for their message.
         labels = meta.get("labels")
         if type(labels) is dict:
-            for value in labels.values():
-                if type(value) is not str:
+            for key, value in labels.items():
+                if type(value) is not str or type(key) is not str:
                     string_map(doc, labels, "metadata.labels")
         else:
             labels = string_map(doc, labels, "metadata.labels")
