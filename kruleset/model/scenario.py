@@ -31,9 +31,11 @@ from .selectors import Taint
 
 __all__ = [
     "Action",
+    "ApplyObject",
     "Cordon",
     "Create",
     "DeleteObject",
+    "DeleteObjectOf",
     "DeletePod",
     "DrainNode",
     "Event",
@@ -202,6 +204,28 @@ class PodPhase:
 
 
 @attrs.frozen(slots=True)
+class ApplyObject:
+    """``apply "FILE"``: one object of the file, created or updated (``kubectl apply``).
+
+    A Deployment or workload whose pod template changed in what kruleset
+    reads (resources, labels, scheduling fields; not the image) replaces its
+    pods (a rollout, simulated as the Recreate strategy); an existing pod is
+    left as it is (its spec cannot change).
+    """
+
+    obj: Object
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class DeleteObjectOf:
+    """``delete "FILE"``: one object of the file deleted (``kubectl delete``, cascading)."""
+
+    obj: Object
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
 class NominatePod:
     """A pending pod's ``status.nominatedNodeName`` read from a file (the nominator's state)."""
 
@@ -222,7 +246,7 @@ class DeleteObject:
 Action = Union[
     Create, ScaleDeployment, DeletePod, EvictPod, DrainNode, Cordon, TaintNode, LabelNode,
     NodeReadiness, PodUsage, NodeUsage, Ungate, PodReadiness, PodPhase, DeleteObject,
-    KubeletBlock, NominatePod,
+    KubeletBlock, NominatePod, ApplyObject, DeleteObjectOf,
 ]
 
 

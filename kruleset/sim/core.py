@@ -95,8 +95,8 @@ _POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
 # Modules that register controllers and action handlers; a module that does
 # not exist yet simply registers nothing (its actions then report exit 3).
 _SIM_MODULES = (
-    "termination", "workloads", "controllers", "api_admission", "actions", "scheduler",
-    "kubelet", "taints", "drain",
+    "termination", "workloads", "controllers", "api_admission", "actions", "manifest_actions",
+    "scheduler", "kubelet", "taints", "drain",
 )
 _loaded = False
 
