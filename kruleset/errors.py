@@ -158,7 +158,9 @@ def combined(errors: list[ScenarioError]) -> ScenarioError:
         return first
     err = ScenarioError.__new__(type(first))
     err.__dict__.update(first.__dict__)
-    more = [e.message + (f" ({e.suggestion})" if e.suggestion else "") for e in errors[1:]]
+    more = [(f"{e.file}:{e.line}:{e.column}: " if e.line and (e.file, e.line) !=
+             (first.file, first.line) else "") + e.message +
+            (f" ({e.suggestion})" if e.suggestion else "") for e in errors[1:]]
     err.message = (f"{first.message}\nand {len(more)} more error{'s' if len(more) > 1 else ''}:"
                    + "".join(f"\n  {m}" for m in more))
     err.errors = list(errors)  # type: ignore[attr-defined]

@@ -376,3 +376,16 @@ def test_pending_pod_nomination_is_read(tmp_path: Path) -> None:
         [NominatePod("default/waiting", "n1")]
     res = kruleset.run(sc)
     assert res.state.pods["default/waiting"].nominated == "n1"
+
+
+def test_check_reports_every_error_of_a_kr_file_in_one_run() -> None:
+    with pytest.raises(ScenarioError) as e:
+        kruleset.load("node n1 cpu=2 memory=4Gi\nnode n2 cpux=2\npod p on n2 cpu=1\n"
+                      "pod q on n1 cpu=1 lables(a=b)\nat 5s evict pod zz\n"
+                      "expect pod p running\nexpect pod q runnin\n", file="m.kr")
+    errors = e.value.errors  # type: ignore[attr-defined]
+    # Refusals that only follow from an earlier one (n2, then p, were never declared) are
+    # not repeated.
+    assert [(x.line, x.column) for x in errors] == [(2, 9), (4, 19), (5, 17), (7, 14)]
+    assert (e.value.line, e.value.column) == (2, 9)
+    assert "m.kr:7:14: unknown pod state 'runnin', did you mean 'running'?" in str(e.value)

@@ -12,13 +12,16 @@ checked last, against everything the file ever declares or creates.
 from __future__ import annotations
 
 import gc
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count, repeat
 from operator import itemgetter
 from typing import Any
 
 import attrs
 
-from ..errors import NOTICES, ScenarioError, Span
+from ..errors import NOTICES, ScenarioError, Span, combined
 from ..model.config import KubeletConfig, SchedulerConfig
 from ..model.objects import Pod
 from ..model.scenario import (
@@ -70,6 +73,8 @@ class _Builder:
         self.last_time = 0
         self.last_time_word: Word | None = None
         self.evicted_ever: set[str] = set()
+        self.errors: list[ScenarioError] = []
+        self.failed: list[str] = []  # lines of refused statements
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -81,35 +86,40 @@ class _Builder:
 
     def run(self, statements: list[Statement]) -> Scenario:
         heads: list[tuple[int, Statement, Word]] = []
+        # A refused statement does not stop the reading: every statement is
+        # tried, so one run reports every error it can (see _keep_going).
         for index, stmt in enumerate(statements):
             head = stmt.items[0]
-            if not isinstance(head, Word) or head.kind != "WORD":
-                raise self.src.error("a statement starts with a keyword", head,
-                                     expected=", ".join(TOP_LEVEL))
-            if head.value not in TOP_LEVEL:
-                self._unknown_top(head)
-            heads.append((index, stmt, head))
+            with self._keep_going():
+                if not isinstance(head, Word) or head.kind != "WORD":
+                    raise self.src.error("a statement starts with a keyword", head,
+                                         expected=", ".join(TOP_LEVEL))
+                if head.value not in TOP_LEVEL:
+                    self._unknown_top(head)
+                heads.append((index, stmt, head))
         for index, stmt, head in heads:
             if head.value in _FIRST:
-                self.first_pass(index, stmt, head)
+                with self._keep_going():
+                    self.first_pass(index, stmt, head)
         for index, stmt, head in heads:
             if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
-                self.declaration(index, stmt, head)
+                with self._keep_going():
+                    self.declaration(index, stmt, head)
         for _index, stmt, head in heads:
             if head.value == "at":
-                self.at(stmt, head)
+                with self._keep_going():
+                    self.at(stmt, head)
         for _index, stmt, head in heads:
             if head.value == "expect":
-                cur = Cursor(self.src, stmt.items)
-                cur.pos = 1
-                if stmt.block is not None:
-                    raise self.src.error("'expect' takes no block", stmt.block.open)
-                exp, checks = parse_expect(self.src, head, cur, self.span(head), None)
-                self.check_refs(checks, self.evicted_ever)
-                self.expectations.append(exp)
+                with self._keep_going():
+                    self.expect_stmt(stmt, head)
         for _index, stmt, head in heads:
             if head.value == "run":
-                self.run_until_stmt(stmt, head)
+                with self._keep_going():
+                    self.run_until_stmt(stmt, head)
+        if self.errors:
+            self.errors.sort(key=lambda e: (e.line, e.column))
+            raise combined(self.errors)
         self.objects.sort(key=itemgetter(0, 1))
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
@@ -124,6 +134,36 @@ class _Builder:
             run_until=self.run_until,
             source="\n".join(self.src.lines),
         )
+
+    def expect_stmt(self, stmt: Statement, head: Word) -> None:
+        cur = Cursor(self.src, stmt.items)
+        cur.pos = 1
+        if stmt.block is not None:
+            raise self.src.error("'expect' takes no block", stmt.block.open)
+        exp, checks = parse_expect(self.src, head, cur, self.span(head), None)
+        self.check_refs(checks, self.evicted_ever)
+        self.expectations.append(exp)
+
+    @contextmanager
+    def _keep_going(self) -> Iterator[None]:
+        """Collect a refusal and go on with the next statement (up to MAX_ERRORS).
+
+        A refusal that only follows from an earlier one (a name the refused
+        statement would have declared) is not reported again.
+        """
+        if len(self.errors) >= MAX_ERRORS:
+            raise combined(self.errors)
+        try:
+            yield
+        except ScenarioError as err:
+            m = _QUOTED.search(err.message)  # the name refused, before any suggestion
+            names = {m.group(1), m.group(1).rpartition("/")[2]} if m else set()
+            follows = "unknown" in err.message and any(
+                re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", line)
+                for n in names for line in self.failed)
+            self.failed.append(err.source_line)
+            if not follows:
+                self.errors.append(err)
 
     def _unknown_top(self, head: Word) -> None:
         if head.value in _TIMELINE_ONLY:
@@ -340,6 +380,10 @@ class _Builder:
             raise src.error(f"run until {tw.value} stops before the last timeline entry "
                             f"(at {self.last_time_word.value if self.last_time_word else last})",
                             tw, expected="a time at or after the last 'at'")
+
+
+MAX_ERRORS = 50  # refusals reported from one file
+_QUOTED = re.compile(r"'([^']+)'")
 
 
 def _call_loader(name: str, path: Any, span: Span) -> Any:
