@@ -210,3 +210,16 @@ def test_the_dump_reader_does_not_map_the_file() -> None:
     from kruleset.manifests import loader
 
     assert "mmap" not in vars(loader)
+
+
+# --- found by fuzzing 100,000 inputs ---------------------------------------------------------------
+
+def test_a_timeline_beyond_seven_days_is_refused_at_its_word() -> None:
+    # `at 2147483648s` (68 years) stepped the kubelet every 10 s for hours.
+    e = refused("node n1 cpu=1 memory=1Gi\nat 2147483648s create pod p cpu=1\n")
+    assert (e.line, e.column) == (2, 4) and "beyond the 7 days" in e.message
+    e = refused("node n1 cpu=1 memory=1Gi\nrun until 169h\n")
+    assert e.line == 2 and "beyond the 7 days" in e.message
+    with pytest.raises(ScenarioError, match="at most 7 days"):
+        kruleset.run("node n1 cpu=1 memory=1Gi\n", until=8 * 86_400_000)
+    assert kruleset.run("node n1 cpu=1 memory=1Gi\nat 168h create pod p cpu=1\n").decisions

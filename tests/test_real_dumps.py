@@ -389,3 +389,18 @@ def test_check_reports_every_error_of_a_kr_file_in_one_run() -> None:
     assert [(x.line, x.column) for x in errors] == [(2, 9), (4, 19), (5, 17), (7, 14)]
     assert (e.value.line, e.value.column) == (2, 9)
     assert "m.kr:7:14: unknown pod state 'runnin', did you mean 'running'?" in str(e.value)
+
+
+def test_pod_level_resources_are_read_but_not_simulated_a_warning(tmp_path: Path) -> None:
+    f = _write(tmp_path, "p.yaml", """\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          resources: {requests: {cpu: "1"}}
+          containers: [{name: c}]
+        """)
+    sc = kruleset.load(f'include "{f}"\n')
+    assert sc.notices == (f"{f}: warning: spec.resources is read but not simulated by kruleset: "
+                          "pod-level resources are not simulated; the containers' requests and "
+                          "limits are used",)

@@ -25,6 +25,7 @@ from ..errors import NOTICES, ScenarioError, Span, combined
 from ..model.config import KubeletConfig, SchedulerConfig
 from ..model.objects import Pod
 from ..model.scenario import (
+    MAX_SIMULATED_TIME,
     DeletePod,
     Event,
     Expectation,
@@ -299,7 +300,7 @@ class _Builder:
         cur = Cursor(src, stmt.items)
         cur.pos = 1
         tw = cur.word("a time such as 10s after 'at'")
-        time = duration(src, tw, "time")
+        time = _within_horizon(src, tw, duration(src, tw, "time"))
         if time < self.last_time:
             assert self.last_time_word is not None
             raise src.error(f"time goes backwards: at {tw.value} comes after at "
@@ -372,7 +373,7 @@ class _Builder:
         if self.run_word is not None:
             raise src.error(f"'run until' is given twice (first at {self.where(self.run_word)})",
                             head)
-        self.run_until = duration(src, tw, "run until")
+        self.run_until = _within_horizon(src, tw, duration(src, tw, "run until"))
         self.run_word = head
         last = max([e.time for e in self.events] +
                    [e.time for e in self.expectations if e.time is not None] + [0])
@@ -383,6 +384,15 @@ class _Builder:
 
 
 MAX_ERRORS = 50  # refusals reported from one file
+
+
+def _within_horizon(src: Source, word: Word, ms: int) -> int:
+    """A time on the simulated clock, refused beyond :data:`MAX_SIMULATED_TIME`."""
+    if ms > MAX_SIMULATED_TIME:
+        raise src.error(f"'{word.value}' is beyond the {MAX_SIMULATED_TIME // 86_400_000} days "
+                        "a scenario may span (the kubelet is simulated every 10s)", word,
+                        expected="a time of 7 days (168h) or less")
+    return ms
 _QUOTED = re.compile(r"'([^']+)'")
 
 

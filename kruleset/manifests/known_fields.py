@@ -71,7 +71,9 @@ POD_SPEC = _fields(
     affinity={"nodeAffinity": NODE_AFFINITY, "podAffinity": POD_AFFINITY,
               "podAntiAffinity": POD_AFFINITY},
     tolerations=[TOLERATION], topologySpreadConstraints=[SPREAD],
-    schedulingGates=[{"name": ANY}], resources=RESOURCES)
+    schedulingGates=[{"name": ANY}],
+    resources=Unsimulated(RESOURCES, "pod-level resources are not simulated; the "
+                                     "containers' requests and limits are used"))
 POD_STATUS = _fields(
     "observedGeneration phase conditions message reason nominatedNodeName hostIP hostIPs podIP "
     "podIPs startTime initContainerStatuses containerStatuses qosClass "

@@ -30,6 +30,7 @@ from .objects import (
 from .selectors import Taint
 
 __all__ = [
+    "MAX_SIMULATED_TIME",
     "Action",
     "ApplyObject",
     "Cordon",
@@ -55,6 +56,10 @@ __all__ = [
     "Ungate",
     "Object",
 ]
+
+# The furthest time a scenario may reach: the kubelet's housekeeping runs every
+# 10 s of simulated time, so a timeline of decades would take hours to run.
+MAX_SIMULATED_TIME = 7 * 86_400_000  # ms
 
 Object = Union[
     PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,

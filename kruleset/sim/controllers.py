@@ -11,7 +11,9 @@
   the tolerations the controller adds).  Each pod is named ``NAME-NODE`` and
   bound by the default scheduler through a required node affinity on
   ``metadata.name`` (upstream's ``ReplaceDaemonSetPodNodeNameNodeAffinity``),
-  with the controller's tolerations added (``AddOrUpdateDaemonPodTolerations``).
+  with the controller's tolerations added (``AddOrUpdateDaemonPodTolerations``;
+  the network-unavailable one it adds to hostNetwork pods is not, as the
+  model does not keep hostNetwork).
 * **Job**: up to ``parallelism`` pods ``NAME-1``, ``NAME-2``, … at a time until
   ``completions`` pods succeeded (``complete pod``); with no completions, no
   new pod once one succeeded.  A pod that fails or is deleted is replaced.
@@ -44,8 +46,6 @@ DAEMON_TOLERATIONS = (
     Toleration("node.kubernetes.io/pid-pressure", "Exists", "", "NoSchedule"),
     Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"),
 )
-_HOST_NETWORK_TOLERATION = Toleration("node.kubernetes.io/network-unavailable", "Exists", "",
-                                      "NoSchedule")
 
 
 def _owned(sim: Simulation, w: Workload) -> Iterator[PodState]:
@@ -78,17 +78,12 @@ def daemon_pod(w: Workload, node: str) -> Pod:
         terms = (NodeSelectorTerm((), (pin,)),)
     affinity = NodeAffinity(terms, na.preferred if na is not None else ())
     tolerations = list(t.tolerations)
-    extra = DAEMON_TOLERATIONS + ((_HOST_NETWORK_TOLERATION,) if _host_network(t) else ())
-    for tol in extra:
+    for tol in DAEMON_TOLERATIONS:
         if tol not in tolerations:
             tolerations.append(tol)
     return attrs.evolve(t, name=f"{w.name}-{node}", node_affinity=affinity,
                         tolerations=tuple(tolerations), owner_kind="DaemonSet",
                         owner_name=w.name)
-
-
-def _host_network(pod: Pod) -> bool:
-    return bool(getattr(pod, "host_network", False))
 
 
 def _node_of(ps: PodState) -> str | None:

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import attrs
 
-from ..errors import KrulesetError, NotImplementedMechanism, Span
+from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError, Span
 from ..model.config import KubeletConfig
-from ..model.scenario import Scenario
+from ..model.scenario import MAX_SIMULATED_TIME, Scenario
 from ..model.state import FAILED, ClusterState, PodState
 from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
@@ -178,6 +178,9 @@ class Simulation:
         self.trace: Trace | None = Trace() if trace else None
         self.now = 0
         self.until = until if until is not None else scenario.run_until
+        if self.until is not None and self.until > MAX_SIMULATED_TIME:
+            raise ScenarioError(f"a simulation runs at most {MAX_SIMULATED_TIME // 86_400_000} "
+                                "days (the kubelet is simulated every 10s)")
         self.decisions: list[Decision] = []
         self.victims: dict[str, list[str]] = {}
         self.kubelet_evictions: list[str] = []
