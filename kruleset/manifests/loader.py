@@ -858,13 +858,14 @@ def load_objects(path: Path, span: Span | None = None) -> list[Object]:
     """Read the Kubernetes objects of a YAML or JSON file into kruleset's model.
 
     Accepts multi-document YAML, ``kind: List`` (``kubectl get … -o yaml``)
-    and ``.json`` files (``kubectl get … -o json``), with kinds Node, Pod,
-    Namespace, PriorityClass, RuntimeClass, PodDisruptionBudget (policy/v1),
-    ElasticQuota (scheduling.x-k8s.io or scheduling.sigs.k8s.io), Deployment
-    and ReplicaSet.  Objects come back in file order.  Any other kind is
-    refused, as is a used field with a bad value (:class:`ManifestError`
-    naming file, 1-based document and field path); unused fields are ignored.
-    ``span`` (the including statement) is attached to errors and objects.
+    and ``.json`` files (``kubectl get … -o json``) with the kinds of
+    :data:`SUPPORTED_KINDS`; kinds that play no part (Services, ConfigMaps,
+    Events, custom resources, …) are counted in one summary notice.  Objects
+    come back in file order.  An unknown kind, an unknown field (a warning
+    when :data:`kruleset.errors.STRICT` is off) or a used field with a bad
+    value is refused (:class:`ManifestError` naming file, line, 1-based
+    document and field path; every refusal of the file at once).  ``span``
+    (the including statement) is attached to errors and objects.
 
     Representation choices:
 
