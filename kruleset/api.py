@@ -12,15 +12,25 @@ from .sim.result import Result
 __all__ = ["load", "run"]
 
 
-def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
+def load(source: str | os.PathLike[str], *, file: str | None = None,
+         allow_unknown_fields: bool = False) -> Scenario:
     """Parse and validate a `.kr` scenario from a path or from text.
 
     Raises :class:`kruleset.ScenarioError` (a ``ValueError``) with file, line,
-    column and a suggestion when the scenario is refused.
+    column and a suggestion when the scenario is refused.  An unknown field in
+    an included Kubernetes file or a component configuration is an error,
+    unless ``allow_unknown_fields`` (then it is a warning among the
+    scenario's ``notices``).
     """
     from . import lang
+    from .errors import STRICT
 
-    return validate(lang.load(source, file=file))
+    token = STRICT.set(not allow_unknown_fields)
+    try:
+        scenario = lang.load(source, file=file)
+    finally:
+        STRICT.reset(token)
+    return validate(scenario)
 
 
 def validate(scenario: Scenario) -> Scenario:

@@ -44,6 +44,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         command=args.command, files=args.files, format=args.format, output=args.output,
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
         explain=getattr(args, "explain", None), until=until, profile=profile,
+        allow_unknown_fields=args.allow_unknown_fields,
         trace=bool(getattr(args, "trace", False))))
 
 
@@ -81,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="colour the text report and messages (default: auto, on a "
                             "terminal; NO_COLOR and FORCE_COLOR are honoured)")
     files.add_argument("--no-color", action="store_true", help="same as --color never")
+    files.add_argument("--allow-unknown-fields", action="store_true",
+                       help="unknown fields in Kubernetes files are warnings, not errors "
+                            "(for dumps from newer versions)")
     files.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                        help="worker processes for several files (default: all cores)")
 

@@ -9,17 +9,36 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from contextvars import ContextVar
 
 import attrs
 
 __all__ = [
+    "NOTICES",
+    "STRICT",
     "KrulesetError",
     "ManifestError",
     "NotImplementedMechanism",
     "ScenarioError",
     "Span",
+    "combined",
     "did_you_mean",
+    "notice",
 ]
+
+# False: unknown fields in Kubernetes files are warnings, not errors
+# (``--allow-unknown-fields``, for dumps of newer versions).
+STRICT: ContextVar[bool] = ContextVar("kruleset_strict_fields", default=True)
+# Where readers put what the user should know that is no error (warnings,
+# summaries of files read): a scenario's notices.  None: nobody listens.
+NOTICES: ContextVar[list[str] | None] = ContextVar("kruleset_notices", default=None)
+
+
+def notice(message: str) -> None:
+    """Tell the user something about the input that is not an error (once per message)."""
+    out = NOTICES.get()
+    if out is not None and message not in out:
+        out.append(message)
 
 
 @attrs.frozen(slots=True)
@@ -104,10 +123,12 @@ class ManifestError(ScenarioError):
         field: str = "",
         span: Span | None = None,
         suggestion: str = "",
+        line: int | None = None,
     ) -> None:
         self.document = document
         self.field = field
-        where = file
+        self.file_line = line
+        where = file if line is None else f"{file}:{line}"
         if document is not None:
             where += f", document {document}"
         if field:
@@ -123,6 +144,28 @@ class NotImplementedMechanism(KrulesetError, NotImplementedError):
         self.span = span or NO_SPAN
         where = f"{self.span}: " if self.span.line else ""
         super().__init__(f"{where}{mechanism} is not simulated yet by this version of kruleset")
+
+
+def combined(errors: list[ScenarioError]) -> ScenarioError:
+    """One error for several found in one run: the first, then every other one.
+
+    The result is of the first error's class with its place and fields, its
+    message followed by the others (each with its own place); ``errors``
+    holds them all.
+    """
+    first = errors[0]
+    if len(errors) == 1:
+        return first
+    err = ScenarioError.__new__(type(first))
+    err.__dict__.update(first.__dict__)
+    more = [(f"{e.file}:{e.line}:{e.column}: " if e.line and (e.file, e.line) !=
+             (first.file, first.line) else "") + e.message +
+            (f" ({e.suggestion})" if e.suggestion else "") for e in errors[1:]]
+    err.message = (f"{first.message}\nand {len(more)} more error{'s' if len(more) > 1 else ''}:"
+                   + "".join(f"\n  {m}" for m in more))
+    err.errors = list(errors)  # type: ignore[attr-defined]
+    Exception.__init__(err, err.render())
+    return err
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -39,6 +39,7 @@ class FileOptions:
     decisions: bool = True
     trace: bool = False
     format: str = "text"
+    allow_unknown_fields: bool = False
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -75,9 +76,10 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
         if not Path(path).is_file():
             raise ScenarioError(f"{path}: no such file", None,
                                 suggestion="give a .kr file or a folder holding .kr files")
-        scenario = api.load(path)
+        scenario = api.load(path, allow_unknown_fields=opts.allow_unknown_fields)
         if opts.check:
             return FileReport(path, "passed", ExitCode.OK, title=scenario.title,
+                              notices=scenario.notices,
                               text=f"{path}: ok"), None
         from .sim.core import Simulation
 
@@ -104,7 +106,10 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
         return report, None
     finally:
         progress.ACTIVITY.end()
-    return _simulated(path, result, opts), result
+    report = _simulated(path, result, opts)
+    if scenario.notices:
+        report = attrs.evolve(report, notices=scenario.notices)
+    return report, result
 
 
 def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:

@@ -58,6 +58,7 @@ class RunRequest:
     until: int | None = None
     profile: Any = None
     trace: bool = False
+    allow_unknown_fields: bool = False
 
 
 class _Run:
@@ -78,10 +79,14 @@ class _Run:
                 yield
 
     def problems(self, report: FileReport) -> None:
-        """Every error of a file, for people, on stderr."""
+        """The warnings and every error of a file, for people, on stderr."""
+        style = self.err_style
+        if report.notices:
+            self.out.flush()
+            self.err.write("".join(f"{style.warn(n)}\n" for n in report.notices))
+            self.err.flush()
         if not report.problems:
             return
-        style = self.err_style
         paint = style.warn if report.problems[0].kind == "not simulated" else style.bad
         text = "\n\n".join(paint(p.text) for p in report.problems)
         if len(report.problems) > 1:
@@ -126,7 +131,7 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
     opts = FileOptions(check=req.command == "check", explain=req.explain, until=req.until,
                        profile=req.profile, color=color, text=fmt_cls.wants_text,
                        decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
-                       format=req.format)
+                       format=req.format, allow_unknown_fields=req.allow_unknown_fields)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))

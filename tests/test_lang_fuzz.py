@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import random
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kruleset.errors import ScenarioError
 from kruleset.lang import parse_text
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fuzzing import check_input, corpus, grammar_strategy, mutate, random_scenario  # noqa: E402
 
 CASES = Path(__file__).parent / "lang_cases"
 EXAMPLES = [(CASES / name).read_text() for name in ("language_example.kr", "everything.kr")]
@@ -84,3 +92,51 @@ def mutated(draw: st.DrawFn) -> str:
 @given(mutated())
 def test_mutated_examples(text: str) -> None:
     check(text)
+
+
+# --- the whole input: grammar-derived text, the project's corpus mutated, random scenarios ------
+# A bounded sample in every run (well under a minute); scripts/fuzz.py runs any number.
+
+_FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+
+_SCRATCH = Path(tempfile.mkdtemp(prefix="kruleset-fuzz-"))
+
+
+@_FUZZ
+@given(text=st.deferred(grammar_strategy))
+def test_grammar_derived_text_is_refused_cleanly_or_runs(text: str) -> None:
+    check_input("kr", text, _SCRATCH)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_corpus_kr_yaml_json_never_crash(seed: int, tmp_path: Path) -> None:
+    rng = random.Random(seed)
+    inputs = corpus()
+    assert {k for k, _ in inputs} == {"kr", "yaml", "json"}
+    for _ in range(150):
+        kind, text = rng.choice(inputs)
+        check_input(kind, mutate(rng, text), tmp_path)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_scenarios_keep_the_invariants(seed: int, tmp_path: Path) -> None:
+    rng = random.Random(1000 + seed)
+    outcomes = [check_input("kr", random_scenario(rng), tmp_path, invariants=True)
+                for _ in range(60)]
+    assert outcomes.count("ran") == len(outcomes)  # the generator writes valid scenarios
+
+
+def test_output_is_byte_identical_across_runs_and_jobs(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    for i in range(6):
+        (tmp_path / f"s{i}.kr").write_text(random_scenario(rng))
+    outs = []
+    for jobs in ("1", "1", "2"):
+        done = subprocess.run([sys.executable, "-m", "kruleset", "run", "--format", "json",
+                               "-j", jobs, str(tmp_path)], capture_output=True,
+                              cwd=Path(__file__).resolve().parents[1], check=False)
+        assert done.returncode in (0, 1), done.stderr.decode()
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] == outs[2]

@@ -28,6 +28,7 @@ from kruleset.errors import ManifestError
 from kruleset.manifests import _jsonitems, load_manifests, loader
 from kruleset.manifests._jsonitems import ItemDecoder
 from kruleset.manifests.loader import read_documents
+from kruleset.manifests.schema import STRICT
 from kruleset.model.objects import NEVER, PREEMPT_LOWER, Pod, PriorityClass
 from kruleset.rules import priority
 from kruleset.rules.engine import REJECTED, Failure, Rule
@@ -219,7 +220,7 @@ def _escapes() -> str:
     more = _replace_nth(more, '"kind": "Pod"', '"kind": "P\\u006fd"', 3)
     more = _replace_nth(more, '"apiVersion": "v1",\n            "kind"',
                         '"apiVersion": "v\\u0031",\n            "kind"', 4)
-    more = _replace_nth(more, '"name": "esc-4"', '"name": "esc\\/4"', 0)
+    more = _replace_nth(more, '"name": "esc-4"', '"name": "esc\\u002d4"', 0)
     assert more.count("\\u") >= 4
     return _concat(text, more)
 
@@ -314,7 +315,8 @@ def _unicode() -> str:
     """Node names and labels beyond ASCII, written raw (ensure_ascii=False) and escaped."""
     names = ["n\u0153ud-1", "\u0443\u0437\u0435\u043b-2", "rocket-\U0001f680",
              "\x7fkruleset-node-name-probe\x7f", "plain"]
-    items: list[dict[str, Any]] = [node(n) for n in names]
+    # The API server refuses such names for Nodes; pods may still name them (and stay pending).
+    items: list[dict[str, Any]] = [node(f"node-{i}") for i in range(len(names))]
     for round_ in range(2):
         for i, n in enumerate(names):
             items.append(pod(f"p-{round_}-{i}", pod_spec(n, selector={"zone": "z\u00fcrich"}),
@@ -463,6 +465,14 @@ def _documents(path: Path, decoder: ItemDecoder | None) -> list[tuple[str, str]]
     docs: Iterator[tuple[Any, object]]
     docs = loader._documents(path, None, decoder) if decoder else read_documents(path)
     return [(d.prefix, json.dumps(v, ensure_ascii=False)) for d, v in docs]
+
+
+@pytest.fixture(autouse=True)
+def _lenient() -> Iterator[None]:
+    """The dumps hold odd fields on purpose (a Node's nodeName, a Pod's podCIDR): warnings here."""
+    token = STRICT.set(False)
+    yield
+    STRICT.reset(token)
 
 
 @pytest.fixture(autouse=True)

@@ -383,9 +383,9 @@ BAD = [
      metadata: {name: ok}
      ---
      apiVersion: v1
-     kind: Service
+     kind: Frobnicator
      metadata: {name: s}
-     """, 2, "kind", "supported kinds: Node, Pod"),
+     """, 2, "kind", "kinds read: Node, Pod"),
     ("""\
      apiVersion: v1
      kind: List
@@ -559,7 +559,7 @@ def test_scheduler_config_picks_default_scheduler_profile() -> None:
 
 def test_scheduler_config_first_profile_and_top_level_percentage(tmp_path: Path) -> None:
     path = write(tmp_path, """\
-        apiVersion: kubescheduler.config.k8s.io/v1beta3
+        apiVersion: kubescheduler.config.k8s.io/v1
         kind: KubeSchedulerConfiguration
         percentageOfNodesToScore: 30
         profiles:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 
 from ..model.objects import (
     BUILTIN_PRIORITY_CLASSES,
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from ..model.scenario import Object
 from .errors import Source
@@ -22,6 +26,13 @@ from .syntax import Item
 __all__ = ["Context"]
 
 _GENERATED = re.compile(r"(.+)-([1-9][0-9]*)\Z")
+_BUILTIN = {c.name: c for c in BUILTIN_PRIORITY_CLASSES}
+
+
+def _builtin_unchanged(pc: PriorityClass) -> bool:
+    b = _BUILTIN.get(pc.name)
+    return b is not None and (b.value, b.global_default, b.preemption_policy) == \
+        (pc.value, pc.global_default, pc.preemption_policy)
 
 
 class Context:
@@ -42,6 +53,9 @@ class Context:
         self.deployments: dict[str, Deployment] = {}
         self.pdbs: dict[str, PodDisruptionBudget] = {}
         self.quotas: dict[str, ElasticQuota] = {}
+        self.workloads: dict[str, Workload] = {}  # "Kind/namespace/name"
+        self.limit_ranges: dict[str, LimitRange] = {}
+        self.resource_quotas: dict[str, ResourceQuota] = {}
         self.origin: dict[tuple[str, str], str] = {}
         self.gone: set[tuple[str, str]] = set()
         self.time = 0
@@ -51,6 +65,15 @@ class Context:
     def register(self, obj: Object, item: Item, where: str) -> None:
         """Record a new object, refusing a name already in use."""
         kind, key, table = self._slot(obj)
+        if isinstance(obj, PriorityClass):
+            if _builtin_unchanged(obj):
+                return  # a dump's copy of a built-in class: it is already there
+            if obj.global_default:
+                for other in self.classes.values():
+                    if other.global_default and ("priority class", other.name) not in self.gone:
+                        raise self.src.error(f"priority class '{other.name}' is already the "
+                                             f"default; '{obj.name}' cannot be one too", item,
+                                             expected="one default class")
         if key in table and (kind, key) not in self.gone:
             before = self.origin.get((kind, key), "earlier")
             raise self.src.error(f"{kind} '{key}' is already declared ({before})", item,
@@ -114,6 +137,12 @@ class Context:
             return "pdb", obj.key, self.pdbs
         if isinstance(obj, ElasticQuota):
             return "quota", obj.namespace, self.quotas
+        if isinstance(obj, Workload):
+            return obj.kind.lower(), f"{obj.kind}/{obj.key}", self.workloads
+        if isinstance(obj, LimitRange):
+            return "limitrange", obj.key, self.limit_ranges
+        if isinstance(obj, ResourceQuota):
+            return "resourcequota", obj.key, self.resource_quotas
         return "namespace", obj.name, self.namespaces
 
     # --- lookups ------------------------------------------------------------
@@ -124,7 +153,11 @@ class Context:
             return True
         ns, _, name = key.partition("/")
         m = _GENERATED.match(name)
-        return bool(m and f"{ns}/{m.group(1)}" in self.deployments)
+        if m and f"{ns}/{m.group(1)}" in self.deployments:
+            return True
+        # StatefulSet, DaemonSet and Job pods are named NAME-<ordinal, node or number>.
+        return any(w.namespace == ns and name.startswith(w.name + "-")
+                   for w in self.workloads.values())
 
     def pod_names(self) -> list[str]:
         """Names to suggest for a misspelt pod."""
@@ -144,6 +177,23 @@ class Context:
         """Refuse a pod reference nothing declared or created so far could mean."""
         if not self.pod_exists(key):
             raise self.src.unknown("pod", key, item, self.pod_names())
+
+    def need_container(self, ref: str, name: str, item: Item) -> None:
+        """Refuse a container no pod matching ``ref`` (a key or a glob) has.
+
+        Pods created later by files read at run time are not known here; with
+        no known pod matching, the expectation is left to the run.
+        """
+        pods = [p for k, p in self.pods.items() if fnmatchcase(k, ref)]
+        ns, _, name_part = ref.partition("/")
+        for d in self.deployments.values():
+            m = _GENERATED.match(name_part)
+            if d.namespace == ns and (fnmatchcase(d.name, name_part) or
+                                      (m is not None and m.group(1) == d.name)):
+                pods.append(d.template)
+        names = sorted({c.name for p in pods for c in (*p.containers, *p.init_containers)})
+        if pods and name not in names:
+            raise self.src.unknown("container", name, item, names)
 
     def need_class(self, name: str, item: Item) -> PriorityClass:
         """The priority class called ``name``."""

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
+    MAX_REPLICAS,
     Deployment,
     ElasticQuota,
     Namespace,
@@ -416,7 +417,7 @@ def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Sp
     if rep is None or rep.value is None:
         raise src.error("a deployment needs replicas=N", rep.key if rep else cur.end_word(),
                         expected="replicas=N")
-    replicas = integer(src, rep.value, "replicas", minimum=0)
+    replicas = integer(src, rep.value, "replicas", minimum=0, maximum=MAX_REPLICAS)
     template = spec.make(ns, name, owner=name, span=span)
     return [Deployment(ns, name, replicas, template, span=span)]
 
@@ -443,7 +444,12 @@ def resolve_path(ctx: Context, word: Word) -> Path:
     path = Path(word.text)
     if not path.is_absolute():
         path = Path(ctx.src.folder or ".") / path
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except (OSError, ValueError) as e:  # a name too long, a NUL byte
+        raise ctx.src.error(f"cannot use this file name: {getattr(e, 'strerror', None) or e}",
+                            word, expected="a path relative to the .kr file's folder") from None
+    if not found:
         raise ctx.src.error(f"file not found: {word.text}", word,
                             expected="a path relative to the .kr file's folder")
     return path

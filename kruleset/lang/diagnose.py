@@ -93,20 +93,22 @@ def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
     from .. import api
     from . import parse_text
 
-    found = [first]
+    # The loader itself goes on after a refused statement and gathers what it
+    # can (``errors`` on the error it raises); re-reading with the refused
+    # statements blanked finds what it cannot (syntax errors, later passes).
+    found = list(getattr(first, "errors", None) or [first])
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return found
     lines = text.split("\n")
     folder = Path(path).resolve().parent
-    seen = {(first.line, first.column, first.message)}
-    err = first
+    seen = {(e.line, e.column, e.message) for e in found}
+    batch = list(found)
     deadline = time.monotonic() + MAX_SECONDS
     while len(found) < limit and time.monotonic() < deadline:
-        if err.file != path or not 1 <= err.line <= len(lines):
-            break
-        blank = statement_lines(lines, err.line)
+        blank = [n for err in batch if err.file == path and 1 <= err.line <= len(lines)
+                 for n in statement_lines(lines, err.line)]
         if all(not lines[n - 1].strip() for n in blank):
             break  # nothing left to take away: no progress possible
         for n in blank:
@@ -114,16 +116,17 @@ def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
         try:
             api.validate(parse_text("\n".join(lines), path, folder=folder))
         except ScenarioError as e:
-            key = (e.line, e.column, e.message)
-            if key in seen:
+            batch = [x for x in getattr(e, "errors", None) or [e]
+                     if (x.line, x.column, x.message) not in seen]
+            if not batch:
                 break
-            seen.add(key)
-            found.append(e)
-            err = e
+            seen.update((x.line, x.column, x.message) for x in batch)
+            found.extend(batch)
             continue
         except Exception:  # noqa: BLE001 - the first error is reported whatever happens here
             break
         break
+    found = found[:limit]
     head, rest = found[0], found[1:]
     rest.sort(key=lambda e: (e.file != path, e.line, e.column))
     return [head, *rest]

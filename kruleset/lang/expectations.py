@@ -133,6 +133,10 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         ref_w = cur.word("a pod reference")
         ref = _ref(src, ref_w, checks)
         form, state, negated = _pod_form(src, cur, args, checks)
+        if "container" in args:
+            # Which pods the container is looked for in (a glob too).
+            checks.append(("containers-of", ref, ref_w))
+            checks.append(checks.pop(-2))
     elif subject == "pods":
         ref_w = cur.word("a pod reference or glob")
         ref = _ref(src, ref_w, checks)
@@ -227,6 +231,7 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
     if word == "container":
         name_w = cur.word("a container name")
         args["container"] = name_w.value
+        checks.append(("container", name_w.value, name_w))
         args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
         return "oom-score-adj", "", False
     if word not in POD_STATES:

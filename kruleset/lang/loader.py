@@ -12,14 +12,30 @@ checked last, against everything the file ever declares or creates.
 from __future__ import annotations
 
 import gc
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count, repeat
 from operator import itemgetter
 from typing import Any
 
-from ..errors import ScenarioError, Span
+import attrs
+
+from ..errors import NOTICES, ScenarioError, Span, combined
 from ..model.config import KubeletConfig, SchedulerConfig
 from ..model.objects import Pod
-from ..model.scenario import Event, Expectation, KubeletBlock, Object, PodPhase, Scenario
+from ..model.scenario import (
+    MAX_SIMULATED_TIME,
+    DeletePod,
+    Event,
+    Expectation,
+    KubeletBlock,
+    NodeReadiness,
+    NominatePod,
+    Object,
+    PodPhase,
+    Scenario,
+)
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
@@ -58,6 +74,8 @@ class _Builder:
         self.last_time = 0
         self.last_time_word: Word | None = None
         self.evicted_ever: set[str] = set()
+        self.errors: list[ScenarioError] = []
+        self.failed: list[str] = []  # lines of refused statements
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -69,35 +87,40 @@ class _Builder:
 
     def run(self, statements: list[Statement]) -> Scenario:
         heads: list[tuple[int, Statement, Word]] = []
+        # A refused statement does not stop the reading: every statement is
+        # tried, so one run reports every error it can (see _keep_going).
         for index, stmt in enumerate(statements):
             head = stmt.items[0]
-            if not isinstance(head, Word) or head.kind != "WORD":
-                raise self.src.error("a statement starts with a keyword", head,
-                                     expected=", ".join(TOP_LEVEL))
-            if head.value not in TOP_LEVEL:
-                self._unknown_top(head)
-            heads.append((index, stmt, head))
+            with self._keep_going():
+                if not isinstance(head, Word) or head.kind != "WORD":
+                    raise self.src.error("a statement starts with a keyword", head,
+                                         expected=", ".join(TOP_LEVEL))
+                if head.value not in TOP_LEVEL:
+                    self._unknown_top(head)
+                heads.append((index, stmt, head))
         for index, stmt, head in heads:
             if head.value in _FIRST:
-                self.first_pass(index, stmt, head)
+                with self._keep_going():
+                    self.first_pass(index, stmt, head)
         for index, stmt, head in heads:
             if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
-                self.declaration(index, stmt, head)
+                with self._keep_going():
+                    self.declaration(index, stmt, head)
         for _index, stmt, head in heads:
             if head.value == "at":
-                self.at(stmt, head)
+                with self._keep_going():
+                    self.at(stmt, head)
         for _index, stmt, head in heads:
             if head.value == "expect":
-                cur = Cursor(self.src, stmt.items)
-                cur.pos = 1
-                if stmt.block is not None:
-                    raise self.src.error("'expect' takes no block", stmt.block.open)
-                exp, checks = parse_expect(self.src, head, cur, self.span(head), None)
-                self.check_refs(checks, self.evicted_ever)
-                self.expectations.append(exp)
+                with self._keep_going():
+                    self.expect_stmt(stmt, head)
         for _index, stmt, head in heads:
             if head.value == "run":
-                self.run_until_stmt(stmt, head)
+                with self._keep_going():
+                    self.run_until_stmt(stmt, head)
+        if self.errors:
+            self.errors.sort(key=lambda e: (e.line, e.column))
+            raise combined(self.errors)
         self.objects.sort(key=itemgetter(0, 1))
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
@@ -112,6 +135,36 @@ class _Builder:
             run_until=self.run_until,
             source="\n".join(self.src.lines),
         )
+
+    def expect_stmt(self, stmt: Statement, head: Word) -> None:
+        cur = Cursor(self.src, stmt.items)
+        cur.pos = 1
+        if stmt.block is not None:
+            raise self.src.error("'expect' takes no block", stmt.block.open)
+        exp, checks = parse_expect(self.src, head, cur, self.span(head), None)
+        self.check_refs(checks, self.evicted_ever)
+        self.expectations.append(exp)
+
+    @contextmanager
+    def _keep_going(self) -> Iterator[None]:
+        """Collect a refusal and go on with the next statement (up to MAX_ERRORS).
+
+        A refusal that only follows from an earlier one (a name the refused
+        statement would have declared) is not reported again.
+        """
+        if len(self.errors) >= MAX_ERRORS:
+            raise combined(self.errors)
+        try:
+            yield
+        except ScenarioError as err:
+            m = _QUOTED.search(err.message)  # the name refused, before any suggestion
+            names = {m.group(1), m.group(1).rpartition("/")[2]} if m else set()
+            follows = "unknown" in err.message and any(
+                re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", line)
+                for n in names for line in self.failed)
+            self.failed.append(err.source_line)
+            if not follows:
+                self.errors.append(err)
 
     def _unknown_top(self, head: Word) -> None:
         if head.value in _TIMELINE_ONLY:
@@ -217,6 +270,15 @@ class _Builder:
                 phase = loaded.pod_phases[key]
                 self.events.append(Event(0, -1_000_000 + len(self.events),
                                          PodPhase(key, phase, span=span)))
+            # State the file shows that the scheduler and kubelet act on, at 0s
+            # before any other event: nominations, terminating pods, NotReady nodes.
+            state_events: list[Any] = [
+                *(NodeReadiness(n, False, span=span) for n in loaded.not_ready),
+                *(DeletePod(k, ms, span=span) for k, ms in loaded.terminating.items()),
+                *(NominatePod(k, n, span=span) for k, n in loaded.nominated.items()),
+            ]
+            for action in state_events:
+                self.events.append(Event(0, -1_000_000 + len(self.events), action))
         elif what.value == "scheduler":
             if self.scheduler is not None:
                 raise src.error(f"the scheduler is already configured ({self.scheduler_where})",
@@ -238,7 +300,7 @@ class _Builder:
         cur = Cursor(src, stmt.items)
         cur.pos = 1
         tw = cur.word("a time such as 10s after 'at'")
-        time = duration(src, tw, "time")
+        time = _within_horizon(src, tw, duration(src, tw, "time"))
         if time < self.last_time:
             assert self.last_time_word is not None
             raise src.error(f"time goes backwards: at {tw.value} comes after at "
@@ -279,9 +341,14 @@ class _Builder:
     def check_refs(self, checks: list[Check], evicted: set[str]) -> None:
         ctx = self.ctx
         src = self.src
+        pod_ref = ""
         for kind, key, item in checks:
             if kind == "pod":
                 ctx.need_pod(key, item)
+            elif kind == "containers-of":
+                pod_ref = key
+            elif kind == "container":
+                ctx.need_container(pod_ref, key, item)
             elif kind == "node":
                 ctx.need_node(key, item)
             elif kind == "pdb":
@@ -306,7 +373,7 @@ class _Builder:
         if self.run_word is not None:
             raise src.error(f"'run until' is given twice (first at {self.where(self.run_word)})",
                             head)
-        self.run_until = duration(src, tw, "run until")
+        self.run_until = _within_horizon(src, tw, duration(src, tw, "run until"))
         self.run_word = head
         last = max([e.time for e in self.events] +
                    [e.time for e in self.expectations if e.time is not None] + [0])
@@ -314,6 +381,19 @@ class _Builder:
             raise src.error(f"run until {tw.value} stops before the last timeline entry "
                             f"(at {self.last_time_word.value if self.last_time_word else last})",
                             tw, expected="a time at or after the last 'at'")
+
+
+MAX_ERRORS = 50  # refusals reported from one file
+
+
+def _within_horizon(src: Source, word: Word, ms: int) -> int:
+    """A time on the simulated clock, refused beyond :data:`MAX_SIMULATED_TIME`."""
+    if ms > MAX_SIMULATED_TIME:
+        raise src.error(f"'{word.value}' is beyond the {MAX_SIMULATED_TIME // 86_400_000} days "
+                        "a scenario may span (the kubelet is simulated every 10s)", word,
+                        expected="a time of 7 days (168h) or less")
+    return ms
+_QUOTED = re.compile(r"'([^']+)'")
 
 
 def _call_loader(name: str, path: Any, span: Span) -> Any:
@@ -335,9 +415,13 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
     # the cyclic collector roughly halves the time for large files.
     enabled = gc.isenabled()
     gc.disable()
+    notices: list[str] = []
+    token = NOTICES.set(notices)
     try:
         statements = parse_statements_raw(text, src)
-        return _Builder(src).run(statements)
+        scenario = _Builder(src).run(statements)
     finally:
+        NOTICES.reset(token)
         if enabled:
             gc.enable()
+    return attrs.evolve(scenario, notices=tuple(notices)) if notices else scenario

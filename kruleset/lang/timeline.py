@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ..errors import Span
 from ..model.config import SIGNALS
+from ..model.objects import MAX_REPLICAS
 from ..model.scenario import (
     Action,
     Cordon,
@@ -38,6 +39,7 @@ from ..model.scenario import (
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare
+from .files import file_actions
 from .kubelet import kubelet_block
 from .pods import USAGE_KEYS
 from .syntax import Statement, Word
@@ -45,7 +47,7 @@ from .values import check_name, duration, integer, label_key, label_value, pod_r
 
 __all__ = ["TIMELINE_STATEMENTS", "timeline_statement"]
 
-TIMELINE_STATEMENTS = ("create", "scale", "delete", "evict", "drain", "cordon", "uncordon",
+TIMELINE_STATEMENTS = ("create", "apply", "scale", "delete", "evict", "drain", "cordon", "uncordon",
                        "taint", "untaint", "label", "node", "usage", "ungate", "ready", "unready",
                        "complete", "fail", "expect", "kubelet")
 
@@ -107,12 +109,25 @@ def _scale(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     k, eq, v = rw.value.partition("=")
     if k != "replicas" or not eq:
         raise ctx.src.error(f"expected replicas=N, found '{rw.value}'", rw, expected="replicas=N")
-    return [ScaleDeployment(key, integer(ctx.src, rw.at(9, v), "replicas", minimum=0), span=span)]
+    return [ScaleDeployment(key, integer(ctx.src, rw.at(9, v), "replicas", minimum=0,
+                                          maximum=MAX_REPLICAS), span=span)]
+
+
+def _apply(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
+           evicted: set[str]) -> list[Action]:
+    nxt = cur.peek()
+    if not (isinstance(nxt, Word) and nxt.kind == "STRING"):
+        raise cur.error("expected a file name in double quotes after 'apply'",
+                        expected='apply "FILE.yaml"')
+    return file_actions(ctx, cur, "apply", span)
 
 
 def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
             evicted: set[str]) -> list[Action]:
     src = ctx.src
+    nxt = cur.peek()
+    if isinstance(nxt, Word) and nxt.kind == "STRING":
+        return file_actions(ctx, cur, "delete", span)
     kind = cur.keyword("pod", "priorityclass", "quota", "pdb")
     if kind.value == "pod":
         key, _ = _pod(ctx, cur)
@@ -289,6 +304,7 @@ _VERBS: dict[str, Callable[..., list[Action]]] = {
     "create": _create,
     "scale": _scale,
     "delete": _delete,
+    "apply": _apply,
     "evict": _evict,
     "drain": _drain,
     "cordon": _cordon(True),

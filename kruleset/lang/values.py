@@ -117,7 +117,10 @@ def quantity(src: Source, word: Word, resource: str, what: str = "") -> int:
         raise src.error(f"{what or resource}: {text}", word,
                         expected="a quantity such as 2, 500m, 128Mi, 1Gi") from None
     if resource != "cpu" and "/" in resource:
-        whole = parse_quantity(word.value, "cpu")
+        try:
+            whole = parse_quantity(word.value, "cpu")
+        except QuantityError as exc:  # in thousandths it may pass the bound
+            raise src.error(f"{resource}: {exc}", word) from None
         if whole % 1000:
             raise src.error(f"{resource} must be a whole number, found '{word.value}'", word)
     return value

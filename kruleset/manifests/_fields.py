@@ -60,10 +60,14 @@ class Doc:
         self.span = span
 
     def error(self, field: str, message: str, suggestion: str = "") -> ManifestError:
-        """A :class:`ManifestError` for ``field`` of this document."""
-        return ManifestError(message, file=self.file, document=self.document,
-                             field=self.prefix + field if field else self.prefix.rstrip("."),
-                             span=self.span, suggestion=suggestion)
+        """A :class:`ManifestError` for ``field`` of this document, with its line in the file."""
+        from .lines import locate
+
+        path = self.prefix + field if field else self.prefix.rstrip(".")
+        where = locate(self.file, self.document, path)
+        return ManifestError(message, file=self.file, document=self.document, field=path,
+                             span=self.span, suggestion=suggestion,
+                             line=where[0] if where else None)
 
     def fail(self, field: str, message: str, suggestion: str = "") -> NoReturn:
         """Raise :meth:`error`."""
@@ -163,6 +167,8 @@ def string_map(doc: Doc, value: object, field: str) -> dict[str, str]:
     """A mapping of strings to strings (labels, annotations, nodeSelector)."""
     m = mapping(doc, value, field)
     for k, v in m.items():
+        if not isinstance(k, str):
+            doc.fail(f"{field}.{k}", f"the key {k!r} is not a string", "quote the key")
         if not isinstance(v, str):
             doc.fail(f"{field}.{k}", f"expected a string, found {_type_name(v)} ({v!r})",
                      "quote the value" if v is not None else "")

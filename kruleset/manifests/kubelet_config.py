@@ -4,7 +4,7 @@ This module only reads the YAML fields.  The kubelet's rules for eviction
 thresholds (which signals exist, ``0%``/``100%`` dropping a threshold, a zero
 quantity refused, soft thresholds needing a grace period, min-reclaim,
 defaults replaced all-or-nothing) live in one place,
-``kruleset.lang.kubelet.make_kubelet_config``, which the ``.kr`` kubelet block
+``kruleset.model.kubelet_settings.make_kubelet_config``, which the ``.kr`` kubelet block
 uses too; this module hands it the same strings the kubelet flags would carry.
 """
 
@@ -19,14 +19,17 @@ import attrs
 
 from ..errors import NO_SPAN, ManifestError, Span
 from ..model.config import DEFAULT_HARD_THRESHOLDS, KubeletConfig
+from ..model.kubelet_settings import KubeletConfigError, make_kubelet_config
 from ..model.resources import ZERO, Resources
 from ._fields import Doc, boolean, integer, mapping, resources, string, string_list
+from .known_fields import KUBELET_CONFIGURATION
 from .loader import read_documents
+from .schema import vet
 
 __all__ = ["KubeletConfigFile", "KubeletFields", "load_kubelet_config", "read_kubelet_fields"]
 
 KIND = "KubeletConfiguration"
-API_VERSIONS = ("kubelet.config.k8s.io/v1beta1", "kubelet.config.k8s.io/v1")
+API_VERSIONS = ("kubelet.config.k8s.io/v1beta1",)  # the only version of v1.35
 
 
 @attrs.frozen(slots=True)
@@ -97,8 +100,9 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
     doc, body = found
     api_version = string(doc, body.get("apiVersion"), "apiVersion")
     if api_version not in API_VERSIONS:
-        doc.fail("apiVersion", f"'{api_version}' is not a {KIND} apiVersion kruleset reads "
-                               f"({', '.join(API_VERSIONS)})")
+        doc.fail("apiVersion", f"'{api_version}' is not a {KIND} apiVersion the v1.35 kubelet "
+                               f"reads; supported: {', '.join(API_VERSIONS)}")
+    vet(doc, body, KUBELET_CONFIGURATION)
     g = body.get
     max_grace = integer(doc, g("evictionMaxPodGracePeriod"), "evictionMaxPodGracePeriod")
     enforce = None
@@ -161,8 +165,6 @@ def load_kubelet_config(path: Path, span: Span | None = None) -> KubeletConfigFi
     come back as :class:`ManifestError` naming the field and signal.
     """
     doc, fields = read_kubelet_fields(path, span)
-    from ..lang.kubelet import KubeletConfigError, make_kubelet_config
-
     optional: dict[str, Any] = {}
     if fields.eviction_pressure_transition_period is not None:
         optional["pressure_transition_period"] = fields.eviction_pressure_transition_period

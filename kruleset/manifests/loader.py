@@ -8,10 +8,8 @@ every document in file order.
 
 from __future__ import annotations
 
-import codecs
 import gc
 import json
-import mmap
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,12 +19,24 @@ from typing import Any, NamedTuple
 import attrs
 import yaml
 
-from ..errors import ManifestError, Span, did_you_mean
-from ..model.objects import Deployment, Pod
+from ..errors import ManifestError, ScenarioError, Span, combined, did_you_mean
+from ..model.objects import MAX_REPLICAS, Deployment, Pod, Workload
 from ..model.resources import Resources
 from ..model.scenario import Object
-from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
+from ._fields import Doc, choice, integer, mapping, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
+from .kinds import (
+    DNS_LABEL,
+    DNS_SUBDOMAIN,
+    IGNORED_KINDS,
+    check_name,
+    check_priority_class,
+    ignored_summary,
+    is_custom_resource,
+    limit_range_from,
+    resource_quota_from,
+)
+from .known_fields import OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,
@@ -37,11 +47,32 @@ from .pods import (
     spec_fields,
 )
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
+from .schema import MAX_ERRORS, notice, vet
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
            "read_documents"]
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys = [k.value for k, _ in node.value
+                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE]
+        if len(keys) != len(set(keys)):
+            seen: set[str] = set()
+            for k, _ in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE:
+                    if k.value in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {k.value!r} is given twice", k.start_mark)
+                    seen.add(k.value)
+        return super().construct_mapping(node, deep)
+
+
+_LOADER: Any = _Loader
 
 # kind -> API groups accepted for it ("" is the core group).
 SUPPORTED_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -54,8 +85,26 @@ SUPPORTED_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "ElasticQuota": ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io"),
     "Deployment": ("apps",),
     "ReplicaSet": ("apps",),
+    "ReplicationController": ("",),
+    "StatefulSet": ("apps",),
+    "DaemonSet": ("apps",),
+    "Job": ("batch",),
+    "CronJob": ("batch",),
+    "LimitRange": ("",),
+    "ResourceQuota": ("",),
+})
+# Versions read per kind (default v1): older versions the v1.35 API server no longer serves.
+_VERSIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "ElasticQuota": ("v1alpha1",),
 })
 _CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "RuntimeClass"})
+_WORKLOADS = frozenset({"Deployment", "ReplicaSet", "ReplicationController", "StatefulSet",
+                        "DaemonSet", "Job"})
+_POD_NAME = DNS_SUBDOMAIN.match  # names of 254+ characters fail the full check in _entry
+_NAMESPACE = DNS_LABEL.match
+_POD_KEYS = frozenset(OBJECTS["Pod"])
+_META_KEYS = frozenset(OBJECT_META)
+_POD_STATUS_KEYS = frozenset(POD_STATUS)
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -74,6 +123,14 @@ class LoadedManifests:
     objects: tuple[Object, ...]
     pod_phases: Mapping[str, str] = attrs.field(factory=dict)
     notes: tuple[str, ...] = ()
+    # Pod state the scheduler acts on: pending pods' status.nominatedNodeName
+    # (key -> node), terminating pods' time left before they are gone (key ->
+    # ms, from metadata.deletionTimestamp and deletionGracePeriodSeconds,
+    # relative to the newest time in the file), and nodes whose Ready
+    # condition is not True.
+    nominated: Mapping[str, str] = attrs.field(factory=dict)
+    terminating: Mapping[str, int] = attrs.field(factory=dict)
+    not_ready: tuple[str, ...] = ()
 
     @property
     def terminated(self) -> tuple[str, ...]:
@@ -129,6 +186,12 @@ def _documents(path: Path, span: Span | None,
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
+        except RecursionError:
+            raise ManifestError("the JSON is nested too deeply to read", file=file,
+                                document=1, span=span) from None
+        except ValueError:  # an integer of more than 4,300 digits
+            raise ManifestError("a number has more than 4,300 digits: no quantity is that "
+                                "large", file=file, document=1, span=span) from None
         return
     number = 0
     docs = yaml.load_all(text, Loader=_LOADER)
@@ -140,6 +203,9 @@ def _documents(path: Path, span: Span | None,
         except yaml.YAMLError as e:
             raise ManifestError(_yaml_message(e), file=file, document=number + 1,
                                 span=span) from None
+        except (ValueError, TypeError, RecursionError) as e:  # a huge integer, an odd key
+            raise ManifestError(f"not valid YAML: {e}", file=file, document=number + 1,
+                                span=span) from None
         number += 1
         if value is None:
             continue
@@ -147,20 +213,13 @@ def _documents(path: Path, span: Span | None,
 
 
 def _read_text(path: Path) -> str:
-    """``path.read_text(encoding="utf-8")``, decoded straight from the mapped file.
+    """The file's text, without a leading byte order mark (YAML and JSON alike).
 
-    Reading a large dump into bytes first costs as much again as decoding
-    it.  A file that cannot be mapped (empty, not a regular file) or holds a
-    carriage return (which text mode would translate) is read the usual way,
-    so the text and errors are always those of ``read_text``.
+    Read whole, not mapped into memory: a file truncated while it is read
+    must give a short text (and a syntax error), not a bus error.
     """
-    try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            if mm.find(b"\r") < 0:
-                return codecs.utf_8_decode(mm, "strict", True)[0]
-    except (OSError, ValueError):
-        pass  # not mappable: read below, which also reports what is wrong with it
-    return path.read_text(encoding="utf-8")
+    with open(path, encoding="utf-8-sig") as f:
+        return f.read()
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -266,17 +325,21 @@ def _expand(doc: Doc, value: object) -> Iterator[tuple[Doc, object]]:
     yield doc, value
 
 
-def _entry(doc: Doc, value: object) -> _Entry:
-    """Check kind, apiVersion and metadata of one object."""
+def _entry(doc: Doc, value: object) -> _Entry | str:
+    """Check kind, apiVersion and metadata of one object; a kind that plays no part: its name."""
     if not isinstance(value, dict):
         doc.fail("", "expected a Kubernetes object (a mapping with apiVersion and kind)")
     kind = value.get("kind")
     if kind is None:
         doc.fail("kind", "the object has no kind")
     if not isinstance(kind, str) or kind not in SUPPORTED_KINDS:
-        doc.fail("kind", f"kind {kind!r} is not simulated by kruleset; supported kinds: "
-                         f"{', '.join(SUPPORTED_KINDS)}",
-                 did_you_mean(str(kind), SUPPORTED_KINDS))
+        if isinstance(kind, str) and (kind in IGNORED_KINDS or
+                                      is_custom_resource(value.get("apiVersion"))):
+            return kind
+        near = did_you_mean(str(kind), (*SUPPORTED_KINDS, *IGNORED_KINDS))
+        doc.fail("kind", f"kind {kind!r} is not read by kruleset; kinds read: "
+                         f"{', '.join(SUPPORTED_KINDS)}; kinds accepted and ignored: Service, "
+                         "ConfigMap, Secret, Event, … and custom resources", near)
     api_version = value.get("apiVersion")
     if api_version is not None:
         api_version = string(doc, api_version, "apiVersion")
@@ -289,14 +352,21 @@ def _entry(doc: Doc, value: object) -> _Entry:
         if kind == "PodDisruptionBudget" and version != "v1":
             doc.fail("apiVersion", f"PodDisruptionBudget is read from policy/v1 only "
                                    f"(policy/{version} selects pods differently)")
+        if version not in _VERSIONS.get(kind, ("v1",)):
+            doc.fail("apiVersion", f"{api_version} is not a version of {kind} kruleset reads; "
+                                   f"supported: " + ", ".join(
+                                       f"{groups[0]}/{v}" if groups[0] else v
+                                       for v in _VERSIONS.get(kind, ("v1",))))
     meta = mapping(doc, value.get("metadata"), "metadata")
     name = string(doc, meta.get("name"), "metadata.name")
     if not name:
         doc.fail("metadata.name", f"the {kind} has no name",
                  "generateName is not supported: give the object a name")
+    check_name(doc, kind, name)
     namespace = ""
     if kind not in _CLUSTER_SCOPED:
         namespace = string(doc, meta.get("namespace"), "metadata.namespace") or "default"
+        check_name(doc, "Namespace", namespace, "metadata.namespace")
     return _Entry(doc, value, kind, namespace, name, meta)
 
 
@@ -326,6 +396,8 @@ class _PendingWorkload(NamedTuple):
     spec: SpecFields
     labels: dict[str, str]
     annotations: dict[str, str]
+    completions: int | None = None  # a Job's
+    ordered: bool = True            # a StatefulSet's podManagementPolicy OrderedReady
 
 
 _Record = Object | _PendingPod | _PendingWorkload
@@ -355,22 +427,43 @@ class _Reader:
         self.pending = False  # records hold a _PendingPod or _PendingWorkload
         self.phases: dict[str, str] = {}
         self.notes: list[str] = []
+        self.warnings: dict[str, int] = {}  # warning -> how many objects it concerns
+        self.ignored: dict[str, int] = {}   # kind -> objects accepted but not read
+        self.cronjobs: list[str] = []
+        self.nominated: dict[str, str] = {}
+        self.deleting: dict[str, tuple[int, int | None]] = {}  # key -> (deletion ms, grace s)
+        self.not_ready: list[str] = []
 
-    def add(self, e: _Entry) -> None:
-        """Read one object."""
+    def add(self, e: _Entry | str) -> None:
+        """Read one object (a kind's name: an object of a kind that plays no part)."""
+        if type(e) is str:
+            self.ignored[e] = self.ignored.get(e, 0) + 1
+            return
+        assert isinstance(e, _Entry)
         doc, obj, kind = e.doc, e.obj, e.kind
+        vet(doc, obj, OBJECTS[kind], "", self.warnings)
         if kind == "Pod":
-            self._pod(doc, obj, e.namespace, e.name, e.meta)
+            self._pod(doc, obj, e.namespace, e.name, e.meta, checked=True)
         elif kind == "Node":
             meta = mapping(doc, obj.get("metadata"), "metadata")
             self.records.append(node_from(doc, obj, e.name, string_map(
                 doc, meta.get("labels"), "metadata.labels")))
-        elif kind in ("Deployment", "ReplicaSet"):
+            if not _node_ready(obj):
+                self.not_ready.append(e.name)
+        elif kind in _WORKLOADS:
             self.records.append(self._workload(e))
+        elif kind == "CronJob":
+            self.cronjobs.append(f"{e.namespace}/{e.name}")
+        elif kind == "LimitRange":
+            self.records.append(limit_range_from(doc, obj, e.namespace, e.name))
+        elif kind == "ResourceQuota":
+            self.records.append(resource_quota_from(doc, obj, e.namespace, e.name))
         elif kind == "Namespace":
             self.records.append(namespace_from(doc, obj, e.name))
         elif kind == "PriorityClass":
-            self.records.append(priority_class_from(doc, obj, e.name))
+            pc = priority_class_from(doc, obj, e.name)
+            check_priority_class(doc, pc)
+            self.records.append(pc)
         elif kind == "RuntimeClass":
             rc = runtime_class_from(doc, obj, e.name)
             self.runtime_overheads[e.name] = rc.overhead
@@ -397,18 +490,28 @@ class _Reader:
         if type(name) is not str or not name or \
                 (namespace is not None and type(namespace) is not str):
             return False
+        if not _POD_NAME(name) or (namespace is not None and not _NAMESPACE(namespace)):
+            return False  # _entry says what is wrong with it
         self._pod(doc, obj, namespace or "default", name, meta)
         return True
 
     def _pod(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str,
-             meta: dict[str, Any]) -> None:
+             meta: dict[str, Any], checked: bool = False) -> None:
+        if not checked:
+            # Every field known (set operations on the key views, in C): nothing to vet,
+            # but for the spec, vetted when it is read below (specs repeat).
+            status = obj.get("status")
+            if not (obj.keys() <= _POD_KEYS and meta.keys() <= _META_KEYS and
+                    (type(status) is not dict or status.keys() <= _POD_STATUS_KEYS)):
+                vet(doc, {k: v for k, v in obj.items() if k != "spec"}, OBJECTS["Pod"], "",
+                    self.warnings)
         # The checks are those of string_map, _used_annotations and mapping,
         # made inline for well-formed values (which they would return as is);
         # anything else goes through them for their message.
         labels = meta.get("labels")
         if type(labels) is dict:
-            for value in labels.values():
-                if type(value) is not str:
+            for key, value in labels.items():
+                if type(value) is not str or type(key) is not str:
                     string_map(doc, labels, "metadata.labels")
         else:
             labels = string_map(doc, labels, "metadata.labels")
@@ -437,6 +540,9 @@ class _Reader:
             if self.newest is None or start > self.newest:  # type: ignore[operator]
                 self.newest = start
         controller = _controller(doc, meta)
+        if controller[0] == "ReplicationController":
+            # Simulated as a ReplicaSet is (the deployment controller keeps its replicas).
+            controller = ("ReplicaSet", controller[1])
         spec_raw = obj.get("spec")
         spec = None
         memo_key = None
@@ -462,6 +568,8 @@ class _Reader:
                 if not same:
                     spec = None
         if spec is None:
+            if not checked:
+                vet(doc, spec_raw, POD_SPEC, "spec", self.warnings)
             spec = spec_fields(doc, spec_raw, "spec")
             if memo_key is not None:
                 self.spec_memo[memo_key] = spec
@@ -477,6 +585,16 @@ class _Reader:
                 if isinstance(c, dict) and c.get("type") == "Ready":
                     ready = c.get("status") == "True"
                     break
+            nominated = status.get("nominatedNodeName")
+            if nominated and not node_name:
+                self.nominated[f"{namespace}/{name}"] = string(doc, nominated,
+                                                               "status.nominatedNodeName")
+        deletion = meta.get("deletionTimestamp")
+        if deletion is not None:
+            self.deleting[f"{namespace}/{name}"] = (
+                timestamp_ms(doc, deletion, "metadata.deletionTimestamp") or 0,
+                integer(doc, meta.get("deletionGracePeriodSeconds"),
+                        "metadata.deletionGracePeriodSeconds", None, 0))
         if spec.runtime_overhead:
             # Its overhead is that of a RuntimeClass, which may come later in the file.
             self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
@@ -496,23 +614,44 @@ class _Reader:
 
     def _workload(self, e: _Entry) -> _PendingWorkload:
         self.pending = True
-        doc = e.doc
+        doc, kind = e.doc, e.kind
         spec = mapping(doc, e.obj.get("spec"), "spec")
-        replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0)
+        completions = None
+        ordered = True
+        if kind == "Job":
+            parallelism = integer(doc, spec.get("parallelism"), "spec.parallelism", None, 0,
+                                  MAX_REPLICAS)
+            completions = integer(doc, spec.get("completions"), "spec.completions", None, 0,
+                                  MAX_REPLICAS)
+            if parallelism is None:
+                parallelism = 1
+                if completions is None:
+                    completions = 1  # neither set: one pod, one completion
+            replicas = parallelism
+        elif kind == "DaemonSet":
+            replicas = 0  # one pod per eligible node
+        else:
+            replicas = integer(doc, spec.get("replicas"), "spec.replicas", 1, 0,
+                               MAX_REPLICAS) or 0
+        if kind == "StatefulSet":
+            ordered = choice(doc, spec.get("podManagementPolicy"), "spec.podManagementPolicy",
+                             ("OrderedReady", "Parallel"), "OrderedReady") == "OrderedReady"
         template = mapping(doc, spec.get("template"), "spec.template")
         if not template:
-            doc.fail("spec.template", f"a {e.kind} needs a pod template")
+            doc.fail("spec.template", f"a {kind} needs a pod template")
         tmeta = mapping(doc, template.get("metadata"), "spec.template.metadata")
-        if e.kind == "Deployment":
+        if kind == "Deployment":
             self.deployments.add((e.namespace, e.name))
-        else:
-            kind, owner = _controller(doc, mapping(doc, e.obj.get("metadata"), "metadata"))
-            self.rs_controller[(e.namespace, e.name)] = owner if kind == "Deployment" else ""
+        elif kind in ("ReplicaSet", "ReplicationController"):
+            owner_kind, owner = _controller(doc, mapping(doc, e.obj.get("metadata"), "metadata"))
+            self.rs_controller[(e.namespace, e.name)] = \
+                owner if owner_kind == "Deployment" else ""
         return _PendingWorkload(
-            doc, e.kind, e.namespace, e.name, replicas or 0,
+            doc, kind, e.namespace, e.name, replicas,
             spec_fields(doc, template.get("spec"), "spec.template.spec"),
             string_map(doc, tmeta.get("labels"), "spec.template.metadata.labels"),
             string_map(doc, tmeta.get("annotations"), "spec.template.metadata.annotations"),
+            completions, ordered,
         )
 
     def _owner(self, namespace: str, kind: str, name: str, labels: Mapping[str, str],
@@ -554,8 +693,7 @@ class _Reader:
                 if owner != pod.owner_name:
                     set_field(pod, "owner_name", owner)
         if not self.pending:
-            return LoadedManifests(tuple(self.records),  # type: ignore[arg-type]
-                                   self.phases, tuple(self.notes))
+            return self._result(self.records)  # type: ignore[arg-type]
         ctx = PodContext(self.runtime_overheads)
         objects: list[Object] = []
         for rec in self.records:
@@ -574,19 +712,48 @@ class _Reader:
                         self.notes.append(f"replicaset {rec.namespace}/{rec.name} is part of "
                                           f"deployment {rec.namespace}/{folded}")
                         continue
+                    simulated = rec.kind in ("StatefulSet", "DaemonSet", "Job")
                     pod = make_pod(rec.doc, ctx, rec.spec, namespace=rec.namespace,
                                    name=rec.name, labels=rec.labels,
-                                   annotations=rec.annotations, owner_kind="ReplicaSet",
+                                   annotations=rec.annotations,
+                                   owner_kind=rec.kind if simulated else "ReplicaSet",
                                    owner_name=rec.name)
-                    objects.append(Deployment(rec.namespace, rec.name, rec.replicas, pod,
-                                              span=pod.span))
+                    if simulated:
+                        objects.append(Workload(rec.kind, rec.namespace, rec.name, pod,
+                                                rec.replicas, rec.completions, rec.ordered,
+                                                span=pod.span))
+                    else:
+                        objects.append(Deployment(rec.namespace, rec.name, rec.replicas, pod,
+                                                  span=pod.span))
                 else:
                     objects.append(rec)  # type: ignore[arg-type]
             except ManifestError:
                 raise
             except Exception as err:
                 raise _internal(rec.doc, err) from err  # type: ignore[union-attr]
-        return LoadedManifests(tuple(objects), self.phases, tuple(self.notes))
+        return self._result(objects)
+
+    def _result(self, objects: list[Object]) -> LoadedManifests:
+        newest = self.newest or 0
+        terminating = {}
+        for key, (at, grace) in self.deleting.items():
+            # deletionTimestamp is when the grace period ends; the file's
+            # newest start time stands for "now", as for started=.
+            left = at - newest if newest else (grace or 0) * 1000
+            if grace is not None:
+                left = min(left, grace * 1000)
+            terminating[key] = max(left, 0)
+        return LoadedManifests(tuple(objects), self.phases, tuple(self.notes),
+                               self.nominated, terminating, tuple(self.not_ready))
+
+
+def _node_ready(obj: Mapping[str, Any]) -> bool:
+    """False when the Node's Ready condition is there and not True (False or Unknown)."""
+    status = obj.get("status")
+    for c in (status.get("conditions") or ()) if isinstance(status, dict) else ():
+        if isinstance(c, dict) and c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return True
 
 
 def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
@@ -652,30 +819,53 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
     items = ItemDecoder()
     reader = _Reader(items)
     pod = reader.pod
+    errors: list[ScenarioError] = []
     # The loader only reads decoded values, so pod specs may be shared (ItemDecoder).
-    for doc, value in _documents(path, span, items):
-        try:
-            if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
-                continue
-            reader.add(_entry(doc, value))
-        except ManifestError:
-            raise
-        except Exception as err:  # a bug must still name the document
-            raise _internal(doc, err) from err
-    return reader.finish()
+    # A refused object does not stop the reading: every error of the file is
+    # reported in one run (up to MAX_ERRORS).
+    try:
+        for doc, value in _documents(path, span, items):
+            try:
+                if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
+                    continue
+                reader.add(_entry(doc, value))
+            except ScenarioError as err:
+                errors.extend(getattr(err, "errors", (err,)))
+                if len(errors) >= MAX_ERRORS:
+                    break
+            except Exception as err:  # a bug must still name the document
+                errors.append(_internal(doc, err))
+                break
+    except ScenarioError as err:  # the file itself (syntax): nothing after it can be read
+        errors.append(err)
+    if errors:
+        raise combined(errors)
+    loaded = reader.finish()
+    file = _file_label(path)
+    for text, n in reader.warnings.items():
+        notice(f"{file}: warning: {text}" + (f" (in {n:,} objects)" if n > 1 else ""))
+    if reader.cronjobs:
+        n = len(reader.cronjobs)
+        notice(f"{file}: warning: {n} CronJob{'s' if n > 1 else ''} read but not simulated "
+               f"({', '.join(reader.cronjobs[:5])}{', …' if n > 5 else ''}): their schedules "
+               "create no Jobs here; the Jobs and pods they created are read")
+    if reader.ignored:
+        notice(ignored_summary(file, reader.ignored))
+    return loaded
 
 
 def load_objects(path: Path, span: Span | None = None) -> list[Object]:
     """Read the Kubernetes objects of a YAML or JSON file into kruleset's model.
 
     Accepts multi-document YAML, ``kind: List`` (``kubectl get … -o yaml``)
-    and ``.json`` files (``kubectl get … -o json``), with kinds Node, Pod,
-    Namespace, PriorityClass, RuntimeClass, PodDisruptionBudget (policy/v1),
-    ElasticQuota (scheduling.x-k8s.io or scheduling.sigs.k8s.io), Deployment
-    and ReplicaSet.  Objects come back in file order.  Any other kind is
-    refused, as is a used field with a bad value (:class:`ManifestError`
-    naming file, 1-based document and field path); unused fields are ignored.
-    ``span`` (the including statement) is attached to errors and objects.
+    and ``.json`` files (``kubectl get … -o json``) with the kinds of
+    :data:`SUPPORTED_KINDS`; kinds that play no part (Services, ConfigMaps,
+    Events, custom resources, …) are counted in one summary notice.  Objects
+    come back in file order.  An unknown kind, an unknown field (a warning
+    when :data:`kruleset.errors.STRICT` is off) or a used field with a bad
+    value is refused (:class:`ManifestError` naming file, line, 1-based
+    document and field path; every refusal of the file at once).  ``span``
+    (the including statement) is attached to errors and objects.
 
     Representation choices:
 

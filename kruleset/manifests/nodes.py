@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import NO_SPAN
+from ..errors import NO_SPAN, notice
 from ..model.objects import Namespace, Node
 from ..model.resources import Resources
 from ..model.selectors import EFFECTS, Taint
@@ -34,6 +34,10 @@ def node_from(doc: Doc, obj: dict[str, Any], name: str, labels: dict[str, str]) 
     """
     status = mapping(doc, obj.get("status"), "status")
     spec = mapping(doc, obj.get("spec"), "spec")
+    if status.get("capacity") is None and status.get("allocatable") is None:
+        # Hand-written nodes often leave it out; say what it means rather than refuse.
+        notice(f"{doc.file}: warning: Node {name} has no status.capacity or "
+               "status.allocatable: it is read with no cpu or memory and 110 pods")
     has_capacity = status.get("capacity") is not None
     capacity = resources(doc, status.get("capacity"), "status.capacity")
     allocatable = resources(doc, status.get("allocatable"), "status.allocatable")

@@ -6,15 +6,27 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..errors import NO_SPAN, ManifestError, Span, did_you_mean
+from ..errors import NO_SPAN, ManifestError, Span, did_you_mean, notice
 from ..model.config import PluginSet, SchedulerConfig
 from ._fields import Doc, integer, mapping, seq, string
+from .known_fields import PLUGIN_ARGS, SCHEDULER_CONFIGURATION
 from .loader import read_documents
+from .schema import ANY, vet
 
 __all__ = ["API_VERSIONS", "EXTENSION_POINTS", "load_scheduler_config"]
 
 GROUP = "kubescheduler.config.k8s.io"
-API_VERSIONS = tuple(f"{GROUP}/{v}" for v in ("v1", "v1beta3", "v1beta2", "v1beta1"))
+# kube-scheduler v1.35 reads v1 only (v1beta3 went in v1.29, the older betas before).
+API_VERSIONS = (f"{GROUP}/v1",)
+# Plugins kruleset knows but does not simulate: enabling one explicitly is a warning.
+UNSIMULATED_PLUGINS = {
+    "VolumeRestrictions": "volumes are not simulated",
+    "NodeVolumeLimits": "volumes are not simulated",
+    "VolumeBinding": "volumes are not simulated",
+    "VolumeZone": "volumes are not simulated",
+    "DefaultBinder": "binding is immediate",
+    "DynamicResources": "dynamic resource allocation is not simulated by this reader",
+}
 EXTENSION_POINTS = (
     "multiPoint", "queueSort", "preEnqueue", "preFilter", "filter", "postFilter", "preScore",
     "score", "reserve", "permit", "preBind", "bind", "postBind",
@@ -33,6 +45,10 @@ def _plugin_set(doc: Doc, raw: object, field: str) -> PluginSet:
             doc.fail(f"{pf}.name", "a plugin needs a name")
         if name == "*":
             doc.fail(f"{pf}.name", "'*' may only be used in disabled")
+        why = UNSIMULATED_PLUGINS.get(name)
+        if why:
+            notice(f"{doc.file}: warning: {field}.enabled names plugin {name}, which kruleset "
+                   f"accepts but does not simulate ({why})")
         enabled.append((name, integer(doc, p.get("weight"), f"{pf}.weight", None, 0)))
     disabled: list[str] = []
     for i, p in enumerate(seq(doc, ps.get("disabled"), f"{field}.disabled")):
@@ -68,7 +84,9 @@ def _profile(doc: Doc, raw: dict[str, Any], field: str, top_percentage: int | No
             doc.fail(f"{pf}.name", "a pluginConfig entry needs the plugin's name")
         if plugin in args:
             doc.fail(f"{pf}.name", f"repeated pluginConfig for plugin {plugin}")
-        args[plugin] = copy.deepcopy(mapping(doc, pc.get("args"), f"{pf}.args"))
+        raw_args = mapping(doc, pc.get("args"), f"{pf}.args")
+        vet(doc, raw_args, PLUGIN_ARGS.get(plugin, ANY), f"{pf}.args", types=True)
+        args[plugin] = copy.deepcopy(raw_args)
     percentage = _percentage(doc, raw.get("percentageOfNodesToScore"),
                              f"{field}.percentageOfNodesToScore")
     return SchedulerConfig(
@@ -84,8 +102,10 @@ def _profile(doc: Doc, raw: dict[str, Any], field: str, top_percentage: int | No
 def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConfig:
     """Read one profile of a KubeSchedulerConfiguration (YAML or JSON).
 
-    apiVersion ``kubescheduler.config.k8s.io/v1`` (v1beta3, v1beta2 and v1beta1
-    are read the same way).  With several profiles, the one whose
+    apiVersion ``kubescheduler.config.k8s.io/v1``, the only one kube-scheduler
+    v1.35 reads.  Unknown fields (also in a simulated plugin's ``args``) are
+    errors naming the field; settings read but not simulated, and plugins
+    enabled that kruleset does not simulate, are warnings.  With several profiles, the one whose
     ``schedulerName`` is ``default-scheduler`` is taken, else the first one;
     without profiles, the default profile.  Plugins are kept per extension
     point as written (``*`` allowed in ``disabled``), ``pluginConfig`` args as
@@ -112,7 +132,11 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
     api_version = string(doc, body.get("apiVersion"), "apiVersion")
     if api_version not in API_VERSIONS:
         doc.fail("apiVersion", f"'{api_version}' is not a KubeSchedulerConfiguration apiVersion "
-                               f"kruleset reads ({', '.join(API_VERSIONS)})")
+                               f"kube-scheduler v1.35 reads; supported: {', '.join(API_VERSIONS)}",
+                 did_you_mean(api_version, API_VERSIONS) or
+                 "v1beta3 was removed in v1.29: change apiVersion to "
+                 "kubescheduler.config.k8s.io/v1 (the fields are the same)")
+    vet(doc, body, SCHEDULER_CONFIGURATION, types=True)
     top = _percentage(doc, body.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
     profiles = seq(doc, body.get("profiles"), "profiles")
     if not profiles:

@@ -26,9 +26,13 @@ __all__ = [
     "SYSTEM_CRITICAL_PRIORITY",
     "SYSTEM_NODE_CRITICAL",
     "HIGHEST_USER_PRIORITY",
+    "MAX_REPLICAS",
     "Container",
     "Deployment",
     "ElasticQuota",
+    "LimitRange",
+    "ResourceQuota",
+    "Workload",
     "EmptyDir",
     "Namespace",
     "Node",
@@ -459,6 +463,11 @@ def _qos(containers: tuple[Container, ...]) -> str:
     return BURSTABLE
 
 
+# The most pods one workload may ask for (replicas, parallelism, completions),
+# as many as a ``.kr`` range may name: every pod is simulated one by one.
+MAX_REPLICAS = 100_000
+
+
 @attrs.frozen(slots=True)
 class Deployment:
     """A deployment: keeps ``replicas`` pods made from ``template``."""
@@ -467,6 +476,72 @@ class Deployment:
     name: str
     replicas: int
     template: Pod
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen(slots=True)
+class Workload:
+    """A StatefulSet, DaemonSet or Job: a controller other than the deployment's.
+
+    ``replicas`` is a StatefulSet's replicas or a Job's parallelism (unused
+    for a DaemonSet); ``completions`` a Job's (``None``: parallelism pods
+    each finishing the job); ``ordered`` a StatefulSet's OrderedReady pod
+    management (False: Parallel).  The template's owner is the workload.
+    """
+
+    kind: str
+    namespace: str
+    name: str
+    template: Pod
+    replicas: int = 1
+    completions: int | None = None
+    ordered: bool = True
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen(slots=True)
+class LimitRange:
+    """v1 LimitRange items of type Container: the defaults the API server sets on new pods.
+
+    Each field maps resource -> quantity (internal units); ``max``/``min``
+    bound a container's limits and requests.
+    """
+
+    namespace: str
+    name: str
+    default: Resources = ZERO
+    default_request: Resources = ZERO
+    max: Resources = ZERO
+    min: Resources = ZERO
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen(slots=True)
+class ResourceQuota:
+    """v1 ResourceQuota ``spec.hard``: what new pods of the namespace may add up to.
+
+    Keys are as written (``requests.cpu``, ``cpu``, ``limits.memory``,
+    ``pods``, ``count/pods``), values in internal units.
+    """
+
+    namespace: str
+    name: str
+    hard: Mapping[str, int] = attrs.field(factory=dict)
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
 
     @property

@@ -13,6 +13,7 @@ import re
 from fractions import Fraction
 
 __all__ = [
+    "MAX_QUANTITY",
     "QuantityError",
     "format_cpu",
     "format_bytes",
@@ -43,6 +44,13 @@ _QUANTITY = re.compile(
 )
 
 
+# The largest value a quantity may have in its internal unit: Kubernetes keeps
+# Value() and MilliValue() in an int64, and the scheduler and kubelet compute
+# with those, so a larger quantity cannot come from a real cluster.
+MAX_QUANTITY = 2**63 - 1
+_MAX_TEXT = 64  # characters: no int64 quantity needs more
+
+
 class QuantityError(ValueError):
     """A quantity, percentage or duration that does not parse."""
 
@@ -53,7 +61,10 @@ def resource_unit(resource: str) -> int:
 
 
 def _exact(text: str) -> Fraction:
-    m = _QUANTITY.match(text.strip())
+    if len(text) > _MAX_TEXT:
+        raise QuantityError(f"'{text[:20]}…' ({len(text)} characters) is too long to be "
+                            f"a quantity: the largest is {MAX_QUANTITY}")
+    m = _QUANTITY.match(text)
     if not m:
         raise QuantityError(
             f"'{text}' is not a quantity (examples: 2, 500m, 128Mi, 1Gi, 1e3, 100k)"
@@ -84,6 +95,10 @@ def parse_quantity(text: str, resource: str = "memory", *, allow_negative: bool 
         raise QuantityError(f"'{text}': a quantity may not be negative")
     # Value()/MilliValue() round up (towards +inf) to the next integer.
     n = -((-value.numerator) // value.denominator)
+    if abs(n) > MAX_QUANTITY:
+        unit = "millicores" if resource == "cpu" else "units"
+        raise QuantityError(f"'{text}' is too large: a quantity holds at most {MAX_QUANTITY} "
+                            f"{unit} (a 64-bit integer, as in Kubernetes)")
     return int(n)
 
 

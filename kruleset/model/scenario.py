@@ -17,20 +17,26 @@ from .config import KubeletConfig, SchedulerConfig
 from .objects import (
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from .selectors import Taint
 
 __all__ = [
+    "MAX_SIMULATED_TIME",
     "Action",
+    "ApplyObject",
     "Cordon",
     "Create",
     "DeleteObject",
+    "DeleteObjectOf",
     "DeletePod",
     "DrainNode",
     "Event",
@@ -40,6 +46,7 @@ __all__ = [
     "LabelNode",
     "NodeReadiness",
     "NodeUsage",
+    "NominatePod",
     "PodPhase",
     "PodReadiness",
     "PodUsage",
@@ -50,8 +57,13 @@ __all__ = [
     "Object",
 ]
 
+# The furthest time a scenario may reach: the kubelet's housekeeping runs every
+# 10 s of simulated time, so a timeline of decades would take hours to run.
+MAX_SIMULATED_TIME = 7 * 86_400_000  # ms
+
 Object = Union[
-    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget, ElasticQuota
+    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,
+    ElasticQuota, Workload, LimitRange, ResourceQuota,
 ]
 
 
@@ -197,6 +209,37 @@ class PodPhase:
 
 
 @attrs.frozen(slots=True)
+class ApplyObject:
+    """``apply "FILE"``: one object of the file, created or updated (``kubectl apply``).
+
+    A Deployment or workload whose pod template changed in what kruleset
+    reads (resources, labels, scheduling fields; not the image) replaces its
+    pods (a rollout, simulated as the Recreate strategy); an existing pod is
+    left as it is (its spec cannot change).
+    """
+
+    obj: Object
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class DeleteObjectOf:
+    """``delete "FILE"``: one object of the file deleted (``kubectl delete``, cascading)."""
+
+    obj: Object
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
+class NominatePod:
+    """A pending pod's ``status.nominatedNodeName`` read from a file (the nominator's state)."""
+
+    ref: str
+    node: str
+    span: Span = _span()
+
+
+@attrs.frozen(slots=True)
 class DeleteObject:
     """``delete priorityclass NAME | delete quota NAMESPACE | delete pdb REF``."""
 
@@ -208,7 +251,7 @@ class DeleteObject:
 Action = Union[
     Create, ScaleDeployment, DeletePod, EvictPod, DrainNode, Cordon, TaintNode, LabelNode,
     NodeReadiness, PodUsage, NodeUsage, Ungate, PodReadiness, PodPhase, DeleteObject,
-    KubeletBlock,
+    KubeletBlock, NominatePod, ApplyObject, DeleteObjectOf,
 ]
 
 
@@ -258,3 +301,6 @@ class Scenario:
     expectations: tuple[Expectation, ...] = ()
     run_until: int | None = None
     source: str = ""                          # the text, for error rendering
+    # What the user should know that is no error: warnings (settings read but
+    # not simulated, unknown fields allowed) and summaries of files read.
+    notices: tuple[str, ...] = ()

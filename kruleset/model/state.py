@@ -19,12 +19,15 @@ from .objects import (
     BUILTIN_PRIORITY_CLASSES,
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from .resources import Resources
 from .selectors import Taint
@@ -225,6 +228,10 @@ class ClusterState:
     pdbs: dict[str, PodDisruptionBudget] = attrs.field(factory=dict)
     quotas: dict[str, ElasticQuota] = attrs.field(factory=dict)
     deployments: dict[str, Deployment] = attrs.field(factory=dict)
+    # StatefulSets, DaemonSets and Jobs by "Kind/namespace/name"
+    workloads: dict[str, Workload] = attrs.field(factory=dict)
+    limit_ranges: dict[str, LimitRange] = attrs.field(factory=dict)
+    resource_quotas: dict[str, ResourceQuota] = attrs.field(factory=dict)
     # status.disruptedPods of each PDB: PDB key -> {pod name: time (ms) the
     # Eviction API recorded it}.  Written by kruleset.rules.api_eviction, read
     # (with expiry) by kruleset.rules.pdb.pdb_status.

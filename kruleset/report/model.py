@@ -69,7 +69,9 @@ class FileReport:
     traced run as the JSON report lists them (None when not traced);
     ``problems`` are every error found in a
     refused file (the first is the one ``run`` stopped at), or the one error
-    of a file that could not be simulated.
+    of a file that could not be simulated; ``notices`` the warnings of
+    reading it (settings read but not simulated, unknown fields allowed, what
+    a dump held that does not matter), shown on stderr.
     """
 
     path: str
@@ -83,6 +85,7 @@ class FileReport:
     quiet_text: str = ""
     extra: Any = None
     attempts: tuple[dict[str, Any], ...] | None = None
+    notices: tuple[str, ...] = ()
 
     @property
     def problem(self) -> Problem | None:

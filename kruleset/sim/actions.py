@@ -106,6 +106,15 @@ def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     sim.changed()
 
 
+def _nominate(sim: Simulation, a: sc.NominatePod) -> None:
+    # Read from a dump: the scheduler keeps room for it there (its nominator's state).
+    ps = _pod(sim, a.ref)
+    if ps is None or ps.node is not None or ps.gone or a.node not in sim.state.nodes:
+        return
+    ps.nominated = a.node
+    sim.changed()
+
+
 def _kubelet(sim: Simulation, a: sc.KubeletBlock) -> None:
     # `at D kubelet NODE|* { … }`: new settings from now on (a kubelet restart).
     if a.node == "*":
@@ -120,5 +129,6 @@ for _cls, _fn in (
     (sc.Cordon, _cordon), (sc.TaintNode, _taint), (sc.LabelNode, _label),
     (sc.Ungate, _ungate), (sc.PodReadiness, _ready), (sc.PodPhase, _phase),
     (sc.DeleteObject, _delete_object), (sc.KubeletBlock, _kubelet),
+    (sc.NominatePod, _nominate),
 ):
     register_action(_cls, _fn)

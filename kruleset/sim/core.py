@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import attrs
 
-from ..errors import NotImplementedMechanism, Span
+from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError, Span
 from ..model.config import KubeletConfig
-from ..model.scenario import Scenario
+from ..model.scenario import MAX_SIMULATED_TIME, Scenario
 from ..model.state import FAILED, ClusterState, PodState
 from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
@@ -31,6 +31,7 @@ __all__ = [
     "Controller",
     "Decision",
     "Simulation",
+    "SimulationDidNotSettle",
     "register_action",
     "register_controller",
     "register_pod_admission",
@@ -38,6 +39,42 @@ __all__ = [
 
 MAX_AFTER_LAST_EVENT = 3_600_000  # 1h (LANGUAGE.md §5)
 MAX_LOOPS_PER_INSTANT = 10_000
+_WATCHED_LOOPS = 50  # the last rounds of an instant that did not settle, for the report
+
+
+class SimulationDidNotSettle(KrulesetError):
+    """An instant whose controllers keep changing the cluster (exit status 3).
+
+    The message names the controllers still changing things in the last
+    rounds and the pods whose decisions repeat, with what was decided.
+    """
+
+    def __init__(self, now: int, controllers: Mapping[str, int],
+                 decisions: list[Decision]) -> None:
+        from ..model.quantity import format_duration
+
+        self.now = now
+        self.controllers = dict(controllers)
+        counts: dict[tuple[str, str, str], int] = {}
+        for d in decisions:
+            what = d.kind + (f" on {d.node}" if d.node else "") + (f" by {d.by}" if d.by else "")
+            key = (d.pod, what, d.message)
+            counts[key] = counts.get(key, 0) + 1
+        self.loops = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        parts = [f"the simulation did not settle at {format_duration(now)}: in the last "
+                 f"{_WATCHED_LOOPS} of {MAX_LOOPS_PER_INSTANT} rounds "
+                 + (", ".join(f"{name} changed the cluster {k} times"
+                              for name, k in sorted(self.controllers.items()))
+                    or "no controller reported a change")]
+        if self.loops:
+            parts.append("decisions repeating:")
+            for (pod, what, message), k in self.loops[:10]:
+                parts.append(f"  {pod}: {what} ({k} times)" + (f": {message}" if message else ""))
+        else:
+            parts.append("no decision was recorded in those rounds: a controller reports "
+                         "a change it does not make")
+        parts.append("this is a bug in kruleset; please report it with the scenario")
+        super().__init__("\n".join(parts))
 
 
 class Controller(Protocol):
@@ -58,7 +95,8 @@ _POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
 # Modules that register controllers and action handlers; a module that does
 # not exist yet simply registers nothing (its actions then report exit 3).
 _SIM_MODULES = (
-    "termination", "workloads", "actions", "scheduler", "kubelet", "taints", "drain",
+    "termination", "workloads", "controllers", "api_admission", "actions", "manifest_actions",
+    "scheduler", "kubelet", "taints", "drain",
 )
 _loaded = False
 
@@ -140,6 +178,9 @@ class Simulation:
         self.trace: Trace | None = Trace() if trace else None
         self.now = 0
         self.until = until if until is not None else scenario.run_until
+        if self.until is not None and self.until > MAX_SIMULATED_TIME:
+            raise ScenarioError(f"a simulation runs at most {MAX_SIMULATED_TIME // 86_400_000} "
+                                "days (the kubelet is simulated every 10s)")
         self.decisions: list[Decision] = []
         self.victims: dict[str, list[str]] = {}
         self.kubelet_evictions: list[str] = []
@@ -343,7 +384,12 @@ class Simulation:
         return min(later) if later else None
 
     def _settle(self) -> None:
-        for _ in range(MAX_LOOPS_PER_INSTANT):
+        watch_from = MAX_LOOPS_PER_INSTANT - _WATCHED_LOOPS
+        watched: dict[str, int] = {}  # controller -> rounds it changed something
+        mark = 0
+        for n in range(MAX_LOOPS_PER_INSTANT):
+            if n == watch_from:
+                mark = len(self.decisions)
             changed = self.finish_terminations()
             state = self.state
             for c in self.controllers:
@@ -352,9 +398,11 @@ class Simulation:
                     state.new_epoch()
                 if c.step(self):
                     changed = True
+                    if n >= watch_from:
+                        watched[c.name] = watched.get(c.name, 0) + 1
             if not changed:
                 return
-        raise RuntimeError(f"the simulation did not settle at {self.now} ms")
+        raise SimulationDidNotSettle(self.now, watched, self.decisions[mark:])
 
     def _apply(self, event: Any) -> None:
         action = event.action

@@ -96,9 +96,11 @@ def request_eviction(sim: Simulation, ps: PodState, *, dry_run: bool = False,
         text = f"{text} ({note})"
     rules = (resp.rule,) if resp.rule else ()
     sim.record("eviction-api", ps, ps.node, by, reason, text, rules)
-    if resp.allowed and not dry_run:
+    if resp.allowed and not dry_run and not ps.terminating:
         # addConditionAndDeletePod: DisruptionTarget=True/EvictionByEvictionAPI,
         # then a graceful delete with the pod's own terminationGracePeriodSeconds.
+        # A pod already terminating only has its condition replaced (done by
+        # evict): its deletion keeps its time, and no pending pod is retried.
         sim.terminate(ps, "evicted", by="API", reason="Evicted",
                       message="Eviction API: evicting", rules=rules)
         ps.extra["eviction_kind"] = "API"

@@ -237,7 +237,12 @@ def _oom(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     for ps in pods:
         node = sim.state.nodes.get(ps.node or ps.pod.node_name or "")
         capacity = node.node.capacity.memory if node is not None else 0
-        got = oom.oom_score_adj(ps.pod, x.args.get("container"), capacity)
+        name = x.args.get("container")
+        if name is not None and all(c.name != name for c in
+                                    (*ps.pod.containers, *ps.pod.init_containers)):
+            bad.append(f"{ps.key} has no container {name!r}")
+            continue
+        got = oom.oom_score_adj(ps.pod, name, capacity)
         if got != x.args["value"]:
             bad.append(f"{ps.key} has oom_score_adj {got}")
     return bool(pods) and not bad, "; ".join(bad) or f"no pod matches {x.ref}"

@@ -156,19 +156,25 @@ class SchedulerController:
         if pf.victims:
             sim.victims.setdefault(ps.key, []).extend(
                 v.key for v in pf.victims if v.key not in sim.victims.get(ps.key, ()))
+        # Nominations are status updates of pending pods: upstream they move
+        # only the pods whose nomination was cleared back to the active queue
+        # (prepareCandidate), not every pending pod.  Retrying every pod on a
+        # nomination let two nominated pods take the node from each other
+        # forever once the victim's DisruptionTarget no longer said preemption.
+        renominated = False
         for other in pf.clear_nominations:
             if other.nominated == pf.nominated_node:
                 other.nominated = None
-                acted = True
-        changed = ps.nominated != pf.nominated_node
-        ps.nominated = pf.nominated_node
-        if changed:
+                self.tried.pop(other.key, None)
+                renominated = True
+        if ps.nominated != pf.nominated_node:
+            ps.nominated = pf.nominated_node
             sim.record("nominated", ps, pf.nominated_node, "scheduler", "Nominated",
                        pf.decided_by, (pf.plugin,) if pf.plugin else ())
-            acted = True
+            renominated = True
         if acted:
             sim.changed()
-        return acted
+        return acted or renominated
 
     def next_time(self, sim: Simulation) -> int | None:
         return None

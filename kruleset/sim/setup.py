@@ -10,12 +10,15 @@ import attrs
 from ..model.objects import (
     Deployment,
     ElasticQuota,
+    LimitRange,
     Namespace,
     Node,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    ResourceQuota,
     RuntimeClass,
+    Workload,
 )
 from ..model.scenario import Scenario
 from ..model.state import PodState
@@ -79,10 +82,14 @@ def apply_declarations(sim: Simulation) -> None:
     paused = gc.isenabled()
     if paused:
         gc.disable()
+    # The time-0 cluster was admitted before it was written down: LimitRanges
+    # and ResourceQuotas apply to pods created from now on (api_admission).
+    sim.extra["api-admission.declaring"] = True
     try:
         for obj in sim.scenario.objects:
             create_object(sim, obj, initial=True)
     finally:
+        sim.extra["api-admission.declaring"] = False
         if paused:
             gc.enable()
 
@@ -107,6 +114,12 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
     elif isinstance(obj, Deployment):
         st.deployments[obj.key] = obj
         sim.extra.setdefault("deployment_counter", {}).setdefault(obj.key, 0)
+    elif isinstance(obj, Workload):
+        st.workloads[f"{obj.kind}/{obj.key}"] = obj
+    elif isinstance(obj, LimitRange):
+        st.limit_ranges[obj.key] = obj
+    elif isinstance(obj, ResourceQuota):
+        st.resource_quotas[obj.key] = obj
     elif isinstance(obj, PodDisruptionBudget):
         st.pdbs[obj.key] = obj
     elif isinstance(obj, ElasticQuota):

@@ -1,0 +1,48 @@
+"""``at T apply "FILE"`` and ``at T delete "FILE"``: a manifest's objects at a time.
+
+As ``kubectl apply -f`` and ``kubectl delete -f``: the file is read when the
+scenario is (so its mistakes are refused at once, at the statement), and its
+objects are applied or deleted in file order at that time.  What each means
+is the simulation's :class:`~kruleset.model.scenario.ApplyObject` and
+:class:`~kruleset.model.scenario.DeleteObjectOf`.
+"""
+
+from __future__ import annotations
+
+from ..model.objects import Node, Pod
+from ..model.scenario import Action, ApplyObject, DeleteObjectOf
+from .context import Context
+from .cursor import Cursor
+from .declarations import resolve_path
+from .syntax import Word
+
+__all__ = ["file_actions"]
+
+
+def file_actions(ctx: Context, cur: Cursor, verb: str, span: object) -> list[Action]:
+    """The actions of ``apply "FILE"`` / ``delete "FILE"`` (the cursor is at the file name)."""
+    from .loader import _call_loader
+
+    w = cur.peek()
+    assert isinstance(w, Word)
+    cur.pos += 1
+    path = resolve_path(ctx, w)
+    loaded = _call_loader("load_manifests", path, span)  # type: ignore[arg-type]
+    where = f"from {w.text}"
+    out: list[Action] = []
+    for obj in loaded.objects:
+        if verb == "apply":
+            kind, key, table = ctx._slot(obj)
+            if key not in table or (kind, key) in ctx.gone:
+                ctx.register(obj, w, where)
+            out.append(ApplyObject(obj, span=span))  # type: ignore[arg-type]
+        else:
+            if isinstance(obj, Node):
+                raise ctx.src.error(f"deleting Node {obj.name} from a file is not simulated",
+                                    w, expected=f"drain node {obj.name}")
+            kind, key, _ = ctx._slot(obj)
+            ctx.gone.add((kind, key))
+            if isinstance(obj, Pod):
+                ctx.gone.add(("pod", obj.key))
+            out.append(DeleteObjectOf(obj, span=span))  # type: ignore[arg-type]
+    return out

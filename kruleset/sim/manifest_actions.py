@@ -1,0 +1,113 @@
+"""What ``apply "FILE"`` and ``delete "FILE"`` do to each object of the file, at their time.
+
+* apply: an object that does not exist is created; an existing one is
+  replaced (a PriorityClass, PDB, quota, LimitRange, ResourceQuota,
+  Namespace).  A Deployment or workload keeps its pods when only its
+  replicas changed; when its pod template changed, its pods are deleted and
+  created again from the new template (a rollout, simulated as the Recreate
+  strategy).  An existing pod or node is left unchanged (kubectl apply could
+  not change what kruleset reads of them) and reported so.
+* delete: the object goes, and with it what it owns, as with kubectl's
+  default cascading deletion (a Deployment's or workload's pods, a
+  namespace's pods).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import scenario as sc
+from ..model.objects import (
+    Deployment,
+    ElasticQuota,
+    LimitRange,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    ResourceQuota,
+    Workload,
+)
+from ..model.state import PodState
+from .core import Simulation, register_action
+from .setup import create_object
+
+__all__: list[str] = []
+
+
+def _pods_of(sim: Simulation, namespace: str, kind: str | None, name: str | None
+             ) -> list[PodState]:
+    out = []
+    for ps in sim.state.by_namespace.get(namespace, {}).values():
+        if ps.gone or ps.terminating:
+            continue
+        p = ps.pod
+        if kind is None or (p.owner_kind == kind and p.owner_name == name):
+            out.append(ps)
+    return out
+
+
+def _end(sim: Simulation, pods: list[PodState], by: str, reason: str, rule: str) -> None:
+    for ps in pods:
+        sim.terminate(ps, "deleted", by=by, reason=reason, rules=(rule,))
+
+
+def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
+    obj: Any = a.obj
+    st = sim.state
+    if isinstance(obj, Pod | Node):
+        table: dict[str, Any] = st.pods if isinstance(obj, Pod) else st.nodes  # type: ignore[assignment]
+        key = obj.key if isinstance(obj, Pod) else obj.name
+        old = table.get(key)
+        if old is not None and not getattr(old, "gone", False):
+            sim.record("unchanged", key if isinstance(obj, Pod) else f"node/{key}", None,
+                       "kubectl apply", "Unchanged", "exists already; kruleset does not "
+                       "change a pod's or node's spec", ("api.apply",))
+            return
+    elif isinstance(obj, Deployment):
+        old = st.deployments.get(obj.key)
+        if old is not None and old.template != obj.template:
+            _end(sim, _pods_of(sim, obj.namespace, "ReplicaSet", obj.name),
+                 f"deployment/{obj.name}", "Rollout", "workloads.deployment.rollout")
+    elif isinstance(obj, Workload):
+        old = st.workloads.get(f"{obj.kind}/{obj.key}")
+        if old is not None and old.template != obj.template:
+            _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
+                 f"{obj.kind.lower()}/{obj.name}", "Rollout", "workloads.rollout")
+    create_object(sim, obj)
+
+
+def _delete(sim: Simulation, a: sc.DeleteObjectOf) -> None:
+    obj: Any = a.obj
+    st = sim.state
+    if isinstance(obj, Pod):
+        ps = st.pods.get(obj.key)
+        if ps is not None and not ps.gone:
+            sim.terminate(ps, "deleted", by="user", reason="Deleted", rules=("api.delete",))
+    elif isinstance(obj, Deployment):
+        if st.deployments.pop(obj.key, None) is not None:
+            _end(sim, _pods_of(sim, obj.namespace, "ReplicaSet", obj.name),
+                 f"deployment/{obj.name}", "Deleted", "api.delete")
+    elif isinstance(obj, Workload):
+        if st.workloads.pop(f"{obj.kind}/{obj.key}", None) is not None:
+            _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
+                 f"{obj.kind.lower()}/{obj.name}", "Deleted", "api.delete")
+    elif isinstance(obj, Namespace):
+        _end(sim, _pods_of(sim, obj.name, None, None), f"namespace/{obj.name}", "Deleted",
+             "api.delete")
+    elif isinstance(obj, PriorityClass):
+        st.priority_classes.pop(obj.name, None)
+    elif isinstance(obj, PodDisruptionBudget):
+        st.pdbs.pop(obj.key, None)
+    elif isinstance(obj, ElasticQuota):
+        st.quotas.pop(obj.namespace, None)
+    elif isinstance(obj, LimitRange):
+        st.limit_ranges.pop(obj.key, None)
+    elif isinstance(obj, ResourceQuota):
+        st.resource_quotas.pop(obj.key, None)
+    sim.changed()
+
+
+register_action(sc.ApplyObject, _apply)
+register_action(sc.DeleteObjectOf, _delete)
