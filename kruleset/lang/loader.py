@@ -23,6 +23,7 @@ from ..model.scenario import Event, Expectation, KubeletBlock, Object, PodPhase,
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
+from .dra import finish as dra_finish
 from .errors import Source
 from .expectations import Check, parse_expect
 from .grammar import parse_statements_raw
@@ -35,7 +36,7 @@ __all__ = ["build_scenario", "TOP_LEVEL"]
 
 TOP_LEVEL = ("scenario", *DECLARATIONS, "kubelet", "include", "config", "at", "run", "expect")
 _FIRST = ("scenario", "priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota",
-          "include", "config")
+          "include", "config", "devices", "deviceclass", "claimtemplate", "feature-gates")
 _TIMELINE_ONLY = tuple(v for v in TIMELINE_STATEMENTS if v not in TOP_LEVEL)
 
 
@@ -83,6 +84,9 @@ class _Builder:
         for index, stmt, head in heads:
             if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
                 self.declaration(index, stmt, head)
+        for index, stmt, head in heads:  # DRA claims name pods (reserved-for)
+            if head.value == "claim":
+                self.declaration(index, stmt, head)
         for _index, stmt, head in heads:
             if head.value == "at":
                 self.at(stmt, head)
@@ -99,6 +103,7 @@ class _Builder:
             if head.value == "run":
                 self.run_until_stmt(stmt, head)
         self.objects.sort(key=itemgetter(0, 1))
+        dra_finish(self.ctx, self.objects, self.events)
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(

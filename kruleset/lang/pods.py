@@ -65,7 +65,7 @@ PREEMPTION = ("PreemptLowerPriority", "Never")
 POD_ATTRIBUTES = (
     "priority", "priorityclass", "preemption", "requests", "limits", "cpu", "memory",
     "besteffort", "labels", "started", "grace-period", "runtimeclass", "usage", "not-ready",
-    "critical", "static", "host-ports", "node-selector", "tolerations", "gates",
+    "critical", "static", "host-ports", "node-selector", "tolerations", "gates", "claims",
 )
 BLOCK_ITEMS = ("container", "init-container", "affinity", "anti-affinity", "spread", "emptydir")
 _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-label-keys",
@@ -74,7 +74,7 @@ _FORMS = {
     "priority": "=", "priorityclass": "=", "preemption": "=", "cpu": "=", "memory": "=",
     "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=",
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
-    "node-selector": "()", "tolerations": "()", "gates": "()",
+    "node-selector": "()", "tolerations": "()", "gates": "()", "claims": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
 }
 # The slots a range's pods do not share (PodSpec.renamer).
@@ -256,6 +256,11 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
                     raise src.error(f"gate '{w.value}' is given twice", w)
                 gates.append(w.value)
             kw["gates"] = tuple(gates)
+        elif name == "claims":  # DRA: spec.resourceClaims
+            from .dra import pod_claims
+
+            assert attr.group is not None
+            kw["resource_claims"] = pod_claims(ctx, attr.group)
     if shorthand:
         if req_group is not None:
             first = seen.get("cpu") or seen["memory"]
@@ -335,6 +340,7 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
     assert stmt.block is not None
     kw = spec.kwargs
     names: set[str] = set()
+    container_items: list[tuple[Item, Container]] = []
     for item in stmt.block.statements:
         cur = Cursor(src, item.items)
         head = cur.word("a pod block item")
@@ -347,6 +353,7 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
                 raise src.error(f"container '{c.name}' is declared twice", item.items[1])
             names.add(c.name)
             (spec.containers if what == "container" else spec.init_containers).append(c)
+            container_items.append((item.items[1], c))
         elif what in ("affinity", "anti-affinity"):
             _affinity(ctx, cur, spec, head)
         elif what == "spread":
@@ -364,6 +371,13 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
             raise src.unknown("pod block item", what, head, BLOCK_ITEMS,
                               expected=", ".join(BLOCK_ITEMS))
         cur.done()
+    pod_claim_names = {c.name for c in kw.get("resource_claims", ())}
+    for block_item, c in container_items:
+        for used in c.claims:
+            if used not in pod_claim_names:
+                raise src.error(f"container '{c.name}' uses claim '{used}', which the pod's "
+                                "claims(…) does not list", block_item,
+                                expected=", ".join(sorted(pod_claim_names)) or "claims(…)")
     if spec.containers and first_line is not None:
         raise src.error(f"'{first_line.name}' on the first line describes the only container, "
                         "but the block declares containers", first_line.key,
@@ -377,9 +391,11 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
     restart = False
     seen: set[str] = set()
     lim_word: Item | None = None
+    claims: tuple[str, ...] = ()
     while not cur.at_end():
         attr = attr_from(cur)
-        allowed = ("requests", "limits") + (("restart",) if what == "init-container" else ())
+        allowed = ("requests", "limits", "claims") + (
+            ("restart",) if what == "init-container" else ())
         if attr.name not in allowed:
             raise src.unknown(f"{what} attribute", attr.name, attr.key, allowed,
                               expected=", ".join(allowed))
@@ -392,6 +408,9 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
                                 attr.value or attr.key, expected="restart=Always")
             restart = True
             continue
+        if attr.name == "claims" and attr.group is not None:  # DRA: resources.claims
+            claims = tuple(w.value for w in word_list(src, attr.group, "claim"))
+            continue
         if attr.group is None:
             raise src.error(f"'{attr.name}' is written {attr.name}(…)", attr.key)
         if attr.name == "requests":
@@ -400,7 +419,8 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
             lim = resources(src, attr.group, "limits")
             lim_word = attr.key
     requests, limits = _requests_limits(src, req, lim, lim_word or name_w)
-    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart)
+    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart,
+                     claims)
 
 
 def _weight(src: Source, cur: Cursor) -> int:

@@ -13,6 +13,7 @@ from time import perf_counter
 from ..model.state import PodState
 from ..rules import cycle_cache
 from ..rules.cycle_cache import CycleCache
+from ..rules.dra import plugin as dra_plugin
 from ..rules.engine import ActiveRuleSet
 from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
 from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
@@ -91,15 +92,29 @@ class SchedulerController:
         changed = False
         gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
         if gated is not None:
-            if ps.schedule_message != "SchedulingGated":
-                ps.schedule_message = "SchedulingGated"
+            # Scheduling gates show as SchedulingGated; other PreEnqueue plugins
+            # (DynamicResources) leave their own message, without a node count.
+            shown = "SchedulingGated" if gated.detail and gated.detail.get("gated") \
+                else gated.reason
+            if ps.schedule_message != shown:
+                ps.schedule_message = shown
                 sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
                            (gated.rule,))
             self.tried[ps.key] = (sim.version, sim.bind_version, False)
             return changed
-        result = schedule_one(ctx, ps)
+        try:
+            result = schedule_one(ctx, ps)
+        except dra_plugin.SchedulingAborted as exc:  # DRA: a plugin error ends the attempt
+            self.tried[ps.key] = (sim.version, sim.bind_version, False)
+            if ps.schedule_message != str(exc):
+                ps.schedule_message = str(exc)
+                sim.record("pending", ps, None, "scheduler", "FailedScheduling", str(exc),
+                           (dra_plugin.FILTER_RULE,))
+            return changed
         if result.node is not None:
             rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
+            if dra_plugin.CYCLE in ctx.extra:  # DRA Reserve + PreBind before binding
+                dra_plugin.reserve(ctx, ps.pod, sim.state.nodes[result.node])
             if sim.bind(ps, result.node, rules):
                 sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
                            f"Successfully assigned {ps.key} to {result.node}", rules)
@@ -109,16 +124,22 @@ class SchedulerController:
         assert fit is not None
         message = fit.message
         before = sim.version
+        # DRA: DynamicResources' PostFilter runs before preemption; upstream
+        # joins the PostFilter plugins' messages with ", ".
+        dra_note = dra_plugin.postfilter(ctx, ps.pod) if ps.pod.resource_claims else ""
+        if dra_note.startswith("deallocation"):
+            sim.changed()
+            changed = True
         pf = run_postfilter(ctx, ps, fit)
         if pf is not None:
             changed |= self._act(sim, ps, pf)
-            if pf.message:
-                message = f"{message} {pf.message}"
+            tail = pf.message
         else:
             # Not eligible: upstream still appends the plugin's status message.
-            note = ctx.extra.get(POSTFILTER_MESSAGE)
-            if note:
-                message = f"{message} {note}"
+            tail = ctx.extra.get(POSTFILTER_MESSAGE) or ""
+        notes = ", ".join(n for n in (dra_note, tail) if n)
+        if notes:
+            message = f"{message} {notes}"
         failed_rules = fit.rules()
         sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
         version = sim.version
