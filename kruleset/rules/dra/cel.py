@@ -38,7 +38,7 @@ _Q = "__k8s_quantity__"
 _V = "__semver__"
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
                      r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$")
-_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
+_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
@@ -225,13 +225,13 @@ def _type_name(value: Any) -> str:
 
 
 def _syntax_error(text: str) -> CelCompileError:
-    found = [m for m in map(_POSITION.match, text.split("\n")) if m]
+    found = list(_POSITION.finditer(text))
     # cel-go reports the syntax errors; the Rust parser may add a note first.
     best = next((m for m in found if m.group(3).startswith("Syntax error")), None)
     best = best or (found[0] if found else None)
     if best is None:
         return CelCompileError(text)
-    return CelCompileError(best.group(3), int(best.group(1)), int(best.group(2)) + 1)
+    return CelCompileError(best.group(3), int(best.group(1)), int(best.group(2)))
 
 
 def _undeclared(expression: str, name: str) -> CelCompileError:
