@@ -280,3 +280,21 @@ Feature: Dynamic resource allocation (seed 003 §8)
       expect pod p pending reason="2 cannot allocate all claims"
       """
     Then the expectations hold
+
+  # B-003-08-01
+  # B-003-08-03
+  # The seed's manifests load as written: the template's stale apiVersion v1alpha2 is read as
+  # v1alpha3 (its shape) and the DeviceClass's top-level name as metadata.name, each with a
+  # warning. The slice is v1beta1's shape; v1.35 serves v1, v1beta2 and v1beta1.
+  Scenario: B-003-08-03 the seed's pod-with-cats manifests allocate one large black cat per container claim
+    Given the scenario:
+      """
+      node node-1 cpu=4 memory=8Gi
+      include "features/dra/cats-slice.yaml"
+      include "features/dra/pod-with-cats.yaml"
+      expect pod pod-with-cats running on node-1
+      expect claim pod-with-cats-cat-0-* allocated on node-1 devices(panther)
+      expect claim pod-with-cats-cat-1-* allocated on node-1 devices(shadow)
+      expect device kitten free
+      """
+    Then the expectations hold

@@ -736,3 +736,25 @@ def parse_expect_dra(src: Source, subject: str, cur: Cursor, args: dict[str, Any
     elif state == "reserved-for":
         args["pods"] = _refs(src, cur.blist("the pods"), checks)
     return "claim", ref, state
+
+
+def register_included(ctx: Context, obj: Any, item: Item) -> bool:
+    """Note a DRA object read from an included file; False if ``obj`` is not one."""
+    names = names_of(ctx) if isinstance(obj, (ResourceSlice, DeviceClass, ResourceClaim,
+                                              ResourceClaimTemplate)) else None
+    if names is None:
+        return False
+    if isinstance(obj, ResourceSlice):
+        names.pools.setdefault((obj.driver, obj.pool), []).append((obj.generation, False))
+        for d in obj.devices:
+            names.devices.setdefault(d.name, []).append((obj.driver, obj.pool, d.name,
+                                                         obj.node_name))
+    elif isinstance(obj, DeviceClass):
+        names.classes[obj.name] = item
+    elif isinstance(obj, ResourceClaim):
+        names.claims[obj.key] = item
+        for ref in obj.allocated or ():
+            names.allocated[ref.id] = obj.key
+    else:
+        names.templates[obj.key] = item
+    return True

@@ -24,6 +24,7 @@ from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
 from .dra import finish as dra_finish
+from .dra import register_included as dra_register
 from .errors import Source
 from .expectations import Check, parse_expect
 from .grammar import parse_statements_raw
@@ -59,6 +60,7 @@ class _Builder:
         self.last_time = 0
         self.last_time_word: Word | None = None
         self.evicted_ever: set[str] = set()
+        self.warnings: list[str] = []
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -116,6 +118,7 @@ class _Builder:
             expectations=tuple(self.expectations),
             run_until=self.run_until,
             source="\n".join(self.src.lines),
+            warnings=tuple(self.warnings),
         )
 
     def _unknown_top(self, head: Word) -> None:
@@ -210,11 +213,14 @@ class _Builder:
                     end += 1
                 if end > start:
                     self.ctx.register_pods(list(objects[start:end]), path_w, where)
-                else:
+                elif not dra_register(self.ctx, objects[start], path_w):
                     self.ctx.register(objects[start], path_w, where)
+                    end += 1
+                else:
                     end += 1
                 start = end
             self.objects.extend(zip(repeat(index), count(), objects))
+            self.warnings.extend(loaded.warnings)
             # The model has no phase: a pod the file shows as Succeeded/Failed
             # is declared where it ran and ends at 0s, before any other event,
             # so it holds no resources (as upstream's scheduler cache).

@@ -36,6 +36,7 @@ from .pods import (
     make_pod,
     spec_fields,
 )
+from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
@@ -54,8 +55,10 @@ SUPPORTED_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "ElasticQuota": ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io"),
     "Deployment": ("apps",),
     "ReplicaSet": ("apps",),
+    **dict.fromkeys(DRA_KINDS, ("resource.k8s.io",)),
 })
-_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "RuntimeClass"})
+_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "RuntimeClass",
+                             "DeviceClass", "ResourceSlice"})
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -69,11 +72,13 @@ class LoadedManifests:
     model has no phase, and those pods are returned like the others.
     ``notes`` says in words what was represented differently from the file
     (folded ReplicaSets, terminated pods), for ``--explain`` style output.
+    ``warnings`` are flaws read past (a stale apiVersion, a misplaced name).
     """
 
     objects: tuple[Object, ...]
     pod_phases: Mapping[str, str] = attrs.field(factory=dict)
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def terminated(self) -> tuple[str, ...]:
@@ -289,6 +294,9 @@ def _entry(doc: Doc, value: object) -> _Entry:
         if kind == "PodDisruptionBudget" and version != "v1":
             doc.fail("apiVersion", f"PodDisruptionBudget is read from policy/v1 only "
                                    f"(policy/{version} selects pods differently)")
+        if kind in DRA_KINDS and version not in DRA_VERSIONS:
+            doc.fail("apiVersion", f"{kind} is read from resource.k8s.io/"
+                                   f"{', '.join(DRA_VERSIONS)}, not {api_version}")
     meta = mapping(doc, value.get("metadata"), "metadata")
     name = string(doc, meta.get("name"), "metadata.name")
     if not name:
@@ -355,6 +363,7 @@ class _Reader:
         self.pending = False  # records hold a _PendingPod or _PendingWorkload
         self.phases: dict[str, str] = {}
         self.notes: list[str] = []
+        self.warnings: list[str] = []
 
     def add(self, e: _Entry) -> None:
         """Read one object."""
@@ -379,6 +388,9 @@ class _Reader:
             self.records.append(pdb_from(doc, obj, e.namespace, e.name))
         elif kind == "ElasticQuota":
             self.records.append(elastic_quota_from(doc, obj, e.namespace, e.name))
+        elif kind in DRA_KINDS:
+            version = str(obj.get("apiVersion") or "resource.k8s.io/v1").rpartition("/")[2]
+            self.records.append(dra_object(doc, obj, kind, version, e.namespace, e.name))
         else:  # pragma: no cover - _entry admits only SUPPORTED_KINDS
             raise AssertionError(kind)
 
@@ -555,7 +567,8 @@ class _Reader:
                     set_field(pod, "owner_name", owner)
         if not self.pending:
             return LoadedManifests(tuple(self.records),  # type: ignore[arg-type]
-                                   self.phases, tuple(self.notes))
+                                   self.phases, tuple(self.notes),
+                                   tuple(self.warnings))
         ctx = PodContext(self.runtime_overheads)
         objects: list[Object] = []
         for rec in self.records:
@@ -586,7 +599,8 @@ class _Reader:
                 raise
             except Exception as err:
                 raise _internal(rec.doc, err) from err  # type: ignore[union-attr]
-        return LoadedManifests(tuple(objects), self.phases, tuple(self.notes))
+        return LoadedManifests(tuple(objects), self.phases, tuple(self.notes),
+                                   tuple(self.warnings))
 
 
 def _controller(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:
@@ -657,12 +671,33 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
         try:
             if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
                 continue
+            if type(value) is dict and value.get("kind") in DRA_KINDS:
+                value = _seed_flaws(doc, value, reader.warnings)
             reader.add(_entry(doc, value))
         except ManifestError:
             raise
         except Exception as err:  # a bug must still name the document
             raise _internal(doc, err) from err
     return reader.finish()
+
+
+def _seed_flaws(doc: Doc, value: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """Read the seed's DRA example as written, warning about its two flaws.
+
+    Its ResourceClaimTemplate says ``resource.k8s.io/v1alpha2`` but has the
+    v1alpha3 shape (read as v1alpha3), and its DeviceClass has ``name:`` at
+    the top level (read as ``metadata.name``).
+    """
+    where = f"{doc.file}, document {doc.document}"
+    if value.get("apiVersion") == "resource.k8s.io/v1alpha2":
+        warnings.append(f"{where}: {value['kind']} says apiVersion resource.k8s.io/v1alpha2, "
+                        "which has another shape; read as resource.k8s.io/v1alpha3")
+        value = {**value, "apiVersion": "resource.k8s.io/v1alpha3"}
+    if "name" in value and not (value.get("metadata") or {}).get("name"):
+        warnings.append(f"{where}: {value['kind']} has 'name' at the top level; read as "
+                        "metadata.name")
+        value = {**value, "metadata": {**(value.get("metadata") or {}), "name": value["name"]}}
+    return value
 
 
 def load_objects(path: Path, span: Span | None = None) -> list[Object]:

@@ -258,3 +258,4 @@ class Scenario:
     expectations: tuple[Expectation, ...] = ()
     run_until: int | None = None
     source: str = ""                          # the text, for error rendering
+    warnings: tuple[str, ...] = ()            # input read past a flaw (see kruleset.manifests)

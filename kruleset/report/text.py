@@ -51,6 +51,8 @@ def render_result(path: str, result: Result, style: Style) -> str:
     out: list[str] = []
     title = f" — {result.scenario.title}" if result.scenario.title else ""
     out.append(style.bold(f"{path}{title}"))
+    for w in result.scenario.warnings:
+        out.append(style.warn(f"  warning: {w}"))
     for d in result.decisions:
         node = f" on {d.node}" if d.node else ""
         by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
