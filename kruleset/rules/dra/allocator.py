@@ -240,7 +240,9 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
                 if devices is None:
                     devices = all_lists[key] = _all_devices(claims[ci].key, name, alt, pools,
                                                             lambda c, a=alt: selectable(ci, a, c))
-                if take_all(ci, ri, name, alt, devices, 0):
+                # v1.35: an All request matching no device has no solution here
+                # (1.31 allocated it with none; the oracle shows the change).
+                if devices and take_all(ci, ri, name, alt, devices, 0):
                     return True
             elif take(ci, ri, name, alt, alt.count):
                 return True
