@@ -212,3 +212,54 @@ def test_the_oracles_example_matches(tmp_path: Path) -> None:
     got = run_kruleset(case, tmp_path)
     assert got == want
     assert want["default/p3"][0] is None
+
+
+# --- hand-made cases: allocator errors, missing classes, incomplete pools, admin access ----
+
+def _hand_base() -> dict[str, Any]:
+    rng = random.Random(1)
+    devices = [_device(rng, f"gpu-{i}", i) for i in range(2)]
+    return {"nodes": [_node("n1", "a"), _node("n2", "b")], "pods": [],
+            "deviceClasses": [_class("gpu", f'device.driver == "{DRIVER}"')],
+            "resourceSlices": [_slice("n1-gpu", "n1", devices, nodeName="n1")],
+            "resourceClaims": [], "incoming": []}
+
+
+def _hand_claim(name: str, **exactly: Any) -> dict[str, Any]:
+    spec = {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1, **exactly}
+    if spec["allocationMode"] == "All":
+        del spec["count"]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "r0", "exactly": spec}]}}}
+
+
+def _hand_case(name: str) -> dict[str, Any]:
+    case = _hand_base()
+    claims = {
+        "cel-runtime-error": [_hand_claim("c1", selectors=[{"cel": {
+            "expression": f'device.attributes["{DRIVER}"].nosuch == 1'}}])],
+        "class-missing": [_hand_claim("c1", deviceClassName="nosuch")],
+        "too-many-devices": [_hand_claim("c1", count=33)],
+        "incomplete-pool-all": [_hand_claim("c1", allocationMode="All")],
+        "incomplete-pool-exact": [_hand_claim("c1")],
+        "admin-access": [_hand_claim("c1", count=2), _hand_claim("c2", adminAccess=True)],
+    }[name]
+    if name.startswith("incomplete"):
+        case["resourceSlices"][0]["spec"]["pool"]["resourceSliceCount"] = 2
+    case["resourceClaims"] = claims
+    case["incoming"] = [_pod(f"p{i}", [c["metadata"]["name"]]) for i, c in enumerate(claims)]
+    return case
+
+
+@pytest.mark.parametrize("name", ["cel-runtime-error", "class-missing", "too-many-devices",
+                                  "incomplete-pool-all", "incomplete-pool-exact",
+                                  "admin-access"])
+def test_hand_made_dra_case_matches_the_oracle(name: str, tmp_path: Path) -> None:
+    case = _hand_case(name)
+    want = run_oracle(case)
+    got = run_kruleset(case, tmp_path)
+    if "error" in want:
+        assert got["default/p0"] == (None, want["error"], {})
+    else:
+        assert got == want

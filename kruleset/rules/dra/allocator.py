@@ -187,7 +187,8 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
     used_by: list[list[Candidate]] = [[] for _ in claims]
     constraints = [[_Constraint(c) for c in cl.spec.constraints] for cl in claims]
     all_lists: dict[tuple[int, int, int], list[Candidate]] = {}
-    candidates = [c for p in pools for c in p.candidates]
+    # v1.35 takes devices for ExactCount requests from complete pools only.
+    candidates = [c for p in pools if not p.incomplete for c in p.candidates]
     _precheck(claims, pools)
 
     def selectable(ci: int, req: DeviceRequest, cand: Candidate) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from ..engine import UNRESOLVABLE, Failure
 from ..node_selection import register_prepare
 from ..registry import rule
 from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES
@@ -142,7 +142,7 @@ def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
                     raise SchedulingAborted(f"request {name}: unsupported request type")
                 if alt.class_name not in dra.classes:
                     return Failure(f"request {name}: device class {alt.class_name} does not "
-                                   "exist", UNSCHEDULABLE)
+                                   "exist", UNRESOLVABLE)
     ctx.extra[CYCLE] = Cycle(dra, claims)
     return None
 
