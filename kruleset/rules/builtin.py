@@ -18,6 +18,7 @@ _MODULES = (
     "scores_spread",
     "scores_interpod",
     "postfilter",
+    "dra_postfilter",
     "preemption",
     "quota_reclaim",
     "kubelet_preemption",

@@ -21,7 +21,10 @@ configuration's plugin sets with upstream's defaults the way
 * ``percentageOfNodesToScore`` becomes the profile setting of that name.
 
 Without a configuration, a scenario with elastic quotas runs
-CapacityScheduling in place of DefaultPreemption (LANGUAGE.md §2).
+CapacityScheduling in place of DefaultPreemption (LANGUAGE.md §2), with the
+plugin's documented configuration: ``multiPoint: CapacityScheduling`` and
+``postFilter: CapacityScheduling`` with every other PostFilter disabled (so
+DynamicResources' PostFilter does not run either).
 """
 
 from __future__ import annotations
@@ -76,9 +79,11 @@ PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
     "DefaultPreemption": {"postFilter": ("scheduler.postfilter.DefaultPreemption",)},
     "NodeResourcesBalancedAllocation": {
         "score": ("scheduler.score.NodeResourcesBalancedAllocation",)},
-    # Plugins kruleset accepts but does not simulate (volumes, images, binding, DRA).
+    # DynamicResources: kruleset.rules.dra_postfilter registers its PostFilter.
+    "DynamicResources": {},
+    # Plugins kruleset accepts but does not simulate (volumes, binding).
     "VolumeRestrictions": {}, "NodeVolumeLimits": {}, "VolumeBinding": {}, "VolumeZone": {},
-    "ImageLocality": {}, "DefaultBinder": {}, "DynamicResources": {},
+    "ImageLocality": {}, "DefaultBinder": {},
 }
 
 # Upstream's default multiPoint plugins, in order, with score weights.
@@ -87,7 +92,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("NodeName", None), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None),
     ("NodeResourcesFit", 1), ("VolumeRestrictions", None), ("NodeVolumeLimits", None),
     ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2), ("DefaultPreemption", None),
+    ("InterPodAffinity", 2), ("DynamicResources", None), ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
 )
 
@@ -183,8 +188,11 @@ def profile_for(cfg: SchedulerConfig | None, *, quotas_present: bool) -> Profile
     if cfg is None:
         if not quotas_present or "CapacityScheduling" not in PLUGINS:
             return Profile.default()
-        cfg = SchedulerConfig(plugins={"multiPoint": PluginSet(
-            enabled=(("CapacityScheduling", None),), disabled=("DefaultPreemption",))})
+        # CapacityScheduling's documented configuration: its PostFilter alone
+        # (neither DynamicResources' nor DefaultPreemption's runs).
+        cfg = SchedulerConfig(plugins={
+            "multiPoint": PluginSet(enabled=(("CapacityScheduling", None),)),
+            "postFilter": PluginSet(enabled=(("CapacityScheduling", None),), disabled=("*",))})
     _check_names(cfg)
     multipoint = _merge_multipoint(DEFAULT_PLUGINS, cfg.plugins.get("multiPoint"))
     overrides: dict[str, Override] = {}
