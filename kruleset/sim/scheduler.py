@@ -124,22 +124,19 @@ class SchedulerController:
         assert fit is not None
         message = fit.message
         before = sim.version
-        # DRA: DynamicResources' PostFilter runs before preemption; upstream
-        # joins the PostFilter plugins' messages with ", ".
-        dra_note = dra_plugin.postfilter(ctx, ps.pod) if ps.pod.resource_claims else ""
-        if dra_note.startswith("deallocation"):
+        pf = run_postfilter(ctx, ps, fit)
+        if ctx.extra.pop(dra_plugin.DEALLOCATED, False):  # DRA PostFilter freed a claim
             sim.changed()
             changed = True
-        pf = run_postfilter(ctx, ps, fit)
         if pf is not None:
             changed |= self._act(sim, ps, pf)
-            tail = pf.message
+            if pf.message:
+                message = f"{message} {pf.message}"
         else:
             # Not eligible: upstream still appends the plugin's status message.
-            tail = ctx.extra.get(POSTFILTER_MESSAGE) or ""
-        notes = ", ".join(n for n in (dra_note, tail) if n)
-        if notes:
-            message = f"{message} {notes}"
+            note = ctx.extra.get(POSTFILTER_MESSAGE)
+            if note:
+                message = f"{message} {note}"
         failed_rules = fit.rules()
         sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
         version = sim.version

@@ -31,6 +31,10 @@ from ...model.state import NodeState
 from ..engine import UNRESOLVABLE, Failure
 from ..node_selection import register_prepare
 from ..registry import rule
+from ..dra_postfilter import NO_CLAIMS, register_claims_postfilter, register_pod_claims
+from ..dra_postfilter import PLUGIN as POSTFILTER_RULE
+from ..postfilter import POSTFILTER_MESSAGE
+from ..scheduler_profile import register_plugin
 from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES
 from ..scores_node import default_normalize
 from .allocator import Allocation, AllocationError, ClaimInput, allocate
@@ -55,6 +59,7 @@ PREFILTER_RULE = "scheduler.prefilter.DynamicResources"
 FILTER_RULE = "scheduler.filter.DynamicResources"
 SCORE_RULE = "scheduler.score.DynamicResources"
 CYCLE = "dra.cycle"
+DEALLOCATED = "dra.deallocated"
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 # resourceapi.ResourceClaimReservedForMaxSize in v1.
@@ -274,19 +279,37 @@ def explain_node(ctx: Any, pod: Pod, node: NodeState) -> list[str]:
 def postfilter(ctx: Any, pod: Pod) -> str:
     """DynamicResources' PostFilter: deallocate a claim that pins the pod nowhere usable.
 
-    Returns upstream's status message (the first part of the PostFilter
-    answer); a deallocated claim lets the next attempt allocate afresh.
+    Returns upstream's status message; a deallocated claim (upstream picks one
+    of the unavailable claims at random, kruleset the first in the pod's
+    order) lets the next attempt allocate afresh, and ``ctx.extra[DEALLOCATED]``
+    tells the scheduler the cluster changed.
     """
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
-        return "no new claims to deallocate"
+        return NO_CLAIMS
     for i in sorted(cyc.unavailable):
         cs = cyc.claims[i]
         if not cs.reserved_for or cs.reserved_for == [pod.key]:
             cs.reserved_for = []
             cyc.dra.set_allocation(cs, None)
+            ctx.extra[DEALLOCATED] = True
             return "deallocation of ResourceClaim completed"
     return "still not schedulable"
+
+
+def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
+    ctx.extra[POSTFILTER_MESSAGE] = postfilter(ctx, request.ps.pod)
+
+
+register_claims_postfilter(_claims_postfilter)
+register_pod_claims(lambda pod: pod.resource_claims)
+register_plugin(PLUGIN, {
+    "preEnqueue": (PREENQUEUE_RULE,),
+    "preFilter": (PREFILTER_RULE,),
+    "filter": (FILTER_RULE,),
+    "postFilter": (POSTFILTER_RULE,),
+    "score": (SCORE_RULE,),
+})
 
 
 def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
