@@ -26,7 +26,17 @@ def file_entry(path: str, status: str, *, result: Result | None = None,
         "error": err,
         "expectations": [r.to_json() for r in result.expectations] if result else [],
         "decisions": [d.to_json() for d in result.decisions] if result else [],
+        "claims": _claims(result),
     }
+
+
+def _claims(result: Result | None) -> list[dict[str, Any]]:
+    """DRA: each ResourceClaim's allocation and reservations at the end of the run."""
+    if result is None or getattr(result.state, "dra", None) is None:
+        return []
+    from ..rules.dra.checks import claims_json
+
+    return claims_json(result.state)
 
 
 def report(files: list[dict[str, Any]]) -> dict[str, Any]:

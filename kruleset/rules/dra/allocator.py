@@ -256,8 +256,8 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
         for cand in candidates:
             if not req.admin_access and busy(cand):
                 if note is not None:
-                    note(key, name, cand.id, "device in use" if cand.id in in_use
-                         else "taken by an earlier request")
+                    note(key, name, cand.id, f"device in use by claim {in_use[cand.id]}"
+                         if cand.id in in_use else "taken by an earlier request of the pod")
                 continue
             if cand in used_by[ci]:
                 continue
@@ -281,7 +281,8 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
         cand = devices[i]
         if not req.admin_access and busy(cand):
             if note is not None:
-                note(claims[ci].key, name, cand.id, "device in use")
+                note(claims[ci].key, name, cand.id, f"device in use by claim "
+                     f"{in_use.get(cand.id, 'of this pod')}")
             return False
         if not add(ci, name, req, cand):
             raise AllocationError(

@@ -110,3 +110,24 @@ def check_device(state: Any, ref: str, what: str, args: Any) -> tuple[bool, str]
     if want and not fnmatchcase(holder, want):
         return False, f"device {full} is allocated to {holder}"
     return True, ""
+
+
+def claims_json(state: Any) -> list[dict[str, Any]]:
+    """Every claim at the end of a run: its allocation (devices, node) and reservations."""
+    dra: DraState | None = getattr(state, "dra", None)
+    if dra is None:
+        return []
+    out = []
+    for key in sorted(dra.claims):
+        cs = dra.claims[key]
+        a = cs.allocation
+        out.append({
+            "claim": key,
+            "owner": cs.owner or None,
+            "allocated": a is not None,
+            "node": a.node if a is not None else None,
+            "devices": [{"request": d.request, "device": d.id, "adminAccess": d.admin_access}
+                        for d in a.devices] if a is not None else [],
+            "reservedFor": list(cs.reserved_for),
+        })
+    return out

@@ -146,6 +146,10 @@ class ClaimController:
 
     name = "resourceclaim"
     phase = 3
+    # What it changes (claims; a waiting pod's phase, with its node touched)
+    # is nothing the scheduler's cross-cycle caches keep: pods with claims are
+    # never cached (cycle_cache.shape_of).
+    tracked = True
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
@@ -167,6 +171,7 @@ class ClaimController:
                 changed |= _reserve_bound(dra, ps)
                 if not kubelet_problem(dra, ps):
                     del ps.extra[_WAITING]
+                    sim.state.touch(ps.node)
                     ps.phase = RUNNING
                     ps.schedule_message = ""
                     sim.record("running", ps, ps.node, "kubelet", "Started",

@@ -29,13 +29,13 @@ from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
 from ..engine import UNRESOLVABLE, Failure
-from ..node_selection import register_prepare
+from ..node_selection import register_batch_filter, register_prepare
 from ..registry import rule
 from ..dra_postfilter import NO_CLAIMS, register_claims_postfilter, register_pod_claims
 from ..dra_postfilter import PLUGIN as POSTFILTER_RULE
 from ..postfilter import POSTFILTER_MESSAGE
 from ..scheduler_profile import register_plugin
-from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES
+from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES, register_batch_score
 from ..scores_node import default_normalize
 from .allocator import Allocation, AllocationError, ClaimInput, allocate
 from .state import ClaimState, DraState
@@ -75,7 +75,7 @@ class Cycle:
     """PreFilter's findings for one pod, read by Filter, PostFilter and Reserve."""
 
     __slots__ = ("dra", "claims", "allocated", "to_allocate", "unavailable", "results",
-                 "key")
+                 "key", "scored")
 
     def __init__(self, dra: DraState, claims: list[ClaimState]) -> None:
         self.dra = dra
@@ -85,6 +85,8 @@ class Cycle:
         self.unavailable: set[int] = set()   # indexes into claims (for PostFilter)
         self.results: dict[str, list[Allocation]] = {}  # node -> allocations of to_allocate
         self.key = tuple(id(c.spec) for c in self.to_allocate)
+        # Only prioritized lists score (the other nodes all score 0).
+        self.scored = any(r.first_available for c in self.to_allocate for r in c.spec.requests)
 
 
 def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
@@ -175,6 +177,8 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
     if cyc.to_allocate:
         got = solve(cyc, node)
         if got is None:
+            if ctx.trace is not None:
+                _trace_devices(ctx, cyc, pod, node)
             return Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
     if unavailable:
         cyc.unavailable.update(unavailable)
@@ -220,6 +224,50 @@ def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     return score
 
 
+@register_batch_filter(_filter)
+def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+                ) -> list[Failure | None] | None:
+    """``_filter`` on every node; the usual case (only unallocated claims) inline."""
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return None
+    if cyc.allocated or not cyc.to_allocate or ctx.trace is not None:
+        return [_filter(ctx, args, pod, n) for n in nodes]
+    dra = cyc.dra
+    memo = dra.solutions
+    versions = dra.pool_versions
+    pools_for = dra.pools_for
+    results = cyc.results
+    key = cyc.key
+    # One Failure for every node that cannot hold the claims (the search names it once).
+    cannot = Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+    out: list[Failure | None] = []
+    for node in nodes:
+        name = node.node.name
+        pools = pools_for(name, node.labels)
+        kept = memo.get((key, name))
+        if kept is not None and kept[1] is pools and kept[0] == tuple(
+                [versions.get((p.driver, p.name), 0) for p in pools]):
+            got = kept[2]
+        else:
+            got = solve(cyc, node)
+        if got is None:
+            out.append(cannot)
+        else:
+            results[name] = got
+            out.append(None)
+    return out
+
+
+@register_batch_score(_score)
+def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+               ) -> list[int]:
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None or not cyc.scored:
+        return [0] * len(nodes)
+    return [_score(ctx, args, pod, n) for n in nodes]
+
+
 def solve(cyc: Cycle, node: NodeState, note: Any = None) -> list[Allocation] | None:
     """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
 
@@ -247,10 +295,16 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None) -> list[Allocation] | N
     return got
 
 
-def explain_node(ctx: Any, pod: Pod, node: NodeState) -> list[str]:
-    """Why each device of ``node`` was passed over for ``pod`` (``--explain``)."""
-    cyc: Cycle | None = ctx.extra.get(CYCLE)
-    if cyc is None or not cyc.to_allocate:
+def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
+    """Traced runs (``--explain``) note which request passed over which device, and why."""
+    subject = f"{pod.key} on {node.name}"
+    for line in explain_node(cyc, node):
+        ctx.trace.add(FILTER_RULE, subject, "device passed over", line)
+
+
+def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
+    """Why each device available to ``node`` was passed over for the cycle's claims."""
+    if not cyc.to_allocate:
         return []
     lines: list[str] = []
 

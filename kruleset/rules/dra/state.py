@@ -105,7 +105,12 @@ class DraState:
         self.pool_versions: dict[tuple[str, str], int] = {}
         # (claim specs, node) -> (pool versions, pools, allocator answer): see plugin.solve
         self.solutions: dict[Any, Any] = {}
-        self._pools: dict[str, tuple[int, list[Pool]]] = {}
+        self._pools: dict[str, tuple[Any, list[Pool]]] = {}
+        self._index_version = -1
+        self._local: dict[str, list[ResourceSlice]] = {}
+        self._shared: list[ResourceSlice] = []
+        self._pool_order: dict[tuple[str, str], int] = {}
+        self._selectors = False
 
     # --- objects ----------------------------------------------------------------
     def add_slice(self, s: ResourceSlice) -> None:
@@ -165,15 +170,40 @@ class DraState:
 
     # --- lookups --------------------------------------------------------------------
     def pools_for(self, name: str, labels: Mapping[str, str]) -> list[Pool]:
-        """The pools a node can use, kept until the slices or the node's labels change."""
-        key = name
-        kept = self._pools.get(key)
-        stamp = hash((self.slices_version, tuple(sorted(labels.items()))))
+        """The pools a node can use, kept until the slices or the node's labels change.
+
+        Node-local slices are indexed by node, so a node's pools cost its own
+        slices plus the network-attached ones (not every slice of the cluster);
+        the labels matter only when some slice has a node selector.
+        """
+        version = self.slices_version
+        if self._index_version != version:
+            self._index(version)
+        kept = self._pools.get(name)
+        if self._selectors:
+            stamp: Any = (version, tuple(sorted(labels.items())))
+        else:
+            stamp = version
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        pools = gather_pools(self.slices, name, labels)
-        self._pools[key] = (stamp, pools)
+        pools = gather_pools(self._local.get(name, []) + self._shared, name, labels)
+        # Pools in the order their first slice was declared.
+        pools.sort(key=lambda p: self._pool_order[(p.driver, p.name)])
+        self._pools[name] = (stamp, pools)
         return pools
+
+    def _index(self, version: int) -> None:
+        self._local.clear()
+        self._shared = []
+        self._pool_order = {}
+        for s in self.slices:
+            self._pool_order.setdefault((s.driver, s.pool), len(self._pool_order))
+            if s.node_name:
+                self._local.setdefault(s.node_name, []).append(s)
+            else:
+                self._shared.append(s)
+        self._selectors = any(s.node_selector is not None for s in self._shared)
+        self._index_version = version
 
     def claim_for(self, pod_key: str, namespace: str, entry: Any) -> tuple[str, str]:
         """(claim name, error) for one entry of ``pod.spec.resourceClaims`` (upstream Name)."""
