@@ -114,6 +114,8 @@ class Context:
             return "pdb", obj.key, self.pdbs
         if isinstance(obj, ElasticQuota):
             return "quota", obj.namespace, self.quotas
+        # DRA objects are registered by kruleset.lang.dra, never here.
+        assert isinstance(obj, Namespace), type(obj).__name__
         return "namespace", obj.name, self.namespaces
 
     # --- lookups ------------------------------------------------------------

@@ -34,6 +34,7 @@ from ..model.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
     Version,
+    qualified,
 )
 from ..model.quantity import QuantityError, _exact
 from ..model.scenario import Object
@@ -61,7 +62,8 @@ class DraNames:
         self.classes: dict[str, Any] = {}
         self.templates: dict[str, Any] = {}
         self.claims: dict[str, Any] = {}
-        self.devices: dict[str, list[tuple[str, str, str, str]]] = {}  # name -> driver,pool,name,node
+        # device name -> (driver, pool, name, node) of each device so called
+        self.devices: dict[str, list[tuple[str, str, str, str]]] = {}
         self.pools: dict[tuple[str, str], list[tuple[int, bool]]] = {}  # -> (generation, counted)
         self.later: list[tuple[str, str, Item, str]] = []  # (kind, key, item, near)
         self.allocated: dict[str, str] = {}  # device id -> claim key
@@ -157,10 +159,6 @@ def _attr_value(src: Source, entry: list[Item], index: int | None) -> Any:
     return raw
 
 
-def _qualified(driver: str, key: str) -> tuple[str, str]:
-    domain, slash, ident = key.rpartition("/")
-    return (domain, ident) if slash else (driver, key)
-
 
 def _kv_group(src: Source, group: Group, what: str) -> list[tuple[Word, list[Item]]]:
     out = []
@@ -252,7 +250,7 @@ def _devices(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
         capacity: dict[str, dict[str, Fraction]] = {}
         if attrs_group is not None:
             for w, entry in _kv_group(src, attrs_group, "attributes"):
-                dom, ident = _qualified(driver, w.value.partition("=")[0])
+                dom, ident = qualified(driver, w.value.partition("=")[0])
                 attributes.setdefault(dom, {})[ident] = _attr_value(src, entry, number)
         if cap_group is not None:
             for w, entry in _kv_group(src, cap_group, "capacity"):
@@ -263,7 +261,7 @@ def _devices(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
                     value = _exact(raw)
                 except QuantityError as exc:
                     raise src.error(str(exc), w.at(len(key) + 1, raw)) from None
-                dom, ident = _qualified(driver, key)
+                dom, ident = qualified(driver, key)
                 capacity.setdefault(dom, {})[ident] = value
         devices.append(Device(dev_name, attributes, capacity))
     out: list[Object] = []

@@ -23,6 +23,7 @@ import json
 from fractions import Fraction
 from typing import Any
 
+from ..errors import NO_SPAN
 from ..model.dra import (
     ALL,
     EXACT_COUNT,
@@ -37,6 +38,7 @@ from ..model.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
     Version,
+    qualified,
 )
 from ..model.quantity import QuantityError, _exact
 from ..rules.dra.cel import _SEMVER, CelCompileError, check
@@ -60,7 +62,8 @@ def dra_object(doc: Doc, obj: dict[str, Any], kind: str, version: str, namespace
     if kind == "ResourceClaimTemplate":
         inner = mapping(doc, spec.get("spec"), "spec.spec")
         return ResourceClaimTemplate(namespace, name, _claim_spec(doc, inner, "spec.spec",
-                                                                  version), span=doc.span)
+                                                                  version),
+                                     span=doc.span or NO_SPAN)
     claim_spec = _claim_spec(doc, spec, "spec", version)
     status = mapping(doc, obj.get("status"), "status")
     allocated = None
@@ -79,8 +82,10 @@ def dra_object(doc: Doc, obj: dict[str, Any], kind: str, version: str, namespace
     reserved = []
     for i, r in enumerate(seq(doc, status.get("reservedFor"), "status.reservedFor")):
         r = mapping(doc, r, f"status.reservedFor[{i}]")
-        reserved.append(f"{namespace}/{string(doc, r.get('name'), f'status.reservedFor[{i}].name')}")
-    return ResourceClaim(namespace, name, claim_spec, allocated, tuple(reserved), span=doc.span)
+        pod = string(doc, r.get("name"), f"status.reservedFor[{i}].name")
+        reserved.append(f"{namespace}/{pod}")
+    return ResourceClaim(namespace, name, claim_spec, allocated, tuple(reserved),
+                         span=doc.span or NO_SPAN)
 
 
 def _cel(doc: Doc, raw: Any, field: str) -> CelSelector:
@@ -137,10 +142,6 @@ def _quantity(doc: Doc, raw: Any, field: str) -> Fraction:
         doc.fail(field, str(exc))
 
 
-def _qualified(driver: str, key: str) -> tuple[str, str]:
-    domain, slash, ident = key.rpartition("/")
-    return (domain, ident) if slash else (driver, key)
-
 
 def _device(doc: Doc, raw: Any, field: str, driver: str, version: str) -> Device:
     d = mapping(doc, raw, field)
@@ -153,7 +154,7 @@ def _device(doc: Doc, raw: Any, field: str, driver: str, version: str) -> Device
         field = f"{field}.basic"
     attributes: dict[str, dict[str, Any]] = {}
     for k, v in mapping(doc, body.get("attributes"), f"{field}.attributes").items():
-        dom, ident = _qualified(driver, k)
+        dom, ident = qualified(driver, k)
         attributes.setdefault(dom, {})[ident] = _value(doc, v, f"{field}.attributes.{k}")
     capacity: dict[str, dict[str, Fraction]] = {}
     for k, v in mapping(doc, body.get("capacity"), f"{field}.capacity").items():
@@ -161,7 +162,7 @@ def _device(doc: Doc, raw: Any, field: str, driver: str, version: str) -> Device
         if version != "v1alpha3":
             v = mapping(doc, v, cf).get("value")
             cf += ".value"
-        dom, ident = _qualified(driver, k)
+        dom, ident = qualified(driver, k)
         capacity.setdefault(dom, {})[ident] = _quantity(doc, v, cf)
     return Device(name, attributes, capacity, basic)
 

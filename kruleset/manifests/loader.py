@@ -27,6 +27,7 @@ from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
+from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,
@@ -36,7 +37,6 @@ from .pods import (
     make_pod,
     spec_fields,
 )
-from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",

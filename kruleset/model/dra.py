@@ -34,11 +34,18 @@ __all__ = [
     "ResourceClaimTemplate",
     "ResourceSlice",
     "Version",
+    "qualified",
 ]
 
 # resourceapi.AllocationResultsMaxSize: devices one claim may get.
 ALLOCATION_RESULTS_MAX = 32
 EXACT_COUNT, ALL = "ExactCount", "All"
+
+
+def qualified(driver: str, name: str) -> tuple[str, str]:
+    """(domain, id) of an attribute or capacity name: a bare name is the driver's."""
+    domain, slash, ident = name.rpartition("/")
+    return (domain, ident) if slash else (driver, name)
 
 
 def _span() -> Any:

@@ -14,6 +14,7 @@ import attrs
 
 from ..errors import NO_SPAN, Span
 from .config import KubeletConfig, SchedulerConfig
+from .dra import DeviceClass, FeatureGates, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .objects import (
     Deployment,
     ElasticQuota,
@@ -51,7 +52,8 @@ __all__ = [
 ]
 
 Object = Union[
-    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget, ElasticQuota
+    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,
+    ElasticQuota, ResourceSlice, DeviceClass, ResourceClaim, ResourceClaimTemplate, FeatureGates,
 ]
 
 

@@ -239,8 +239,8 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
                 key = (ci, ri, ai)
                 devices = all_lists.get(key)
                 if devices is None:
-                    devices = all_lists[key] = _all_devices(claims[ci].key, name, alt, pools,
-                                                            lambda c, a=alt: selectable(ci, a, c))
+                    devices = all_lists[key] = _all_devices(claims[ci].key, name, ci, alt, pools,
+                                                            selectable)
                 # v1.35: an All request matching no device has no solution here
                 # (1.31 allocated it with none; the oracle shows the change).
                 if devices and take_all(ci, ri, name, alt, devices, 0):
@@ -313,15 +313,15 @@ def _precheck(claims: Sequence[ClaimInput], pools: Sequence[Pool]) -> None:
                                   f"the claim limit of {ALLOCATION_RESULTS_MAX}")
 
 
-def _all_devices(claim: str, name: str, req: DeviceRequest, pools: Sequence[Pool],
-                 selectable: Callable[[Candidate], bool]) -> list[Candidate]:
+def _all_devices(claim: str, name: str, ci: int, req: DeviceRequest, pools: Sequence[Pool],
+                 selectable: Callable[[int, DeviceRequest, Candidate], bool]) -> list[Candidate]:
     """The devices an All request takes: every selectable one, fixed before the search."""
     out: list[Candidate] = []
     for p in pools:
         if p.incomplete:
             raise AllocationError(f"claim {claim}, request {name}: asks for all devices, but "
                                   f"resource pool {p.driver}/{p.name} is currently being updated")
-        out.extend(c for c in p.candidates if selectable(c))
+        out.extend(c for c in p.candidates if selectable(ci, req, c))
     if len(out) > ALLOCATION_RESULTS_MAX:
         raise AllocationError(f"claim {claim}: number of requested devices {len(out)} exceeds "
                               f"the claim limit of {ALLOCATION_RESULTS_MAX}")

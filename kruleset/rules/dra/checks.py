@@ -71,14 +71,16 @@ def check_claim(state: Any, ref: str, what: str, args: Any) -> tuple[bool, str]:
             ok = a is None
         elif what == "reserved-for":
             ok = sorted(cs.reserved_for) == sorted(args.get("pods", ()))
+        elif a is None:
+            ok = False
         else:
-            ok = a is not None
+            ok = True
             node = args.get("node")
-            if ok and node:
+            if node:
                 ns = state.nodes.get(node)
                 ok = ns is not None and a.allows(node, ns.labels)
             want = args.get("devices")
-            if ok and want is not None:
+            if ok and want is not None:  # noqa: SIM102 - each check reads on its own
                 ids = [resolve_device(dra, d, node or a.node or "") for d in want]
                 ok = sorted(x or "?" for x in ids) == sorted(d.id for d in a.devices)
         if not ok:

@@ -28,12 +28,12 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, Failure
-from ..node_selection import register_batch_filter, register_prepare
-from ..registry import rule
 from ..dra_postfilter import NO_CLAIMS, register_claims_postfilter, register_pod_claims
 from ..dra_postfilter import PLUGIN as POSTFILTER_RULE
+from ..engine import UNRESOLVABLE, Failure
+from ..node_selection import register_batch_filter, register_prepare
 from ..postfilter import POSTFILTER_MESSAGE
+from ..registry import rule
 from ..scheduler_profile import register_plugin
 from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES, register_batch_score
 from ..scores_node import default_normalize
