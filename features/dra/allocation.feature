@@ -298,3 +298,50 @@ Feature: Dynamic resource allocation (seed 003 §8)
       expect device kitten free
       """
     Then the expectations hold
+
+  # B-003-08-02
+  # B-003-08-06
+  Scenario: B-003-08-02 a pod waits outside the queue for a claim or template that does not exist yet
+    Given the scenario:
+      """
+      pod named cpu=1 claims(gpu=later)
+      pod templated cpu=1 claims(gpu=template/later-template)
+      at 5s expect pod named pending reason="could not find ResourceClaim \"default/later\""
+      at 5s expect pod templated pending reason="pod \"default/templated\": ResourceClaim not created yet"
+      at 10s create claim later class=gpu.example.com
+      at 20s create claimtemplate later-template class=gpu.example.com
+      expect pod named running on worker-1
+      expect pod templated running on worker-2
+      expect claim templated-gpu-* allocated on worker-2 devices(gpu-0)
+      """
+    Then the expectations hold
+
+  # B-003-08-05
+  # B-003-08-06
+  Scenario: B-003-08-05 a claim allocated where the pod cannot go, and held by nobody, is deallocated and allocated again
+    Given the scenario:
+      """
+      claim moved class=gpu.example.com allocated(worker-2/gpu-0)
+      pod p cpu=1 claims(gpu=moved) node-selector(kubernetes.io/hostname=worker-1)
+      expect pod p running on worker-1
+      expect claim moved allocated on worker-1 devices(gpu-0)
+      expect device worker-2/gpu-0 free
+      """
+    Then the expectations hold
+
+  # B-003-08-05
+  Scenario: B-003-08-05 a deleted claim still in use is being deleted for new pods, and goes with its last user
+    Given the scenario:
+      """
+      claim shared class=gpu.example.com
+      pod first cpu=1 claims(gpu=shared)
+      at 10s delete claim shared
+      at 10s create pod second cpu=1 claims(gpu=shared)
+      at 15s expect pod second pending reason="resourceclaim \"shared\" is being deleted"
+      at 15s expect claim shared reserved-for [first]
+      at 20s delete pod first grace-period=0s
+      expect claim shared deleted
+      expect device worker-1/gpu-0 free
+      expect pod second pending reason="could not find ResourceClaim \"default/shared\""
+      """
+    Then the expectations hold

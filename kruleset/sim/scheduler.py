@@ -125,7 +125,8 @@ class SchedulerController:
         message = fit.message
         before = sim.version
         pf = run_postfilter(ctx, ps, fit)
-        if ctx.extra.pop(dra_plugin.DEALLOCATED, False):  # DRA PostFilter freed a claim
+        deallocated = ctx.extra.pop(dra_plugin.DEALLOCATED, False)
+        if deallocated:  # DRA PostFilter freed a claim: the claim event requeues the pod
             sim.changed()
             changed = True
         if pf is not None:
@@ -140,7 +141,7 @@ class SchedulerController:
         failed_rules = fit.rules()
         sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
         version = sim.version
-        if pf is not None and any(v.gone for v in pf.victims):
+        if pf is not None and any(v.gone for v in pf.victims) or deallocated:
             # Victims with a zero grace period are already gone: try again at once.
             version = before
         self.tried[ps.key] = (version, sim.bind_version, sensitive)
