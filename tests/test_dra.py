@@ -273,3 +273,18 @@ def test_the_seed_manifests_load_with_two_warnings() -> None:
     assert len(sc.warnings) == 2
     assert any("v1alpha2" in w for w in sc.warnings)
     assert any("metadata.name" in w for w in sc.warnings)
+
+
+def test_prioritized_lists_need_their_gate(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n"
+        "  devices:\n    requests:\n    - name: r\n      firstAvailable:\n"
+        "      - {name: a, deviceClassName: gpu}\n")
+    kr = tmp_path / "s.kr"
+    body = (BASE + f'include "{tmp_path / "c.yaml"}"\npod p cpu=1 claims(gpu=c)\n')
+    kr.write_text(body + "expect pod p running on n1\n")
+    assert all(r.passed for r in api.run(api.load(kr)).expectations)
+    kr.write_text("feature-gates(DRAPrioritizedList=false)\n" + body + 'expect pod p pending '
+                  'reason="resource claim default/c, request r: has subrequests, but the '
+                  'DRAPrioritizedList feature is disabled"\n')
+    assert all(r.passed for r in api.run(api.load(kr)).expectations)

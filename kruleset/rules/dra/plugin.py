@@ -143,6 +143,9 @@ def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
                 return Failure("resourceclaim in use", UNRESOLVABLE)
             continue
         for req in cs.spec.requests:
+            if req.first_available and not dra.gates["DRAPrioritizedList"]:
+                return Failure(f"resource claim {cs.key}, request {req.name}: has subrequests, "
+                               "but the DRAPrioritizedList feature is disabled", UNRESOLVABLE)
             for alt in req.first_available or (req,):
                 name = req.name if alt is req else f"{req.name}/{alt.name}"
                 if not alt.class_name:
