@@ -13,7 +13,6 @@ from time import perf_counter
 from ..model.state import PodState
 from ..rules import cycle_cache
 from ..rules.cycle_cache import CycleCache
-from ..rules.dra import plugin as dra_plugin
 from ..rules.engine import ActiveRuleSet
 from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
 from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
@@ -89,6 +88,10 @@ class SchedulerController:
     def _attempt(self, sim: Simulation, ctx: ScheduleContext, gates: ActiveRuleSet,
                  ps: PodState) -> bool:
         """One scheduling attempt for ``ps``; True if the cluster changed."""
+        # DRA's plugin (imported here: at import time the rule modules may not be
+        # loaded yet, and they register in builtin.py's order).
+        from ..rules.dra import plugin as dra_plugin
+
         changed = False
         gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
         if gated is not None:

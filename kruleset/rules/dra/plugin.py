@@ -34,6 +34,7 @@ from ..engine import UNRESOLVABLE, Failure
 from ..node_selection import register_batch_filter, register_prepare
 from ..postfilter import POSTFILTER_MESSAGE
 from ..registry import rule
+from ..registry import rulesets as _rulesets
 from ..scheduler_profile import register_plugin
 from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES, register_batch_score
 from ..scores_node import default_normalize
@@ -113,10 +114,6 @@ def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
     return out, ""
 
 
-@rule(PREENQUEUE, PREENQUEUE_RULE,
-      doc="A pod whose claims are missing, not yet created, being deleted or not its own "
-          "waits outside the active queue with the plugin's message.",
-      source=_SOURCE + " PreEnqueue")
 def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     if not pod.resource_claims:
         return None
@@ -124,10 +121,6 @@ def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     return Failure(err, UNRESOLVABLE) if err else None
 
 
-@rule(PREFILTER, PREFILTER_RULE,
-      doc="Claims are looked up again; every request of an unallocated claim needs an "
-          "existing device class; allocated claims pin the pod to where they may be used.",
-      source=_SOURCE + " PreFilter")
 def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     ctx.extra.pop(CYCLE, None)
     if not pod.resource_claims:
@@ -163,10 +156,6 @@ def _prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     return CYCLE in ctx.extra
 
 
-@rule(FILTERS, FILTER_RULE,
-      doc="Allocated claims must allow the node; unallocated claims must all be allocatable "
-          "on it from free devices (first fit, full backtracking).",
-      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator")
 def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
@@ -200,10 +189,6 @@ def _norm(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState
     return default_normalize(raw, False)
 
 
-@rule(SCORES, SCORE_RULE,
-      doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
-          "higher: 8 - i per claim request served by alternative i.",
-      source=_SOURCE + " Score", weight=2, normalize=_norm)
 def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
@@ -389,3 +374,24 @@ def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
 def all_mode(cs: ClaimState) -> bool:
     """Whether a claim has an All request (for reports)."""
     return any(r.mode == ALL for r in cs.spec.requests)
+
+
+# Registered last, whoever imports this module first (the scheduler controller
+# does, before the built-in rule modules may have loaded): rule order is filter order.
+_rulesets()
+rule(PREENQUEUE, PREENQUEUE_RULE,
+      doc="A pod whose claims are missing, not yet created, being deleted or not its own "
+          "waits outside the active queue with the plugin's message.",
+      source=_SOURCE + " PreEnqueue")(_preenqueue)
+rule(PREFILTER, PREFILTER_RULE,
+      doc="Claims are looked up again; every request of an unallocated claim needs an "
+          "existing device class; allocated claims pin the pod to where they may be used.",
+      source=_SOURCE + " PreFilter")(_prefilter)
+rule(FILTERS, FILTER_RULE,
+      doc="Allocated claims must allow the node; unallocated claims must all be allocatable "
+          "on it from free devices (first fit, full backtracking).",
+      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator")(_filter)
+rule(SCORES, SCORE_RULE,
+      doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
+          "higher: 8 - i per claim request served by alternative i.",
+      source=_SOURCE + " Score", weight=2, normalize=_norm)(_score)
