@@ -263,6 +263,7 @@ def test_a_bad_selector_in_a_file_names_the_field(tmp_path: Path) -> None:
         api.load(kr)
     text = err.value.render()
     assert "spec.selectors[0].cel.expression" in text and "Syntax error" in text
+    assert "line 5, column 51" in text  # the file's line and column of the end of input
 
 
 def test_the_seed_manifests_load_with_two_warnings() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from ..errors import NO_SPAN
@@ -95,10 +96,43 @@ def _cel(doc: Doc, raw: Any, field: str) -> CelSelector:
     try:
         check(expr)
     except CelCompileError as exc:
+        where = _file_position(doc.file, expr, exc.line, exc.column)
         doc.fail(f"{field}.cel.expression",
-                 f"{exc.line}:{exc.column}: {exc.message}",
+                 f"{where or f'expression {exc.line}:{exc.column}'}: {exc.message}",
                  "the API server compiles selectors on create and refuses this one")
     return CelSelector(expr, doc.span) if doc.span else CelSelector(expr)
+
+
+def _file_position(file: str, expr: str, line: int, column: int) -> str:
+    """``line L, column C`` of an expression's character in its file, when it can be found.
+
+    The expression is looked up as written (a plain or block scalar: its
+    lines appear in the file as they are, indented); a quoted scalar with
+    escapes is not found, and the caller falls back to the expression's own
+    line and column.
+    """
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    lines = expr.split("\n")
+    file_lines = text.split("\n")
+    first = lines[0].strip()
+    for n, fl in enumerate(file_lines):
+        at = fl.find(first) if first else -1
+        if at < 0:
+            continue
+        if line == 1:
+            return f"line {n + 1}, column {at + column}"
+        if n + line - 1 < len(file_lines):
+            target = file_lines[n + line - 1]
+            wanted = lines[line - 1].strip()
+            offset = target.find(wanted) if wanted else len(target)
+            if offset >= 0:
+                indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+                return f"line {n + line}, column {offset - indent + column}"
+        return ""
+    return ""
 
 
 def _selectors(doc: Doc, raw: Any, field: str) -> tuple[CelSelector, ...]:
