@@ -289,3 +289,11 @@ def test_prioritized_lists_need_their_gate(tmp_path: Path) -> None:
                   'reason="resource claim default/c, request r: has subrequests, but the '
                   'DRAPrioritizedList feature is disabled"\n')
     assert all(r.passed for r in api.run(api.load(kr)).expectations)
+
+
+def test_admin_access_needs_the_namespace_label() -> None:
+    text = BASE + "claim c class=gpu admin-access\n"
+    with pytest.raises(ScenarioError) as err:
+        api.load(text)
+    assert "requires the `resource.kubernetes.io/admin-access: true` label" in err.value.render()
+    api.load("namespace default labels(resource.kubernetes.io/admin-access=true)\n" + text)

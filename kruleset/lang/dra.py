@@ -684,6 +684,8 @@ def finish(ctx: Context, objects: list[tuple[int, int, Any]], events: Any) -> No
     pods += [o.template for _i, _s, o in objects if isinstance(o, Deployment)]
     pods += [e.action.obj for e in events if isinstance(getattr(e.action, "obj", None), Pod)]
     check_names(ctx, pods)
+    _admin_access_namespaces(ctx, [o for _i, _s, o in objects] + [
+        e.action.obj for e in events if hasattr(e.action, "obj")])
     claims = {o.key: o for _i, _s, o in objects if isinstance(o, ResourceClaim)}
     for _i, _s, pod in objects:
         if not isinstance(pod, Pod) or not pod.node_name or not pod.resource_claims:
@@ -734,6 +736,25 @@ def parse_expect_dra(src: Source, subject: str, cur: Cursor, args: dict[str, Any
     elif state == "reserved-for":
         args["pods"] = _refs(src, cur.blist("the pods"), checks)
     return "claim", ref, state
+
+
+ADMIN_LABEL = "resource.kubernetes.io/admin-access"
+
+
+def _admin_access_namespaces(ctx: Context, objects: list[Any]) -> None:
+    """Admin access is refused outside namespaces labelled for it (API validation)."""
+    for obj in objects:
+        if not isinstance(obj, ResourceClaim | ResourceClaimTemplate):
+            continue
+        if not any(r.admin_access or any(a.admin_access for a in r.first_available)
+                   for r in obj.spec.requests):
+            continue
+        ns = ctx.namespaces.get(obj.namespace)
+        if ns is None or ns.labels.get(ADMIN_LABEL) != "true":
+            raise ScenarioError(
+                f"{obj.key}: admin access to devices requires the `{ADMIN_LABEL}: true` label "
+                "on the containing namespace", obj.span,
+                expected=f"namespace {obj.namespace} labels({ADMIN_LABEL}=true)")
 
 
 def register_included(ctx: Context, obj: Any, item: Item) -> bool:
