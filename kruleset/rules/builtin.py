@@ -17,6 +17,7 @@ _MODULES = (
     "scores_node",
     "scores_spread",
     "scores_interpod",
+    "scores_image",
     "postfilter",
     "dra_postfilter",
     "preemption",

@@ -8,7 +8,7 @@ configuration's plugin sets with upstream's defaults the way
 * The defaults are all enabled through ``multiPoint``, in upstream's order
   and with its score weights (TaintToleration 3, NodeAffinity 2,
   PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
-  NodeResourcesBalancedAllocation 1).
+  NodeResourcesBalancedAllocation 1, ImageLocality 1).
 * ``multiPoint.enabled`` re-configures a default in place (its weight) or
   appends a plugin; ``multiPoint.disabled`` removes defaults (``*``: all).
 * At a specific extension point, plugins enabled there come first (in their
@@ -67,7 +67,8 @@ PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
     "NodeName": {"filter": ("scheduler.filter.NodeName",)},
     "TaintToleration": {"filter": ("scheduler.filter.TaintToleration",),
                         "score": ("scheduler.score.TaintToleration",)},
-    "NodeAffinity": {"filter": ("scheduler.filter.NodeAffinity",),
+    "NodeAffinity": {"preFilter": ("scheduler.prefilter.NodeAffinity",),
+                     "filter": ("scheduler.filter.NodeAffinity",),
                      "score": ("scheduler.score.NodeAffinity",)},
     "NodePorts": {"filter": ("scheduler.filter.NodePorts",)},
     "NodeResourcesFit": {"filter": ("scheduler.filter.NodeResourcesFit",),
@@ -81,9 +82,11 @@ PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
         "score": ("scheduler.score.NodeResourcesBalancedAllocation",)},
     # DynamicResources: kruleset.rules.dra_postfilter registers its PostFilter.
     "DynamicResources": {},
+    # ImageLocality: kruleset.rules.scores_image registers its score.
+    "ImageLocality": {},
     # Plugins kruleset accepts but does not simulate (volumes, binding).
     "VolumeRestrictions": {}, "NodeVolumeLimits": {}, "VolumeBinding": {}, "VolumeZone": {},
-    "ImageLocality": {}, "DefaultBinder": {},
+    "DefaultBinder": {},
 }
 
 # Upstream's default multiPoint plugins, in order, with score weights.
