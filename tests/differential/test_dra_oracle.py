@@ -263,3 +263,32 @@ def test_hand_made_dra_case_matches_the_oracle(name: str, tmp_path: Path) -> Non
         assert got["default/p0"] == (None, want["error"], {})
     else:
         assert got == want
+
+
+def test_a_claim_allocated_elsewhere_is_deallocated_as_the_oracle_says(tmp_path: Path) -> None:
+    """The first attempt's message (the oracle makes one attempt; kruleset then retries,
+    as the claim's update requeues the pod upstream, and allocates afresh on n1)."""
+    case = _hand_base()
+    case["resourceSlices"].append(_slice("n2-gpu", "n2", [_device(random.Random(2), "gpu-0", 0)],
+                                         nodeName="n2"))
+    claim = _hand_claim("c1")
+    claim["status"] = {"allocation": {
+        "devices": {"results": [{"request": "r0", "driver": DRIVER, "pool": "n2",
+                                 "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}}}
+    case["resourceClaims"] = [claim]
+    pod = _pod("p0", ["c1"])
+    pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "n1"}
+    case["incoming"] = [pod]
+    want = run_oracle(case)["default/p0"]
+    assert want[0] is None and "deallocation of ResourceClaim completed" in want[1]
+    objects = case["nodes"] + case["deviceClasses"] + case["resourceSlices"] + \
+        case["resourceClaims"] + case["incoming"]
+    (tmp_path / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                                       "items": objects}))
+    result = api.run(api.load(f'include "{tmp_path / "cluster.json"}"\n'))
+    first = next(d for d in result.decisions if d.kind == "pending" and d.pod == "default/p0")
+    assert first.message == want[1]
+    assert run_kruleset(case, tmp_path)["default/p0"] == (
+        "n1", "", {"default/c1": ["gpu.example.com/n1/gpu-0"]})
