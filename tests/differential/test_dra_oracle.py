@@ -169,8 +169,8 @@ def run_oracle(case: dict[str, Any]) -> dict[str, Any]:
 
 def run_kruleset(case: dict[str, Any], tmp: Path) -> dict[str, Any]:
     """kruleset's answer for the same objects, included from a file at time 0."""
-    objects = case["nodes"] + case["deviceClasses"] + case["resourceSlices"] + \
-        case["resourceClaims"] + case["incoming"]
+    objects = case.get("namespaces", []) + case["nodes"] + case["deviceClasses"] + \
+        case["resourceSlices"] + case["resourceClaims"] + case["incoming"]
     (tmp / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List",
                                                   "items": objects}))
     (tmp / "case.kr").write_text(f'include "{tmp / "cluster.json"}"\n')
@@ -247,6 +247,10 @@ def _hand_case(name: str) -> dict[str, Any]:
     }[name]
     if name.startswith("incomplete"):
         case["resourceSlices"][0]["spec"]["pool"]["resourceSliceCount"] = 2
+    if name == "admin-access":
+        # The API server admits admin access only in a namespace labelled for it.
+        case["namespaces"] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
+            "name": "default", "labels": {"resource.kubernetes.io/admin-access": "true"}}}]
     case["resourceClaims"] = claims
     case["incoming"] = [_pod(f"p{i}", [c["metadata"]["name"]]) for i, c in enumerate(claims)]
     return case
