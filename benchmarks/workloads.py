@@ -20,6 +20,7 @@ __all__ = [
     "MEASURED_PREFIX",
     "Workload",
     "affinity_spread",
+    "dra_gpus",
     "eviction_storm",
     "language_file",
     "load_cluster",
@@ -161,6 +162,33 @@ def quota_reclaim(nodes: int = 1000, namespaces: int = 20, measured: int = 2000)
     lines.append("}")
     return Workload("QuotaReclaim", "\n".join(lines) + "\n", "schedule", nodes,
                     half * per_borrower, per_lender * (namespaces - half), 500.0)
+
+
+def dra_gpus(nodes: int = 1000, gpus: int = 8, measured: int = 5000) -> Workload:
+    """Dynamic Resource Allocation: GPUs claimed through templates with a CEL selector.
+
+    Every node publishes one ResourceSlice of ``gpus`` devices with the
+    attributes model, memory (GiB, an int) and index; half the nodes have
+    A100s (80), half L40S (48).  Half the measured pods claim one GPU, half
+    two, each through a template whose selector asks for at least 40 GiB:
+    7,500 of the 8,000 GPUs end up allocated.
+    """
+    half = nodes // 2
+    lines = ['scenario "DRA"', f"nodes node-[1..{nodes}] {NODE}",
+             f"devices gpu-[0..{gpus - 1}] on node-[1..{half}] driver=gpu.example.com "
+             "attributes(model=a100, memory=80, index=#)",
+             f"devices gpu-[0..{gpus - 1}] on node-[{half + 1}..{nodes}] "
+             "driver=gpu.example.com attributes(model=l40s, memory=48, index=#)",
+             "deviceclass gpu.example.com driver=gpu.example.com",
+             "claimtemplate one-gpu class=gpu.example.com "
+             "selector(\"device.attributes['gpu.example.com'].memory >= 40\")",
+             "claimtemplate two-gpus class=gpu.example.com count=2 "
+             "selector(\"device.attributes['gpu.example.com'].memory >= 40\")",
+             f"at 1s create pods default/{MEASURED_PREFIX}[1..{measured // 2}] {POD} "
+             "claims(gpu=template/one-gpu)",
+             f"at 1s create pods default/{MEASURED_PREFIX}[{measured // 2 + 1}..{measured}] "
+             f"{POD} claims(gpu=template/two-gpus)"]
+    return Workload("DRA", "\n".join(lines) + "\n", "schedule", nodes, 0, measured, 300.0)
 
 
 def load_cluster(nodes: int = 5000, pods: int = 150_000) -> Workload:

@@ -149,9 +149,14 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         from .report.json import attempt_json
 
         attempts = tuple(attempt_json(a) for a in getattr(result.trace, "attempts", ()))
+    claims: tuple[dict[str, Any], ...] = ()
+    if opts.decisions and getattr(result.state, "dra", None) is not None:
+        from .rules.dra.checks import claims_json
+
+        claims = tuple(claims_json(result.state))
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet, attempts=attempts)
+                      quiet_text=quiet, attempts=attempts, claims=claims)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

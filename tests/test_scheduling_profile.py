@@ -20,12 +20,14 @@ def test_no_config_is_upstream_defaults():
         "scheduler.score.PodTopologySpread": 2,
         "scheduler.score.InterPodAffinity": 2,
         "scheduler.score.ImageLocality": 1,  # in v1.35's default profile
+        "scheduler.score.DynamicResources": 2,
     }
     assert p.active("scheduler.filter").names() == (
         "scheduler.filter.NodeUnschedulable", "scheduler.filter.NodeName",
         "scheduler.filter.TaintToleration", "scheduler.filter.NodeAffinity",
         "scheduler.filter.NodePorts", "scheduler.filter.NodeResourcesFit",
-        "scheduler.filter.PodTopologySpread", "scheduler.filter.InterPodAffinity")
+        "scheduler.filter.PodTopologySpread", "scheduler.filter.InterPodAffinity",
+        "scheduler.filter.DynamicResources")
 
 
 def test_config_with_no_plugins_keeps_default_order_and_weights():
@@ -55,7 +57,7 @@ def test_star_disables_every_default_at_that_point():
                                                       disabled=("*",))})
     p = profile_for(cfg, quotas_present=False)
     assert p.active("scheduler.score").names() == ("scheduler.score.NodeResourcesFit",)
-    assert len(p.active("scheduler.filter").names()) == 8
+    assert len(p.active("scheduler.filter").names()) == 9
 
 
 def test_multipoint_disable_removes_everywhere():

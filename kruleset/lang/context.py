@@ -143,6 +143,8 @@ class Context:
             return "limitrange", obj.key, self.limit_ranges
         if isinstance(obj, ResourceQuota):
             return "resourcequota", obj.key, self.resource_quotas
+        # DRA objects are registered by kruleset.lang.dra, never here.
+        assert isinstance(obj, Namespace), type(obj).__name__
         return "namespace", obj.name, self.namespaces
 
     # --- lookups ------------------------------------------------------------

@@ -37,6 +37,7 @@ from ..model.scenario import Object
 from ..model.selectors import LabelSelector, Taint
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs
+from .dra import DRA_DECLARATIONS, DRA_HANDLERS
 from .pods import PREEMPTION, read_pod
 from .syntax import Statement, Word
 from .values import (
@@ -59,7 +60,7 @@ from .values import (
 __all__ = ["DECLARATIONS", "declare", "resolve_path"]
 
 DECLARATIONS = ("priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota", "pdb",
-                "pod", "pods", "deployment")
+                "pod", "pods", "deployment", *DRA_DECLARATIONS)
 BUILTIN_NAMES = ("system-node-critical", "system-cluster-critical")
 
 
@@ -92,10 +93,13 @@ def declare(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
             where: str, *, timeline: bool) -> list[Object]:
     """Read the declaration ``kind …`` and register what it declares."""
     handler = _HANDLERS[kind.value]
-    if stmt.block is not None and kind.value not in ("pod", "pods", "deployment"):
+    if stmt.block is not None and kind.value not in ("pod", "pods", "deployment", "claim",
+                                                     "claimtemplate"):
         raise ctx.src.error(f"'{kind.value}' takes no block", stmt.block.open)
     name_item = cur.peek() or kind
     objs = handler(ctx, kind, cur, stmt, span, timeline)
+    if kind.value in DRA_HANDLERS:
+        return objs  # DRA names are kept by kruleset.lang.dra
     if handler is _pods:
         ctx.register_pods(objs, name_item, where)
         return objs
@@ -433,6 +437,7 @@ _HANDLERS: dict[str, Callable[..., list[Object]]] = {
     "pod": _pods,
     "pods": _pods,
     "deployment": _deployment,
+    **DRA_HANDLERS,
 }
 
 

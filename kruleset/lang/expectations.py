@@ -51,7 +51,8 @@ EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralS
                     "Taint")
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
-SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb")
+SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
+            "claim", "claims", "device")
 
 Check = tuple[str, str, Item]
 """A reference to check once the names are known: (kind, key, item)."""
@@ -177,6 +178,10 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
             args["taint"] = taint(src, tw)
             args["absent"] = cur.accept("absent") is not None
             form = "node-taint"
+    elif subject in ("claim", "claims", "device"):  # DRA (LANGUAGE-DRA.md §6)
+        from .dra import parse_expect_dra
+
+        form, ref, state = parse_expect_dra(src, subject, cur, args, checks)
     elif subject == "quota":
         ns_w = cur.word("a namespace")
         ref = ns_w.value

@@ -39,6 +39,8 @@ from ..model.scenario import (
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
+from .dra import finish as dra_finish
+from .dra import register_included as dra_register
 from .errors import Source
 from .expectations import Check, parse_expect
 from .grammar import parse_statements_raw
@@ -51,7 +53,7 @@ __all__ = ["build_scenario", "TOP_LEVEL"]
 
 TOP_LEVEL = ("scenario", *DECLARATIONS, "kubelet", "include", "config", "at", "run", "expect")
 _FIRST = ("scenario", "priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota",
-          "include", "config")
+          "include", "config", "devices", "deviceclass", "claimtemplate", "feature-gates")
 _TIMELINE_ONLY = tuple(v for v in TIMELINE_STATEMENTS if v not in TOP_LEVEL)
 
 
@@ -106,6 +108,10 @@ class _Builder:
             if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
                 with self._keep_going():
                     self.declaration(index, stmt, head)
+        for index, stmt, head in heads:  # DRA claims name pods (reserved-for)
+            if head.value == "claim":
+                with self._keep_going():
+                    self.declaration(index, stmt, head)
         for _index, stmt, head in heads:
             if head.value == "at":
                 with self._keep_going():
@@ -122,6 +128,7 @@ class _Builder:
             self.errors.sort(key=lambda e: (e.line, e.column))
             raise combined(self.errors)
         self.objects.sort(key=itemgetter(0, 1))
+        dra_finish(self.ctx, self.objects, self.events)
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(
@@ -258,8 +265,10 @@ class _Builder:
                     end += 1
                 if end > start:
                     self.ctx.register_pods(list(objects[start:end]), path_w, where)
-                else:
+                elif not dra_register(self.ctx, objects[start], path_w):
                     self.ctx.register(objects[start], path_w, where)
+                    end += 1
+                else:
                     end += 1
                 start = end
             self.objects.extend(zip(repeat(index), count(), objects))

@@ -67,6 +67,7 @@ POD_ATTRIBUTES = (
     "priority", "priorityclass", "preemption", "requests", "limits", "cpu", "memory",
     "besteffort", "labels", "started", "grace-period", "runtimeclass", "usage", "not-ready",
     "critical", "static", "host-ports", "node-selector", "tolerations", "gates", "image",
+    "claims",
 )
 BLOCK_ITEMS = ("container", "init-container", "affinity", "anti-affinity", "spread", "emptydir")
 _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-label-keys",
@@ -75,7 +76,7 @@ _FORMS = {
     "priority": "=", "priorityclass": "=", "preemption": "=", "cpu": "=", "memory": "=",
     "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=", "image": "=",
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
-    "node-selector": "()", "tolerations": "()", "gates": "()",
+    "node-selector": "()", "tolerations": "()", "gates": "()", "claims": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
 }
 # The slots a range's pods do not share (PodSpec.renamer).
@@ -262,6 +263,11 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
                     raise src.error(f"gate '{w.value}' is given twice", w)
                 gates.append(w.value)
             kw["gates"] = tuple(gates)
+        elif name == "claims":  # DRA: spec.resourceClaims
+            from .dra import pod_claims
+
+            assert attr.group is not None
+            kw["resource_claims"] = pod_claims(ctx, attr.group)
     if shorthand:
         if req_group is not None:
             first = seen.get("cpu") or seen["memory"]
@@ -341,6 +347,7 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
     assert stmt.block is not None
     kw = spec.kwargs
     names: set[str] = set()
+    container_items: list[tuple[Item, Container]] = []
     for item in stmt.block.statements:
         cur = Cursor(src, item.items)
         head = cur.word("a pod block item")
@@ -353,6 +360,7 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
                 raise src.error(f"container '{c.name}' is declared twice", item.items[1])
             names.add(c.name)
             (spec.containers if what == "container" else spec.init_containers).append(c)
+            container_items.append((item.items[1], c))
         elif what in ("affinity", "anti-affinity"):
             _affinity(ctx, cur, spec, head)
         elif what == "spread":
@@ -370,6 +378,13 @@ def _block(ctx: Context, spec: PodSpec, stmt: Statement, first_line: Attr | None
             raise src.unknown("pod block item", what, head, BLOCK_ITEMS,
                               expected=", ".join(BLOCK_ITEMS))
         cur.done()
+    pod_claim_names = {c.name for c in kw.get("resource_claims", ())}
+    for block_item, c in container_items:
+        for used in c.claims:
+            if used not in pod_claim_names:
+                raise src.error(f"container '{c.name}' uses claim '{used}', which the pod's "
+                                "claims(…) does not list", block_item,
+                                expected=", ".join(sorted(pod_claim_names)) or "claims(…)")
     if spec.containers and first_line is not None:
         raise src.error(f"'{first_line.name}' on the first line describes the only container, "
                         "but the block declares containers", first_line.key,
@@ -384,9 +399,10 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
     image = ""
     seen: set[str] = set()
     lim_word: Item | None = None
+    claims: tuple[str, ...] = ()
     while not cur.at_end():
         attr = attr_from(cur)
-        allowed = ("requests", "limits", "image") + (
+        allowed = ("requests", "limits", "image", "claims") + (
             ("restart",) if what == "init-container" else ())
         if attr.name not in allowed:
             raise src.unknown(f"{what} attribute", attr.name, attr.key, allowed,
@@ -399,6 +415,9 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
                 raise src.error("restart takes only Always (a sidecar)",
                                 attr.value or attr.key, expected="restart=Always")
             restart = True
+            continue
+        if attr.name == "claims" and attr.group is not None:  # DRA: resources.claims
+            claims = tuple(w.value for w in word_list(src, attr.group, "claim"))
             continue
         if attr.name == "image":
             if attr.value is None:
@@ -414,7 +433,8 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
             lim = resources(src, attr.group, "limits")
             lim_word = attr.key
     requests, limits = _requests_limits(src, req, lim, lim_word or name_w)
-    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart, image)
+    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart, image,
+                     claims)
 
 
 def _weight(src: Source, cur: Cursor) -> int:

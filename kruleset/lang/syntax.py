@@ -32,8 +32,8 @@ __all__ = [
 
 _PIECE = re.compile(r"\(([^()]*)\)|[^\s,|()]+|[,|]")
 _FINDITER = _PIECE.finditer
-_WORD_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])+\Z")
-_RUN_OK = re.compile(r"(?:[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
+_WORD_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])+\Z")
+_RUN_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
 _BAD_CHAR = re.compile(r"\[[0-9]+\.\.[0-9]+\]|[A-Za-z0-9_.\/*:%+\-@~=<>!]")
 _ESCAPE = re.compile(r"\\(.)")
 

@@ -128,7 +128,10 @@ def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     nxt = cur.peek()
     if isinstance(nxt, Word) and nxt.kind == "STRING":
         return file_actions(ctx, cur, "delete", span)
-    kind = cur.keyword("pod", "priorityclass", "quota", "pdb")
+    kind = cur.keyword("pod", "priorityclass", "quota", "pdb", "claim", "deviceclass",
+                       "claimtemplate")
+    if kind.value in ("claim", "deviceclass", "claimtemplate"):
+        return [_delete_dra(ctx, cur, kind.value, span)]
     if kind.value == "pod":
         key, _ = _pod(ctx, cur)
         grace = None
@@ -159,6 +162,24 @@ def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
         raise src.unknown("pdb", key, w, ctx.pdbs)
     ctx.gone.add(("pdb", key))
     return [DeleteObject("pdb", key, span=span)]
+
+
+def _delete_dra(ctx: Context, cur: Cursor, kind: str, span: Span) -> DeleteObject:
+    """``delete claim REF`` / ``delete deviceclass NAME`` / ``delete claimtemplate REF``."""
+    from .dra import names_of
+
+    names = names_of(ctx)
+    w = cur.word(f"a {kind} name")
+    if kind == "deviceclass":
+        if w.value not in names.classes:
+            raise ctx.src.unknown("device class", w.value, w, names.classes)
+        return DeleteObject(kind, w.value, span=span)
+    ns, name = pod_ref(ctx.src, w, what=kind)
+    key = f"{ns}/{name}"
+    table = names.claims if kind == "claim" else names.templates
+    if key not in table:
+        raise ctx.src.unknown(kind, key, w, table)
+    return DeleteObject(kind, key, span=span)
 
 
 def _evict(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,

@@ -37,6 +37,7 @@ from .kinds import (
     resource_quota_from,
 )
 from .known_fields import OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
+from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,
@@ -92,12 +93,14 @@ SUPPORTED_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "CronJob": ("batch",),
     "LimitRange": ("",),
     "ResourceQuota": ("",),
+    **dict.fromkeys(DRA_KINDS, ("resource.k8s.io",)),
 })
 # Versions read per kind (default v1): older versions the v1.35 API server no longer serves.
 _VERSIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "ElasticQuota": ("v1alpha1",),
 })
-_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "RuntimeClass"})
+_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "RuntimeClass",
+                             "DeviceClass", "ResourceSlice"})
 _WORKLOADS = frozenset({"Deployment", "ReplicaSet", "ReplicationController", "StatefulSet",
                         "DaemonSet", "Job"})
 _POD_NAME = DNS_SUBDOMAIN.match  # names of 254+ characters fail the full check in _entry
@@ -118,6 +121,7 @@ class LoadedManifests:
     model has no phase, and those pods are returned like the others.
     ``notes`` says in words what was represented differently from the file
     (folded ReplicaSets, terminated pods), for ``--explain`` style output.
+    ``warnings`` are flaws read past (a stale apiVersion, a misplaced name).
     """
 
     objects: tuple[Object, ...]
@@ -352,7 +356,10 @@ def _entry(doc: Doc, value: object) -> _Entry | str:
         if kind == "PodDisruptionBudget" and version != "v1":
             doc.fail("apiVersion", f"PodDisruptionBudget is read from policy/v1 only "
                                    f"(policy/{version} selects pods differently)")
-        if version not in _VERSIONS.get(kind, ("v1",)):
+        if kind in DRA_KINDS and version not in DRA_VERSIONS:
+            doc.fail("apiVersion", f"{kind} is read from resource.k8s.io/"
+                                   f"{', '.join(DRA_VERSIONS)}, not {api_version}")
+        elif kind not in DRA_KINDS and version not in _VERSIONS.get(kind, ("v1",)):
             doc.fail("apiVersion", f"{api_version} is not a version of {kind} kruleset reads; "
                                    f"supported: " + ", ".join(
                                        f"{groups[0]}/{v}" if groups[0] else v
@@ -441,7 +448,8 @@ class _Reader:
             return
         assert isinstance(e, _Entry)
         doc, obj, kind = e.doc, e.obj, e.kind
-        vet(doc, obj, OBJECTS[kind], "", self.warnings)
+        if kind in OBJECTS:  # DRA kinds are read field by field by manifests.dra
+            vet(doc, obj, OBJECTS[kind], "", self.warnings)
         if kind == "Pod":
             self._pod(doc, obj, e.namespace, e.name, e.meta, checked=True)
         elif kind == "Node":
@@ -472,6 +480,9 @@ class _Reader:
             self.records.append(pdb_from(doc, obj, e.namespace, e.name))
         elif kind == "ElasticQuota":
             self.records.append(elastic_quota_from(doc, obj, e.namespace, e.name))
+        elif kind in DRA_KINDS:
+            version = str(obj.get("apiVersion") or "resource.k8s.io/v1").rpartition("/")[2]
+            self.records.append(dra_object(doc, obj, kind, version, e.namespace, e.name))
         else:  # pragma: no cover - _entry admits only SUPPORTED_KINDS
             raise AssertionError(kind)
 
@@ -820,6 +831,7 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
     reader = _Reader(items)
     pod = reader.pod
     errors: list[ScenarioError] = []
+    flaws: list[str] = []  # the seed's DRA example as written (see _seed_flaws)
     # The loader only reads decoded values, so pod specs may be shared (ItemDecoder).
     # A refused object does not stop the reading: every error of the file is
     # reported in one run (up to MAX_ERRORS).
@@ -828,6 +840,8 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
             try:
                 if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
                     continue
+                if type(value) is dict and value.get("kind") in DRA_KINDS:
+                    value = _seed_flaws(doc, value, flaws)
                 reader.add(_entry(doc, value))
             except ScenarioError as err:
                 errors.extend(getattr(err, "errors", (err,)))
@@ -849,9 +863,30 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
         notice(f"{file}: warning: {n} CronJob{'s' if n > 1 else ''} read but not simulated "
                f"({', '.join(reader.cronjobs[:5])}{', …' if n > 5 else ''}): their schedules "
                "create no Jobs here; the Jobs and pods they created are read")
+    for text in flaws:
+        notice(text)
     if reader.ignored:
         notice(ignored_summary(file, reader.ignored))
     return loaded
+
+
+def _seed_flaws(doc: Doc, value: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """Read the seed's DRA example as written, warning about its two flaws.
+
+    Its ResourceClaimTemplate says ``resource.k8s.io/v1alpha2`` but has the
+    v1alpha3 shape (read as v1alpha3), and its DeviceClass has ``name:`` at
+    the top level (read as ``metadata.name``).
+    """
+    where = f"{doc.file}, document {doc.document}"
+    if value.get("apiVersion") == "resource.k8s.io/v1alpha2":
+        warnings.append(f"{where}: {value['kind']} says apiVersion resource.k8s.io/v1alpha2, "
+                        "which has another shape; read as resource.k8s.io/v1alpha3")
+        value = {**value, "apiVersion": "resource.k8s.io/v1alpha3"}
+    if "name" in value and not (value.get("metadata") or {}).get("name"):
+        warnings.append(f"{where}: {value['kind']} has 'name' at the top level; read as "
+                        "metadata.name")
+        value = {**value, "metadata": {**(value.get("metadata") or {}), "name": value["name"]}}
+    return value
 
 
 def load_objects(path: Path, span: Span | None = None) -> list[Object]:

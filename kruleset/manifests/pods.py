@@ -93,6 +93,8 @@ def _containers(doc: Doc, raw: object, field: str, init: bool
                        tuple(req.items()) if type(req) is dict else req,
                        tuple(lim.items()) if type(lim) is dict else lim,
                        c.get("restartPolicy"), init, c.get("image"))
+                if res.get("claims"):
+                    key = None  # DRA claims: read each time (rare)
         try:
             found = _CONTAINER_CACHE.get(key) if key is not None else None
         except TypeError:  # something unhashable where a string belongs: validate slowly
@@ -121,6 +123,11 @@ def _container(doc: Doc, raw: object, field: str, init: bool) -> Container:
         limits = resources(doc, r.get("limits"), f"{field}.resources.limits")
         if not limits.is_zero():
             requests = _default_requests(doc, requests, limits, r, f"{field}.resources")
+    claims: tuple[str, ...] = ()
+    if res and type(res) is dict and res.get("claims"):  # DRA: resources.claims
+        cf = f"{field}.resources.claims"
+        claims = tuple(string(doc, mapping(doc, x, f"{cf}[{i}]").get("name"), f"{cf}[{i}].name")
+                       for i, x in enumerate(seq(doc, res.get("claims"), cf)))
     restart_always = False
     if init:
         policy = c.get("restartPolicy")
@@ -130,7 +137,7 @@ def _container(doc: Doc, raw: object, field: str, init: bool) -> Container:
     elif c.get("restartPolicy") is not None:
         doc.fail(f"{field}.restartPolicy", "only init containers may set restartPolicy")
     image = string(doc, c.get("image"), f"{field}.image")
-    return Container(name, requests, limits, restart_always, image)
+    return Container(name, requests, limits, restart_always, image, claims)
 
 
 def _default_requests(doc: Doc, requests: Resources, limits: Resources,
@@ -363,7 +370,7 @@ _COPY_GIVEN = frozenset(("containers", "init_containers", "overhead", "runtime_c
                          "node_affinity", "pod_affinity", "pod_affinity_preferred",
                          "pod_anti_affinity", "pod_anti_affinity_preferred", "spread",
                          "tolerations", "gates", "host_ports", "grace_period", "emptydirs",
-                         "static", *PER_POD))
+                         "static", "resource_claims", *PER_POD))
 _COPY = copier(_COPY_GIVEN)
 
 
@@ -452,6 +459,8 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
                                   boolean(doc, g("hostNetwork"), f"{sf}.hostNetwork")),
         "grace_period": (grace or 0) * 1000,
         "emptydirs": _emptydirs(doc, g("volumes"), f"{sf}.volumes") if g("volumes") else (),
+        "resource_claims": _resource_claims(doc, g("resourceClaims"), f"{sf}.resourceClaims")
+        if g("resourceClaims") else (),
     }
     shape = None
     if container_keys is not None and init_keys is not None:
@@ -461,6 +470,12 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         raw = dict(spec)
         del raw["nodeName"]
     return SpecFields(fields, shape, raw, runtime_overhead)
+
+
+def _resource_claims(doc: Doc, raw: object, field: str) -> tuple[Any, ...]:
+    from .dra import pod_resource_claims
+
+    return pod_resource_claims(doc, raw, field)
 
 
 def is_static(annotations: Mapping[str, str] | None) -> bool:

@@ -152,6 +152,7 @@ class Container:
     limits: Resources = ZERO
     restart_always: bool = False  # an init container with restartPolicy Always: a sidecar
     image: str = ""               # the image reference, as written in the pod spec
+    claims: tuple[str, ...] = ()  # resources.claims: the pod claims it may use (DRA)
 
 
 @attrs.frozen(slots=True)
@@ -259,6 +260,8 @@ class Pod:
     emptydirs: tuple[EmptyDir, ...] = ()
     usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # initial usage(…)
     ready: bool = True                   # False: `not-ready` (running but not Ready)
+    # spec.resourceClaims (DRA): kruleset.model.dra.PodClaim entries, in order
+    resource_claims: tuple[Any, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     # --- derived once ---
     key: str = attrs.field(init=False, eq=False)

@@ -14,6 +14,7 @@ import attrs
 
 from ..errors import NO_SPAN, Span
 from .config import KubeletConfig, SchedulerConfig
+from .dra import DeviceClass, FeatureGates, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .objects import (
     Deployment,
     ElasticQuota,
@@ -63,7 +64,8 @@ MAX_SIMULATED_TIME = 7 * 86_400_000  # ms
 
 Object = Union[
     PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,
-    ElasticQuota, Workload, LimitRange, ResourceQuota,
+    ElasticQuota, Workload, LimitRange, ResourceQuota, ResourceSlice, DeviceClass, ResourceClaim,
+    ResourceClaimTemplate, FeatureGates,
 ]
 
 

@@ -10,7 +10,7 @@ recomputed.  Mechanisms that need more indexes subscribe to bind/unbind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import attrs
 
@@ -259,6 +259,9 @@ class ClusterState:
     # reported (upstream keeps it); a name no node has any more is dropped.
     images: dict[str, list[object]] = attrs.field(factory=dict)
     _seq: int = 0
+    # Dynamic Resource Allocation: a kruleset.rules.dra.state.DraState once the
+    # scenario declares any DRA object (None: no DRA, nothing to check).
+    dra: Any = None
 
     # --- change tracking ---------------------------------------------------------
     def touch(self, node_name: str) -> None:

@@ -33,6 +33,7 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         "errors": [p.to_json() for p in report.problems],
         "expectations": [x.to_json() for x in report.expectations],
         "decisions": list(report.decisions),
+        "claims": list(report.claims),
     }
     if report.attempts is not None:  # a traced run
         entry["attempts"] = list(report.attempts)

@@ -86,6 +86,8 @@ class FileReport:
     extra: Any = None
     attempts: tuple[dict[str, Any], ...] | None = None
     notices: tuple[str, ...] = ()
+    # DRA: each ResourceClaim's allocation and reservations at the end of the run.
+    claims: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

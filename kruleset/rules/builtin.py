@@ -28,6 +28,7 @@ _MODULES = (
     "eviction_manager",
     "taint_eviction",
     "api_eviction",
+    "dra.plugin",
 )
 
 for _name in _MODULES:

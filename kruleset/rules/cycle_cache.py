@@ -47,8 +47,8 @@ def shape_of(pod: Pod) -> Hashable | None:
     None for a pod with inter-pod (anti-)affinity or spread constraints (their
     answers depend on other nodes) or a field that cannot be hashed.
     """
-    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread:
-        return None
+    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread or pod.resource_claims:
+        return None  # DRA: the answer depends on devices allocated anywhere
     key = (pod.namespace, pod.requests, pod.host_ports, pod.effective_priority,
            pod.node_name, tuple(pod.node_selector.items()), pod.node_affinity,
            pod.tolerations, tuple(pod.labels.items()))

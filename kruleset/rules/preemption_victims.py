@@ -305,6 +305,7 @@ _PORTS = "scheduler.filter.NodePorts"
 _FIT = "scheduler.filter.NodeResourcesFit"
 _SPREAD = "scheduler.filter.PodTopologySpread"
 _INTERPOD = "scheduler.filter.InterPodAffinity"
+_DRA = "scheduler.filter.DynamicResources"
 # The per-cycle state keys of PodTopologySpread's and InterPodAffinity's
 # filters.  Spelled out rather than imported: importing those modules here
 # would register their rules earlier and change the default filter order.
@@ -367,6 +368,10 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
         elif name == _INTERPOD:
             s = ctx.extra.get(INTERPOD_STATE)
             if s is not None and (s.affinity or s.anti or s.existing_anti):
+                return None
+        elif name == _DRA:
+            # DRA: skipped (passes every node) for a pod without claims.
+            if name not in skipped:
                 return None
         else:
             return None

@@ -95,7 +95,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("NodeName", None), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None),
     ("NodeResourcesFit", 1), ("VolumeRestrictions", None), ("NodeVolumeLimits", None),
     ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2), ("DynamicResources", None), ("DefaultPreemption", None),
+    ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
 )
 

@@ -95,6 +95,11 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
 
 def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     st = sim.state
+    if a.kind in ("claim", "deviceclass", "claimtemplate"):  # DRA objects
+        from ..rules.dra.claims import delete_dra_object
+
+        delete_dra_object(sim, a.kind, a.name)
+        return
     table: dict[str, dict[str, object]] = {
         "priorityclass": st.priority_classes,  # type: ignore[dict-item]
         "quota": st.quotas,  # type: ignore[dict-item]

@@ -138,6 +138,8 @@ def _load() -> None:
         except ModuleNotFoundError as e:
             if e.name != f"{__package__}.{name}":
                 raise
+    # DRA: the resource-claim controller lives with its mechanism.
+    importlib.import_module("kruleset.rules.dra.claims")
 
 
 @attrs.frozen(slots=True)

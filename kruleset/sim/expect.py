@@ -44,7 +44,8 @@ def pod_in_state(ps: PodState, state: str, args: Any = None) -> tuple[bool, str]
             return False, f"running on {ps.node}, not {node}"
         return ok, now
     if state == "pending":
-        ok = ps.node is None and not ps.gone and ps.phase == "Pending"
+        ok = (ps.node is None or "dra.waiting" in ps.extra) and not ps.gone and \
+            ps.phase == "Pending"
         reason = args.get("reason")
         if ok and reason and reason not in ps.schedule_message:
             return False, f"pending with message {ps.schedule_message!r}"
@@ -80,7 +81,7 @@ def _describe(ps: PodState) -> str:
         extra = " (terminating)" if ps.terminating else ""
         by = f" by {ps.by}" if ps.by else ""
         return f"{ps.outcome}{by}{extra}"
-    if ps.node is None and ps.phase == "Pending":
+    if ps.phase == "Pending" and (ps.node is None or "dra.waiting" in ps.extra):
         nom = f", nominated to {ps.nominated}" if ps.nominated else ""
         msg = f": {ps.schedule_message}" if ps.schedule_message else ""
         return f"pending{nom}{msg}"
@@ -263,7 +264,28 @@ def _require(module: str, what: str) -> Any:
         raise _Unsupported(what) from None
 
 
+def _claim(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+    from ..rules.dra.checks import check_claim
+
+    return check_claim(sim.state, x.ref, x.state, x.args)
+
+
+def _claims_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+    from ..rules.dra.checks import check_claims_count
+
+    return check_claims_count(sim.state, x.ref, x.state, x.args["count"])
+
+
+def _device(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+    from ..rules.dra.checks import check_device
+
+    return check_device(sim.state, x.ref, x.state, x.args)
+
+
 _CHECKS = {
+    "claim": _claim,  # DRA
+    "claims-count": _claims_count,
+    "device": _device,
     "pod": _pod,
     "pods-count": _pods_count,
     "victims": _victims,

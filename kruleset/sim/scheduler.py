@@ -88,18 +88,36 @@ class SchedulerController:
     def _attempt(self, sim: Simulation, ctx: ScheduleContext, gates: ActiveRuleSet,
                  ps: PodState) -> bool:
         """One scheduling attempt for ``ps``; True if the cluster changed."""
+        # DRA's plugin (imported here: at import time the rule modules may not be
+        # loaded yet, and they register in builtin.py's order).
+        from ..rules.dra import plugin as dra_plugin
+
         changed = False
         gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
         if gated is not None:
-            if ps.schedule_message != "SchedulingGated":
-                ps.schedule_message = "SchedulingGated"
+            # Scheduling gates show as SchedulingGated; other PreEnqueue plugins
+            # (DynamicResources) leave their own message, without a node count.
+            shown = "SchedulingGated" if gated.detail and gated.detail.get("gated") \
+                else gated.reason
+            if ps.schedule_message != shown:
+                ps.schedule_message = shown
                 sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
                            (gated.rule,))
             self.tried[ps.key] = (sim.version, sim.bind_version, False)
             return changed
-        result = schedule_one(ctx, ps)
+        try:
+            result = schedule_one(ctx, ps)
+        except dra_plugin.SchedulingAborted as exc:  # DRA: a plugin error ends the attempt
+            self.tried[ps.key] = (sim.version, sim.bind_version, False)
+            if ps.schedule_message != str(exc):
+                ps.schedule_message = str(exc)
+                sim.record("pending", ps, None, "scheduler", "FailedScheduling", str(exc),
+                           (dra_plugin.FILTER_RULE,))
+            return changed
         if result.node is not None:
             rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
+            if dra_plugin.CYCLE in ctx.extra:  # DRA Reserve + PreBind before binding
+                dra_plugin.reserve(ctx, ps.pod, sim.state.nodes[result.node])
             if sim.bind(ps, result.node, rules):
                 sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
                            f"Successfully assigned {ps.key} to {result.node}", rules)
@@ -110,6 +128,10 @@ class SchedulerController:
         message = fit.message
         before = sim.version
         pf = run_postfilter(ctx, ps, fit)
+        deallocated = ctx.extra.pop(dra_plugin.DEALLOCATED, False)
+        if deallocated:  # DRA PostFilter freed a claim: the claim event requeues the pod
+            sim.changed()
+            changed = True
         if pf is not None:
             changed |= self._act(sim, ps, pf)
             if pf.message:
@@ -122,7 +144,7 @@ class SchedulerController:
         failed_rules = fit.rules()
         sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
         version = sim.version
-        if pf is not None and any(v.gone for v in pf.victims):
+        if pf is not None and any(v.gone for v in pf.victims) or deallocated:
             # Victims with a zero grace period are already gone: try again at once.
             version = before
         self.tried[ps.key] = (version, sim.bind_version, sensitive)

@@ -124,8 +124,13 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         st.pdbs[obj.key] = obj
     elif isinstance(obj, ElasticQuota):
         st.quotas[obj.namespace] = obj
-    else:  # pragma: no cover - the parser only produces the kinds above
-        raise TypeError(f"cannot create {type(obj).__name__}")
+    else:
+        # DRA objects (slices, classes, claims, templates, feature gates).
+        from ..rules.dra.claims import create_dra_object
+
+        if not create_dra_object(sim, obj):  # pragma: no cover - the parser makes no other kind
+            raise TypeError(f"cannot create {type(obj).__name__}")
+        return None
     sim.changed()
     return None
 
@@ -148,6 +153,10 @@ def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState 
     ps = sim.state.add_pod(admitted, sim.now)
     ps.usage = dict(admitted.usage)
     ps.ready = admitted.ready
+    if admitted.resource_claims:  # DRA: the claim controller and kubelet watch it
+        from ..rules.dra.claims import watch_pod
+
+        watch_pod(sim, ps)
     if admitted.node_name:
         if admitted.node_name not in sim.state.nodes:
             sim.record("pending", ps, None, "", "NodeNotFound",
@@ -157,4 +166,8 @@ def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState 
             sim.record("running" if initial else "scheduled", ps, admitted.node_name,
                        "" if initial else "nodeName", "", "",
                        () if initial else ("spec.nodeName",))
+            if admitted.resource_claims:  # DRA: the kubelet waits for the claims
+                from ..rules.dra.claims import kubelet_wait
+
+                kubelet_wait(sim, ps)
     return ps

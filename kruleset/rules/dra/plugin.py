@@ -1,0 +1,397 @@
+"""The DynamicResources scheduler plugin (v1.35), as kruleset rules.
+
+Extension points and their rules:
+
+* PreEnqueue ``scheduler.preenqueue.DynamicResources``: every claim must
+  exist, not be being deleted, and (template claims) be owned by the pod.
+* PreFilter ``scheduler.prefilter.DynamicResources``: the same lookups, then
+  each request's device class must exist; allocated claims are remembered
+  with where they may be used, unallocated ones are to be allocated.
+* Filter ``scheduler.filter.DynamicResources``: an allocated claim must allow
+  the node; the unallocated ones must be allocatable there (first fit with
+  backtracking, :mod:`.allocator`).  Rejections are
+  UnschedulableAndUnresolvable, so preemption never tries such nodes.
+  Allocator errors stop the attempt (:class:`SchedulingAborted`).
+* PostFilter :func:`postfilter`: deallocate an allocated claim not usable on
+  any node and held by nobody else, or say why not.
+* Reserve + PreBind :func:`reserve`: write the allocations of the chosen node
+  and add the pod to every claim's ``reservedFor`` before binding.
+
+The per-cycle state lives in ``ctx.extra[CYCLE]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...model.dra import ALL
+from ...model.objects import Pod
+from ...model.state import NodeState
+from ..dra_postfilter import NO_CLAIMS, register_claims_postfilter, register_pod_claims
+from ..dra_postfilter import PLUGIN as POSTFILTER_RULE
+from ..engine import UNRESOLVABLE, Failure
+from ..node_selection import register_batch_filter, register_prepare
+from ..postfilter import POSTFILTER_MESSAGE
+from ..registry import rule
+from ..registry import rulesets as _rulesets
+from ..scheduler_profile import register_plugin
+from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES, register_batch_score
+from ..scores_node import default_normalize
+from .allocator import Allocation, AllocationError, ClaimInput, allocate
+from .state import ClaimState, DraState
+
+__all__ = [
+    "CANNOT_ALLOCATE",
+    "CYCLE",
+    "FILTER_RULE",
+    "PLUGIN",
+    "RESERVED_FOR_MAX",
+    "SchedulingAborted",
+    "Cycle",
+    "explain_node",
+    "postfilter",
+    "reserve",
+]
+
+PLUGIN = "DynamicResources"
+PREENQUEUE_RULE = "scheduler.preenqueue.DynamicResources"
+PREFILTER_RULE = "scheduler.prefilter.DynamicResources"
+FILTER_RULE = "scheduler.filter.DynamicResources"
+SCORE_RULE = "scheduler.score.DynamicResources"
+CYCLE = "dra.cycle"
+DEALLOCATED = "dra.deallocated"
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+# resourceapi.ResourceClaimReservedForMaxSize in v1.
+RESERVED_FOR_MAX = 256
+_SOURCE = "seed 003 §8; pkg/scheduler/framework/plugins/dynamicresources (v1.35)"
+
+
+class SchedulingAborted(Exception):
+    """A plugin error: the attempt stops, the pod stays pending with this message."""
+
+
+class Cycle:
+    """PreFilter's findings for one pod, read by Filter, PostFilter and Reserve."""
+
+    __slots__ = ("dra", "claims", "allocated", "to_allocate", "unavailable", "results",
+                 "key", "scored")
+
+    def __init__(self, dra: DraState, claims: list[ClaimState]) -> None:
+        self.dra = dra
+        self.claims = claims
+        self.allocated = [c for c in claims if c.allocation is not None]
+        self.to_allocate = [c for c in claims if c.allocation is None]
+        self.unavailable: set[int] = set()   # indexes into claims (for PostFilter)
+        self.results: dict[str, list[Allocation]] = {}  # node -> allocations of to_allocate
+        self.key = tuple(id(c.spec) for c in self.to_allocate)
+        # Only prioritized lists score (the other nodes all score 0).
+        self.scored = any(r.first_available for c in self.to_allocate for r in c.spec.requests)
+
+
+def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
+    """The pod's claims in order, or upstream's message for the first that is not usable."""
+    out: list[ClaimState] = []
+    for entry in pod.resource_claims:
+        if dra is None:
+            name, err = (entry.claim_name, "") if entry.claim_name else (
+                "", f'pod "{pod.key}": ResourceClaim not created yet')
+            cs = None
+        else:
+            name, err = dra.claim_for(pod.key, pod.namespace, entry)
+            cs = dra.claims.get(f"{pod.namespace}/{name}") if name else None
+        if err:
+            return out, err
+        if cs is None:
+            return out, f'could not find ResourceClaim "{pod.namespace}/{name}"'
+        if cs.deleting:
+            return out, f'resourceclaim "{cs.name}" is being deleted'
+        if entry.template_name and cs.owner != pod.key:
+            return out, (f"ResourceClaim {cs.key} was not created for pod {pod.key} "
+                         "(pod is not owner)")
+        out.append(cs)
+    return out, ""
+
+
+def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+    if not pod.resource_claims:
+        return None
+    _claims, err = _lookup(ctx.state.dra, pod)
+    return Failure(err, UNRESOLVABLE) if err else None
+
+
+def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+    ctx.extra.pop(CYCLE, None)
+    if not pod.resource_claims:
+        return None
+    dra: DraState | None = ctx.state.dra
+    claims, err = _lookup(dra, pod)
+    if err:
+        return Failure(err, UNRESOLVABLE)
+    assert dra is not None
+    for cs in claims:
+        if cs.allocation is not None:
+            if pod.key not in cs.reserved_for and len(cs.reserved_for) >= RESERVED_FOR_MAX:
+                return Failure("resourceclaim in use", UNRESOLVABLE)
+            continue
+        for req in cs.spec.requests:
+            if req.first_available and not dra.gates["DRAPrioritizedList"]:
+                return Failure(f"resource claim {cs.key}, request {req.name}: has subrequests, "
+                               "but the DRAPrioritizedList feature is disabled", UNRESOLVABLE)
+            for alt in req.first_available or (req,):
+                name = req.name if alt is req else f"{req.name}/{alt.name}"
+                if not alt.class_name:
+                    raise SchedulingAborted(f"request {name}: unsupported request type")
+                if alt.class_name not in dra.classes:
+                    return Failure(f"request {name}: device class {alt.class_name} does not "
+                                   "exist", UNRESOLVABLE)
+    ctx.extra[CYCLE] = Cycle(dra, claims)
+    return None
+
+
+@register_prepare(FILTER_RULE)
+def _prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+    # PreFilter answered Skip for a pod without claims: Filter does not run.
+    return CYCLE in ctx.extra
+
+
+def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return None
+    name = node.name
+    unavailable = [i for i, cs in enumerate(cyc.claims)
+                   if cs.allocation is not None and not cs.allocation.allows(name, node.labels)]
+    # v1.35 runs the allocator first: a node where the unallocated claims do
+    # not fit says so, and its unavailable claims are not remembered.
+    got = None
+    if cyc.to_allocate:
+        got = solve(cyc, node)
+        if got is None:
+            if ctx.trace is not None:
+                _trace_devices(ctx, cyc, pod, node)
+            return Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+    if unavailable:
+        cyc.unavailable.update(unavailable)
+        return Failure(NOT_AVAILABLE, UNRESOLVABLE)
+    if got is not None:
+        cyc.results[name] = got
+    return None
+
+
+# resourceapi.FirstAvailableDeviceRequestMaxSize: earlier alternatives score higher.
+FIRST_AVAILABLE_MAX = 8
+
+
+def _norm(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+          raw: list[int]) -> list[int]:
+    return default_normalize(raw, False)
+
+
+def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return 0
+    got = cyc.results.get(node.name)
+    if not got:
+        return 0
+    if len(cyc.claims) > len(got):
+        # v1.35's Score pairs the allocation results (unallocated claims only)
+        # with all of the pod's claims by position, and fails when a pod has
+        # allocated and unallocated claims and several nodes are scored.
+        raise SchedulingAborted(f'running Score plugins: plugin "{PLUGIN}" failed with: number '
+                                f"of allocations {len(got)} is smaller than number of claims")
+    score = 0
+    for cs, alloc in zip(cyc.to_allocate, got, strict=True):
+        served = {d.request for d in alloc.devices if "/" in d.request}
+        for req in cs.spec.requests:
+            for i, alt in enumerate(req.first_available):
+                if f"{req.name}/{alt.name}" in served:
+                    score += FIRST_AVAILABLE_MAX - i
+    return score
+
+
+@register_batch_filter(_filter)
+def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+                ) -> list[Failure | None] | None:
+    """``_filter`` on every node; the usual case (only unallocated claims) inline."""
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return None
+    if cyc.allocated or not cyc.to_allocate or ctx.trace is not None:
+        return [_filter(ctx, args, pod, n) for n in nodes]
+    dra = cyc.dra
+    memo = dra.solutions
+    versions = dra.pool_versions
+    pools_for = dra.pools_for
+    results = cyc.results
+    key = cyc.key
+    # One Failure for every node that cannot hold the claims (the search names it once).
+    cannot = Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+    out: list[Failure | None] = []
+    for node in nodes:
+        name = node.node.name
+        pools = pools_for(name, node.labels)
+        kept = memo.get((key, name))
+        if kept is not None and kept[1] is pools and kept[0] == tuple(
+                [versions.get((p.driver, p.name), 0) for p in pools]):
+            got = kept[2]
+        else:
+            got = solve(cyc, node)
+        if got is None:
+            out.append(cannot)
+        else:
+            results[name] = got
+            out.append(None)
+    return out
+
+
+@register_batch_score(_score)
+def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+               ) -> list[int]:
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None or not cyc.scored:
+        return [0] * len(nodes)
+    return [_score(ctx, args, pod, n) for n in nodes]
+
+
+def solve(cyc: Cycle, node: NodeState, note: Any = None) -> list[Allocation] | None:
+    """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
+
+    Results are kept per (claim specs, node) while the devices in use stay
+    the same: pods of one template ask the same question of each node.
+    """
+    dra = cyc.dra
+    pools = dra.pools_for(node.name, node.labels)
+    memo_key = (cyc.key, node.name)
+    memo = dra.solutions
+    versions = dra.pool_versions
+    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
+    if note is None:
+        kept = memo.get(memo_key)
+        if kept is not None and kept[0] == stamp and kept[1] is pools:
+            return kept[2]
+    inputs = [ClaimInput(c.key, c.spec) for c in cyc.to_allocate]
+    try:
+        got = allocate(inputs, pools, dra.classes, dra.in_use, dra.evaluator, note,
+                       dra.selectable)
+    except AllocationError as exc:
+        raise SchedulingAborted(f'running "{PLUGIN}" filter plugin: {exc}') from None
+    if note is None:
+        memo[memo_key] = (stamp, pools, got)
+    return got
+
+
+def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
+    """Traced runs (``--explain``) note which request passed over which device, and why."""
+    subject = f"{pod.key} on {node.name}"
+    for line in explain_node(cyc, node):
+        ctx.trace.add(FILTER_RULE, subject, "device passed over", line)
+
+
+def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
+    """Why each device available to ``node`` was passed over for the cycle's claims."""
+    if not cyc.to_allocate:
+        return []
+    lines: list[str] = []
+
+    def note(claim: str, request: str, device: str, why: str) -> None:
+        line = f"claim {claim}, request {request}: {device}: {why}"
+        if line not in lines:
+            lines.append(line)
+
+    try:
+        got = solve(cyc, node, note)
+    except SchedulingAborted as exc:
+        return [str(exc)]
+    pools = cyc.dra.pools_for(node.name, node.labels)
+    if not pools:
+        lines.append("no ResourceSlice offers devices to this node")
+    for p in pools:
+        if p.incomplete:
+            lines.append(f"pool {p.driver}/{p.name} incomplete")
+    if got is not None:
+        for cs, alloc in zip(cyc.to_allocate, got, strict=True):
+            lines.append(f"claim {cs.key}: would get "
+                         + ", ".join(d.id for d in alloc.devices))
+    return lines
+
+
+def postfilter(ctx: Any, pod: Pod) -> str:
+    """DynamicResources' PostFilter: deallocate a claim that pins the pod nowhere usable.
+
+    Returns upstream's status message; a deallocated claim (upstream picks one
+    of the unavailable claims at random, kruleset the first in the pod's
+    order) lets the next attempt allocate afresh, and ``ctx.extra[DEALLOCATED]``
+    tells the scheduler the cluster changed.
+    """
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return NO_CLAIMS
+    for i in sorted(cyc.unavailable):
+        cs = cyc.claims[i]
+        if not cs.reserved_for or cs.reserved_for == [pod.key]:
+            cs.reserved_for = []
+            cyc.dra.set_allocation(cs, None)
+            ctx.extra[DEALLOCATED] = True
+            return "deallocation of ResourceClaim completed"
+    return "still not schedulable"
+
+
+def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
+    ctx.extra[POSTFILTER_MESSAGE] = postfilter(ctx, request.ps.pod)
+
+
+register_claims_postfilter(_claims_postfilter)
+register_pod_claims(lambda pod: pod.resource_claims)
+register_plugin(PLUGIN, {
+    "preEnqueue": (PREENQUEUE_RULE,),
+    "preFilter": (PREFILTER_RULE,),
+    "filter": (FILTER_RULE,),
+    "postFilter": (POSTFILTER_RULE,),
+    "score": (SCORE_RULE,),
+})
+
+
+def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
+    """Reserve + PreBind: allocate for ``node`` and add the pod to each claim's reservedFor."""
+    cyc: Cycle | None = ctx.extra.get(CYCLE)
+    if cyc is None:
+        return
+    if cyc.to_allocate:
+        got = cyc.results.get(node.name)
+        if got is None:
+            got = solve(cyc, node)
+        assert got is not None, "Reserve on a node the claims cannot be allocated on"
+        for cs, alloc in zip(cyc.to_allocate, got, strict=True):
+            cyc.dra.set_allocation(cs, alloc)
+    for cs in cyc.claims:
+        if pod.key not in cs.reserved_for:
+            cs.reserved_for.append(pod.key)
+
+
+def all_mode(cs: ClaimState) -> bool:
+    """Whether a claim has an All request (for reports)."""
+    return any(r.mode == ALL for r in cs.spec.requests)
+
+
+# Registered last, whoever imports this module first (the scheduler controller
+# does, before the built-in rule modules may have loaded): rule order is filter order.
+_rulesets()
+rule(PREENQUEUE, PREENQUEUE_RULE,
+      doc="A pod whose claims are missing, not yet created, being deleted or not its own "
+          "waits outside the active queue with the plugin's message.",
+      source=_SOURCE + " PreEnqueue")(_preenqueue)
+rule(PREFILTER, PREFILTER_RULE,
+      doc="Claims are looked up again; every request of an unallocated claim needs an "
+          "existing device class; allocated claims pin the pod to where they may be used.",
+      source=_SOURCE + " PreFilter")(_prefilter)
+rule(FILTERS, FILTER_RULE,
+      doc="Allocated claims must allow the node; unallocated claims must all be allocatable "
+          "on it from free devices (first fit, full backtracking).",
+      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator")(_filter)
+rule(SCORES, SCORE_RULE,
+      doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
+          "higher: 8 - i per claim request served by alternative i.",
+      source=_SOURCE + " Score", weight=2, normalize=_norm)(_score)
