@@ -34,16 +34,36 @@ def template_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
+def _counts(ps: PodState) -> bool:
+    """Whether ``ps`` is one of its ReplicaSet's replicas: live and not terminating."""
+    return (ps.pod.owner_kind == "ReplicaSet" and not ps.gone and not ps.terminating
+            and ps.outcome is None and ps.phase in ("Pending", "Running"))
+
+
 def owned(sim: Simulation, key: str) -> list[PodState]:
     """Live pods of deployment ``key`` that are not terminating, in creation order."""
     ns, name = key.split("/", 1)
-    out = []
-    for ps in sim.state.by_namespace.get(ns, {}).values():
-        p = ps.pod
-        if (p.owner_kind == "ReplicaSet" and p.owner_name == name and not ps.gone
-                and not ps.terminating and ps.outcome is None
-                and ps.phase in ("Pending", "Running")):
-            out.append(ps)
+    return [ps for ps in sim.state.by_namespace.get(ns, {}).values()
+            if ps.pod.owner_name == name and _counts(ps)]
+
+
+def owned_by_deployment(sim: Simulation) -> dict[str, list[PodState]]:
+    """:func:`owned` for every deployment at once, in one pass over their namespaces.
+
+    Asking per deployment walks a namespace once per deployment in it: a
+    thousand deployments over 20,000 pods made each controller step take
+    seconds.
+    """
+    out: dict[str, list[PodState]] = {}
+    per_ns: dict[str, dict[str, list[PodState]]] = {}
+    for key, dep in sim.state.deployments.items():
+        out[key] = per_ns.setdefault(dep.namespace, {})[dep.name] = []
+    by_ns = sim.state.by_namespace
+    for ns, names in per_ns.items():
+        for ps in by_ns.get(ns, {}).values():
+            mine = names.get(ps.pod.owner_name)
+            if mine is not None and _counts(ps):
+                mine.append(ps)
     return out
 
 
@@ -59,8 +79,11 @@ class DeploymentController:
     def step(self, sim: Simulation) -> bool:
         changed = False
         counters = sim.extra.setdefault("deployment_counter", {})
+        if not sim.state.deployments:
+            return False
+        groups = owned_by_deployment(sim)
         for key, dep in sim.state.deployments.items():
-            pods = owned(sim, key)
+            pods = groups[key]
             missing = dep.replicas - len(pods)
             while missing > 0:
                 n = counters.get(key, 0) + 1
