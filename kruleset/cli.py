@@ -1,4 +1,4 @@
-"""The ``kruleset`` command: ``run``, ``check``, ``rules``.
+"""The ``kruleset`` command: ``run``, ``check``, ``rules`` (and ``sweep``, in kruleset.sweep).
 
 Exit status (:class:`ExitCode`): 0 every expectation holds, 1 some fail, 2 a
 file is refused, 3 internal error or a mechanism not simulated yet.  With
@@ -173,6 +173,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--no-color", action="store_true")
     rules = sub.add_parser("rules", help="list every rule with its doc and source")
     rules.add_argument("--format", choices=("text", "json"), default="text")
+    from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
+
+    sweep_command.add_parser(sub)
     return p
 
 
@@ -182,6 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)
+        if args.command == "sweep":
+            from .sweep.command import main as sweep_main
+
+            return sweep_main(args)
         return _cmd_run(args, check=args.command == "check")
     except KeyboardInterrupt:
         return ExitCode.ERROR

@@ -153,7 +153,9 @@ def _eviction_status(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    node = sim.state.nodes[x.ref]
+    node = sim.state.nodes.get(x.ref)
+    if node is None:  # deleted (a sweep's node failure)
+        return False, f"node {x.ref} does not exist"
     cond = x.args["condition"]
     has = cond in node.conditions
     want = not x.negated
@@ -161,7 +163,9 @@ def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    node = sim.state.nodes[x.ref]
+    node = sim.state.nodes.get(x.ref)
+    if node is None:  # deleted (a sweep's node failure)
+        return False, f"node {x.ref} does not exist"
     t: Taint = x.args["taint"]
     has = any(o.key == t.key and o.effect == t.effect and (not t.value or o.value == t.value)
               for o in node.taints)
