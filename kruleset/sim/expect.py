@@ -122,9 +122,16 @@ def _pod(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return (not bad), "; ".join(bad)
 
 
+def _is_in(ps: PodState, state: str, args: Any) -> bool:
+    """``pod_in_state(…)[0]`` without describing the pod (counts run over whole clusters)."""
+    if state == "running" and not args.get("node"):
+        return ps.bound and not ps.terminating and ps.phase == RUNNING
+    return pod_in_state(ps, state, args)[0]
+
+
 def _pods_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     pods = _matching(sim, x.ref)
-    n = sum(1 for ps in pods if pod_in_state(ps, x.state, x.args)[0])
+    n = sum(1 for ps in pods if _is_in(ps, x.state, x.args))
     want = x.args["count"]
     if n == want:
         return True, ""

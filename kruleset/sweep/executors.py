@@ -92,6 +92,13 @@ class _Base:
             self.evictions, self.preemptions = _tally(sim.decisions, self.digest)
 
 
+MESSAGE = 300  # characters of a failing expectation's message kept (a count lists every pod)
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= MESSAGE else message[: MESSAGE - 1] + "…"
+
+
 def summary(variant: Variant, sim: Simulation, result: Any, removed: int,
             base: _Base | None = None) -> Outcome:
     """What the table needs of one run (small: it crosses process boundaries)."""
@@ -99,7 +106,7 @@ def summary(variant: Variant, sim: Simulation, result: Any, removed: int,
     digest = base.digest.copy()
     ev, pre = _tally(sim.decisions[base.count:], digest)
     failing = [
-        {"line": r.line, "text": r.expectation.text, "message": r.message}
+        {"line": r.line, "text": r.expectation.text, "message": _short(r.message)}
         for r in result.expectations if not r.passed
     ]
     pending = [ps.key for ps in sim.state.pending()]
@@ -230,6 +237,19 @@ def _fail(sim: Simulation, variant: Variant) -> int:
     return remove_nodes(sim, f.nodes, why)
 
 
+def _warm(sim: Simulation) -> None:
+    """Build the indexes the scheduler makes on first use, once, before the copies.
+
+    A cluster loaded with every pod bound has not scheduled anything yet:
+    without this each copy would index its 20,000 pods again.
+    """
+    from ..rules.filters_topology import pod_index
+    from ..rules.node_selection import node_order
+
+    pod_index(sim.state)
+    node_order(sim.state)
+
+
 def run_group(job: Job, variants: Sequence[Variant], pool: ForkPool) -> None:
     """Run variants sharing one prefix, reporting each outcome to ``pool.on_done``.
 
@@ -253,6 +273,7 @@ def run_group(job: Job, variants: Sequence[Variant], pool: ForkPool) -> None:
             return False
         mine["fired"] = True
         base = _Base(s)
+        _warm(s)
         gc.freeze()
         try:
             for v in failing:
