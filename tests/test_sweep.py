@@ -190,6 +190,7 @@ def test_seeds_reorder_only_pending_pods_of_one_instant(small: Path) -> None:
     (["--set", "widget:web:replicas=2"], "unknown kind"),
     (["--set", "deployment:web:replicas"], "no '='"),
     (["--fail-each", "node", "--at", "soon"], "--at"),
+    (["--fail-each", "node", "--at", "2h"], "after the scenario ends"),
     ([], "at least one axis"),
     (["--profile", "missing.yaml"], "cannot read"),
 ])
@@ -247,3 +248,19 @@ def test_readme_table_is_what_the_command_prints(monkeypatch: pytest.MonkeyPatch
     monkeypatch.chdir(ROOT)
     main(command.split()[1:])
     assert capsys.readouterr().out == table
+
+
+def test_statements_about_a_deleted_node_answer_not_found(tmp_path: Path) -> None:
+    p = tmp_path / "later.kr"
+    p.write_text('scenario "later"\nnodes n-[1..2] cpu=2 memory=4Gi\n'
+                 "deployment web replicas=2 requests(cpu=1)\n"
+                 "at 40s cordon node n-1\nat 50s drain node n-1\n"
+                 "at 60s usage node n-1 memory.available=1Gi\n"
+                 "expect node n-1 condition MemoryPressure\n"
+                 "expect pods default/web-* running count=2\n")
+    s = sweep(p, fail_each="node", at=20_000, jobs=1)
+    by = {v.name: o for v, o in zip(s.variants, s.outcomes, strict=True)}
+    assert by["node=n-1"]["status"] == "failed"  # not an error
+    assert [f["message"] for f in by["node=n-1"]["failing"]][0] == "node n-1 does not exist"
+    assert by["node=n-2"]["status"] == "failed"
+    assert s.outcomes == sweep(p, fail_each="node", at=20_000, replay=True).outcomes

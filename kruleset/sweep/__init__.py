@@ -52,6 +52,22 @@ def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
     return [Failure("zone", z, tuple(names)) for z, names in found.items()]
 
 
+def _check_at(scenario: Scenario, at: int) -> None:
+    """Refuse a failure time after the scenario's last instant (as the simulation computes it)."""
+    from ..sim.core import MAX_AFTER_LAST_EVENT
+
+    if scenario.run_until is not None:
+        end, why = scenario.run_until, f"run until {format_duration(scenario.run_until)}"
+    else:
+        times = [e.time for e in scenario.events]
+        times += [x.time for x in scenario.expectations if x.time is not None]
+        end = max(times + [0]) + MAX_AFTER_LAST_EVENT
+        why = "an hour after its last event"
+    if at > end:
+        raise SweepError(f"--at {format_duration(at)} is after the scenario ends ({why})",
+                         expected=f"a time from 0s to {format_duration(end)}")
+
+
 @attrs.frozen(slots=True)
 class Sweep:
     """A finished sweep: the base run and every variant's outcome, in grid order."""
@@ -115,6 +131,7 @@ def sweep(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None 
         choices[p] = load_choice(p)
     if seeds < 0:
         raise SweepError("--seeds must not be negative")
+    _check_at(loaded, at)
     if fail_each not in (None, "node", "zone"):
         raise SweepError(f"--fail-each {fail_each}: expected node or zone")
     fails = failures(loaded, fail_each, at) if fail_each else []

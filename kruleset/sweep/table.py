@@ -106,8 +106,9 @@ def render_text(path: str, at: int, description: str, base: Outcome,
         out.append(style.warn(f"base run: error: {base['error']}"))
     else:
         failing = len(base["failing"])
-        verdict = (f"{failing} of {base['expectations']} expectations fail" if failing
-                   else f"{base['expectations']} expectations pass")
+        n = base["expectations"]
+        verdict = (f"{failing} of {n} expectations fail" if failing
+                   else f"{n} expectation{'s' if n != 1 else ''} pass{'es' if n == 1 else ''}")
         out.append(f"base run: {verdict}, {base['pending']} pending, {base['evictions']} "
                    f"evictions, {base['preemptions']} preemptions "
                    f"(· below: same as base)")
