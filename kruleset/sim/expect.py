@@ -8,8 +8,9 @@ instant of the decision on), ``rejected`` (refused by kubelet admission),
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
 from typing import Any
 
 from ..model.scenario import Expectation
@@ -30,7 +31,8 @@ def _matching(sim: Simulation, ref: str) -> list[PodState]:
     if "*" not in ref and "?" not in ref:
         ps = sim.state.pods.get(ref)
         return [ps] if ps is not None else []
-    return [ps for k, ps in sim.state.pods.items() if fnmatchcase(k, ref)]
+    match = re.compile(fnmatch.translate(ref)).match  # fnmatchcase, compiled once per call
+    return [ps for k, ps in sim.state.pods.items() if match(k)]
 
 
 def pod_in_state(ps: PodState, state: str, args: Any = None) -> tuple[bool, str]:
@@ -125,7 +127,9 @@ def _pod(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 def _is_in(ps: PodState, state: str, args: Any) -> bool:
     """``pod_in_state(…)[0]`` without describing the pod (counts run over whole clusters)."""
     if state == "running" and not args.get("node"):
-        return ps.bound and not ps.terminating and ps.phase == RUNNING
+        # bound, not terminating, Running: the properties spelled out
+        return (ps.phase == RUNNING and ps.node is not None and not ps.gone
+                and ps.deletion_time is None)
     return pod_in_state(ps, state, args)[0]
 
 

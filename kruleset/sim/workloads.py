@@ -75,7 +75,7 @@ class DeploymentController:
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
-        # What had happened when a step last found every deployment at its
+        # What had happened when a step last left every deployment at its
         # replicas: pods created, pods ended, cluster changes (terminations,
         # finished pods, scaling, phases all move one of them).  While it
         # stands, nothing can be missing: a node failure's instant steps
@@ -91,6 +91,7 @@ class DeploymentController:
         if not sim.state.deployments or self._settled_at == self._mark(sim):
             return False
         groups = owned_by_deployment(sim)
+        complete = True  # every deployment is at its replicas after this step
         for key, dep in sim.state.deployments.items():
             pods = groups[key]
             missing = dep.replicas - len(pods)
@@ -108,6 +109,8 @@ class DeploymentController:
                 if ps is not None:
                     sim.record("created", ps, None, f"deployment/{dep.name}", "", "",
                                ("workloads.deployment.replace",))
+                if ps is None or not _counts(ps):  # refused, or rejected by a kubelet
+                    complete = False
                 missing -= 1
                 changed = True
             if missing < 0:
@@ -118,7 +121,7 @@ class DeploymentController:
                 changed = True
         if changed:
             sim.changed()
-        else:
+        if complete:
             self._settled_at = self._mark(sim)
         return changed
 
