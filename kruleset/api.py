@@ -19,11 +19,15 @@ def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario
     column and a suggestion when the scenario is refused.
     """
     from . import lang
+
+    return validate(lang.load(source, file=file))
+
+
+def validate(scenario: Scenario) -> Scenario:
+    """Refuse a scenario whose scheduler configuration cannot be built, at its line."""
     from .errors import ScenarioError
     from .sim.setup import build_profile
 
-    scenario = lang.load(source, file=file)
-    # A scheduler configuration is refused before anything runs, at its line.
     try:
         build_profile(scenario)
     except ScenarioError as e:

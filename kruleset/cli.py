@@ -1,101 +1,29 @@
 """The ``kruleset`` command: ``run``, ``check``, ``rules`` (and ``sweep``, in kruleset.sweep).
 
-Exit status (:class:`ExitCode`): 0 every expectation holds, 1 some fail, 2 a
-file is refused, 3 internal error or a mechanism not simulated yet.  With
-several files the status is the worst of them.
+Exit status is :class:`ExitCode` (0 passed, 1 failed, 2 refused, 3 internal
+error or a mechanism not simulated yet, 130 interrupted); with several files
+it is the worst of them.  The work over many files is in :mod:`kruleset.runner`,
+the output formats in :mod:`kruleset.report`.
 """
 
 from __future__ import annotations
 
 import argparse
-import enum
-import json
 import os
 import sys
-import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-from typing import Any
 
-from .errors import KrulesetError, NotImplementedMechanism, ScenarioError
+from .errors import ScenarioError
+from .exitcode import ExitCode
 from .model.quantity import QuantityError, parse_duration
+from .terminal import COLOR_CHOICES
 
 __all__ = ["ExitCode", "main"]
 
 
-class ExitCode(enum.IntEnum):
-    """What ``kruleset`` exits with."""
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .runner import RunRequest, execute
 
-    OK = 0
-    FAILED = 1
-    REFUSED = 2
-    ERROR = 3
-
-
-def _expand(paths: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*.kr")))
-        else:
-            out.append(p)
-    return out
-
-
-def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]:
-    """Run one file: (JSON entry, text, exit code). Never raises."""
-    from . import api
-    from .report import Style, file_entry, render_explain, render_result
-
-    style = Style(color=opts["color"])
-    try:
-        if not Path(path).is_file():
-            raise ScenarioError(f"{path}: no such file", None,
-                                suggestion="give a .kr file or a folder holding .kr files")
-        scenario = api.load(path)
-        if opts["check"]:
-            return (file_entry(path, "passed"), f"{path}: ok", ExitCode.OK)
-        result = api.run(scenario, trace=opts["explain"] is not None, until=opts["until"],
-                         profile=opts.get("profile"))
-    except ScenarioError as e:
-        return (file_entry(path, "refused", error=e), style.bad(e.render()), ExitCode.REFUSED)
-    except NotImplementedMechanism as e:
-        return (file_entry(path, "error", message=str(e)), style.warn(f"{path}: {e}"),
-                ExitCode.ERROR)
-    except KrulesetError as e:
-        return (file_entry(path, "error", message=str(e)), style.bad(f"{path}: {e}"),
-                ExitCode.ERROR)
-    except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
-        detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
-        msg = (f"internal error (a bug in kruleset, please report it): "
-               f"{type(e).__name__}: {e}")
-        return (file_entry(path, "error", message=msg),
-                style.bad(f"{path}: {msg}") + (f"\n{detail}" if detail else ""), ExitCode.ERROR)
-    text = render_result(path, result, style)
-    if opts["explain"]:
-        text += "\n" + render_explain(opts["explain"], result, style)
-    if result.unsupported:
-        status, code = "error", ExitCode.ERROR
-        text += "\n" + style.warn(f"{path}: {len(result.unsupported)} expectation(s) need a "
-                                  "mechanism not simulated yet")
-    elif result.failed:
-        status, code = "failed", ExitCode.FAILED
-        text += "\n" + style.bad(f"FAILED: {len(result.failed)} of "
-                                 f"{len(result.expectations)} expectations")
-    else:
-        status, code = "passed", ExitCode.OK
-        text += "\n" + style.ok(f"passed: {len(result.expectations)} expectations")
-    return file_entry(path, status, result=result), text, code
-
-
-def _cmd_run(args: argparse.Namespace, check: bool) -> int:
-    from .report import report
-
-    color = None if not args.no_color else False
-    if color is None:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     until = None
     if getattr(args, "until", None):
         try:
@@ -112,66 +40,60 @@ def _cmd_run(args: argparse.Namespace, check: bool) -> int:
         except ScenarioError as e:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
-    opts = {"check": check, "explain": getattr(args, "explain", None), "until": until,
-            "color": bool(color), "profile": profile}
-    files = _expand(args.files)
-    if not files:
-        print("kruleset: no .kr files found", file=sys.stderr)
-        return ExitCode.REFUSED
-    jobs = getattr(args, "jobs", 1) or 1
-    if jobs > 1 and len(files) > 1 and profile is None:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            outs = list(pool.map(_run_one, files, [opts] * len(files)))
-    else:
-        outs = [_run_one(f, opts) for f in files]
-    worst = max(code for _, _, code in outs)
-    if args.format == "json":
-        print(json.dumps(report([e for e, _, _ in outs]), indent=2, sort_keys=False))
-    else:
-        print("\n\n".join(text for _, text, _ in outs))
-    return int(worst)
+    return execute(RunRequest(
+        command=args.command, files=args.files, format=args.format, output=args.output,
+        quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
+        explain=getattr(args, "explain", None), until=until, profile=profile))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from .rules.registry import rulesets
+    from .rules.listing import print_rules
 
-    sets = rulesets()
-    if args.format == "json":
-        print(json.dumps([{
-            "ruleset": rs.name, "kind": rs.kind, "doc": rs.doc,
-            "rules": [{"name": r.name, "doc": r.doc, "source": r.source,
-                       "enabled": r.enabled, "weight": r.weight} for r in rs.rules],
-        } for rs in sets], indent=2))
-        return ExitCode.OK
-    for rs in sets:
-        print(f"{rs.name} ({rs.kind}): {rs.doc}")
-        for r in rs.rules:
-            off = "" if r.enabled else " (off by default)"
-            w = f" weight {r.weight}" if rs.kind == "score" else ""
-            print(f"  {r.name}{off}{w}\n      {r.doc}\n      source: {r.source}")
-    return ExitCode.OK
+    return print_rules(args.pattern, args.format)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"kruleset {__version__}"
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .report import formats
+
     p = argparse.ArgumentParser(
         prog="kruleset",
         description="Simulate Kubernetes scheduling, preemption and eviction decisions and "
                     "explain them by the rules that made them.")
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="simulate .kr files and check their expectations")
-    run.add_argument("files", nargs="+", help=".kr files or folders")
-    run.add_argument("--format", choices=("text", "json"), default="text")
+
+    files = argparse.ArgumentParser(add_help=False)
+    files.add_argument("files", nargs="+", help=".kr files or folders")
+    files.add_argument("--format", choices=formats.names(), default="text",
+                       help="the report on stdout (default: text)")
+    files.add_argument("-o", "--output", metavar="FILE",
+                       help="write the report to FILE instead of stdout")
+    files.add_argument("-q", "--quiet", action="store_true",
+                       help="text: only failures and the summary; no progress line")
+    files.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                       help="colour the text report and messages (default: auto, on a "
+                            "terminal; NO_COLOR and FORCE_COLOR are honoured)")
+    files.add_argument("--no-color", action="store_true", help="same as --color never")
+    files.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                       help="worker processes for several files (default: all cores)")
+
+    run = sub.add_parser("run", parents=[files],
+                         help="simulate .kr files and check their expectations")
     run.add_argument("--explain", metavar="REF", help="show every rule applied to a pod or node")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
-    run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                     help="worker processes for several files (default: all cores)")
-    run.add_argument("--no-color", action="store_true", help="never colour the output")
-    check = sub.add_parser("check", help="parse and validate .kr files only")
-    check.add_argument("files", nargs="+")
-    check.add_argument("--format", choices=("text", "json"), default="text")
-    check.add_argument("--no-color", action="store_true")
-    rules = sub.add_parser("rules", help="list every rule with its doc and source")
+    sub.add_parser("check", parents=[files],
+                   help="parse and validate .kr files only, reporting every error found")
+    rules = sub.add_parser("rules", help="list the rules with their doc and source")
+    rules.add_argument("pattern", nargs="?", default=None,
+                       help="only rules whose name contains PATTERN, or matches it as a "
+                            "glob (scheduler.filter.*); case-insensitive")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
 
@@ -189,10 +111,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .sweep.command import main as sweep_main
 
             return sweep_main(args)
-        return _cmd_run(args, check=args.command == "check")
-    except KeyboardInterrupt:
-        return ExitCode.ERROR
+        return _cmd_run(args)
+    except KeyboardInterrupt:  # outside a run (a run reports its own)
+        print("kruleset: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
 
 

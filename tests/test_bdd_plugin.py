@@ -68,3 +68,75 @@ def test_a_failing_expectation_fails_the_scenario(pytester: pytest.Pytester,
     result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*expect pod high pending*"])
+
+
+MISTAKES = """\
+Feature: mistakes
+
+  Scenario: a typo in a step
+    Given node n1 cpu=2 memory=4Gi
+    And pod low priorityclass=hgh requests(cpu=1)
+    Then expect pod low running
+
+  Scenario: a typo in a docstring
+    Given the scenario:
+      \"\"\"
+      node n1 cpu=1 memory=1Gi
+      pod a requests(cpuu=2)
+      expect pod a pending
+      \"\"\"
+    Then the expectations hold
+
+  Scenario: a failing expectation in a docstring
+    Given the scenario:
+      \"\"\"
+      node n1 cpu=1 memory=1Gi
+      pod a requests(cpu=2)
+      expect pod a running
+      \"\"\"
+    Then the expectations hold
+
+  Scenario: a failing expectation step
+    Given node n1 cpu=1 memory=1Gi
+    And pod a requests(cpu=2)
+    Then expect pod a running
+
+  Scenario: a refusal that does not say what was expected
+    Given node n1 cpu=1 memory=1Gi
+    Then the scenario is refused with "anything"
+"""
+
+
+def test_errors_point_at_the_feature_file_and_line(pytester: pytest.Pytester,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makefile(".feature", **{"features/mistakes": MISTAKES})
+    pytester.makepyfile(test_mistakes=TEST)
+    report = pytester.path / "features.xml"
+    result = pytester.runpytest_subprocess(*_args(pytester, monkeypatch), "-p", "no:randomly",
+                                           f"--junitxml={report}")
+    result.assert_outcomes(failed=5)
+    out = result.stdout.str()
+    feature = "features/mistakes.feature"
+    # the column is the statement's column in the .feature line, the caret under it
+    result.stdout.fnmatch_lines([
+        f"{feature}:5:31: unknown priority class 'hgh'",
+        "        And pod low priorityclass=hgh requests(cpu=1)",
+        "                                  ^",
+    ])
+    result.stdout.fnmatch_lines([f"{feature}:12:22: unknown resource 'cpuu', did you mean 'cpu'?",
+                                 "          pod a requests(cpuu=2)"])
+    result.stdout.fnmatch_lines([f"{feature}:22: expect pod a running: default/a is pending*"])
+    result.stdout.fnmatch_lines([f"{feature}:29: expect pod a running: default/a is pending*"])
+    result.stdout.fnmatch_lines([f"{feature}:33: the scenario was accepted*"])
+    # and nothing of pytest's or pytest-bdd's internals
+    assert "Traceback" not in out and "pytest_bdd" not in out and "steps.py" not in out
+    assert ".kr:2:" not in out  # the generated text's positions are not shown
+    # JUnit from pytest, as the README says: valid, each failure led by its .feature line
+    from lxml import etree
+
+    doc = etree.parse(str(report))
+    etree.XMLSchema(etree.parse(str(ROOT / "schemas" / "junit.xsd"))).assertValid(doc)
+    messages = [f.get("message") for f in doc.iter("failure")]
+    assert [m.split(": ")[1] for m in messages] == [
+        f"{feature}:5:31", f"{feature}:12:22", f"{feature}:22",
+        f"{feature}:29", f"{feature}:33"]

@@ -57,7 +57,7 @@ def test_refusal_points_at_the_line_with_a_suggestion(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     refused = _write(tmp_path, "refused.kr", REFUSED)
     assert main(["run", "--no-color", str(refused)]) == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # an error, for people: on stderr
     assert f"{refused}:2:" in out
     assert "did you mean 'high'?" in out
     assert "^" in out and "pod a priorityclass=hgh" in out
@@ -73,7 +73,7 @@ def test_json_report_has_the_documented_shape(tmp_path: Path,
     data = json.loads(capsys.readouterr().out)
     assert data["version"] == 1
     first, second = data["files"]
-    assert set(first) == {"path", "status", "error", "expectations", "decisions"}
+    assert set(first) == {"path", "status", "error", "errors", "expectations", "decisions"}
     assert first["status"] == "passed" and first["error"] is None
     assert first["expectations"][0] == {"line": 5, "text": "expect pod a running on n1",
                                         "passed": True, "message": ""}
@@ -141,7 +141,7 @@ def test_a_bad_scheduler_config_is_refused_by_check(tmp_path: Path,
         "      enabled:\n      - name: NodeResourcesFitt\n")
     kr = _write(tmp_path, "s.kr", 'node n1 cpu=1 memory=1Gi\nconfig scheduler "s.yaml"\n')
     assert main(["check", "--no-color", str(kr)]) == ExitCode.REFUSED
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert f"{kr}:2:1:" in out and "did you mean 'NodeResourcesFit'?" in out
 
 
@@ -174,6 +174,6 @@ def test_a_statement_whose_mechanism_is_missing_stops_with_exit_3(
     monkeypatch.delitem(core._ACTIONS, DrainNode)
     kr = _write(tmp_path, "d.kr", "node n1 cpu=1 memory=1Gi\nat 5s drain node n1\n")
     assert main(["run", "--no-color", str(kr)]) == ExitCode.ERROR
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert f"{kr}: <" not in out and ":2:" in out
     assert "node drain (`drain node`) is not simulated yet" in out

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..model.quantity import format_duration
-from ..sim.result import Result
+from ..terminal import use_color
+from .formats import Format, register
+from .model import FileReport
 
-__all__ = ["Style", "render_result", "render_explain"]
+if TYPE_CHECKING:
+    from ..sim.result import Result
+
+__all__ = ["Style", "TextFormat", "render_result", "render_explain"]
 
 
 class Style:
-    """ANSI colour, only on a terminal and never when NO_COLOR is set."""
+    """ANSI colour: as ``--color auto`` decides for ``stream`` unless ``color`` is given."""
 
     def __init__(self, stream: IO[str] | None = None, *, color: bool | None = None) -> None:
         if color is None:
-            stream = stream or sys.stdout
-            color = (hasattr(stream, "isatty") and stream.isatty()
-                     and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb")
+            color = use_color("auto", stream or sys.stdout)
         self.color = color
 
     def _wrap(self, code: str, text: str) -> str:
@@ -46,12 +48,15 @@ class Style:
         return self._wrap("1", text)
 
 
-def render_result(path: str, result: Result, style: Style) -> str:
-    """Decisions in time order, then every expectation with its line and outcome."""
+def render_result(path: str, result: Result, style: Style, *, quiet: bool = False) -> str:
+    """Decisions in time order, then every expectation with its line and outcome.
+
+    ``quiet``: only the title and the expectations that did not hold.
+    """
     out: list[str] = []
     title = f" — {result.scenario.title}" if result.scenario.title else ""
     out.append(style.bold(f"{path}{title}"))
-    for d in result.decisions:
+    for d in () if quiet else result.decisions:
         node = f" on {d.node}" if d.node else ""
         by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
         reason = f" {d.reason}" if d.reason else ""
@@ -62,6 +67,8 @@ def render_result(path: str, result: Result, style: Style) -> str:
     if result.expectations:
         out.append("  expectations:")
     for r in result.expectations:
+        if quiet and r.passed:
+            continue
         if r.unsupported:
             mark = style.warn("?")
         elif r.passed:
@@ -71,6 +78,28 @@ def render_result(path: str, result: Result, style: Style) -> str:
         tail = f"  — {r.message}" if r.message else ""
         out.append(f"    {mark} line {r.line}: {r.expectation.text}{tail}")
     return "\n".join(out)
+
+
+@register("text")
+class TextFormat(Format):
+    """The human report on stdout: each file's decisions and expectations, a blank
+    line between files; with ``--quiet`` only the files and expectations that
+    failed.  Refusals and errors go to stderr, with the run's other messages."""
+
+    wants_text = True
+
+    def __init__(self, *args: object, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self._first = True
+
+    def file(self, report: FileReport) -> None:
+        """Write the file's block, if it has one (a refused file has none here)."""
+        text = report.quiet_text if self.options.quiet else report.text
+        if not text:
+            return
+        self.out.write(text + "\n" if self._first else "\n" + text + "\n")
+        self._first = False
+        self.out.flush()
 
 
 def render_explain(ref: str, result: Result, style: Style) -> str:

@@ -11,7 +11,10 @@ import argparse
 import json
 import os
 import sys
+import time
 from typing import Any
+
+from ..terminal import COLOR_CHOICES
 
 __all__ = ["add_parser", "main"]
 
@@ -43,28 +46,50 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dask", metavar="tcp://HOST:8786",
                    help="run the variants on this Dask scheduler (pip install 'kruleset[dask]')")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--no-color", action="store_true", help="never colour the output")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                   help="colour the table (default: auto, on a terminal; NO_COLOR and "
+                        "FORCE_COLOR are honoured)")
+    p.add_argument("--no-color", action="store_true", help="same as --color never")
 
 
-def _progress() -> Any:
-    if not sys.stderr.isatty():
-        return None
+class _Progress:
+    """``12/1001 variants · 41.2 s elapsed · about 10 min 25 s left`` on a terminal's stderr.
 
-    def show(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        print(f"\rsweep: {done}/{total} variants", end=end, file=sys.stderr, flush=True)
+    Redrawn as variants finish (the same line and wording as ``kruleset run``'s).
+    """
 
-    return show
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        from ..report.model import format_seconds
+
+        elapsed = time.monotonic() - self.started
+        parts = [f"{done}/{total} variants", f"{format_seconds(elapsed)} elapsed"]
+        if 0 < done < total:
+            parts.append(f"about {format_seconds(elapsed / done * (total - done))} left")
+        sys.stderr.write("\r" + " · ".join(parts) + "\x1b[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        """Take the line away before the table is printed."""
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def main(args: argparse.Namespace) -> int:
     """Run ``kruleset sweep`` with parsed arguments; returns the exit status."""
     from pathlib import Path
 
-    from ..cli import ExitCode
     from ..errors import ScenarioError
+    from ..exitcode import ExitCode
     from ..model.quantity import QuantityError, parse_duration
     from ..report.text import Style
+    from ..terminal import use_color
     from . import sweep
 
     if not Path(args.scenario).is_file():
@@ -85,20 +110,26 @@ def main(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("kruleset sweep: -j must be 1 or more", file=sys.stderr)
         return ExitCode.REFUSED
+    progress = _Progress() if not args.quiet and sys.stderr.isatty() else None
     try:
         result = sweep(args.scenario, fail_each=args.fail_each, at=at, sets=args.sets,
                        profiles=[p for group in args.profile for p in group.split(",") if p],
-                       seeds=args.seeds, jobs=args.jobs, dask=args.dask,
-                       progress=_progress())
+                       seeds=args.seeds, jobs=args.jobs, dask=args.dask, progress=progress)
     except ScenarioError as e:
         print(e.render(), file=sys.stderr)
         return ExitCode.REFUSED
     except OSError as e:
         print(f"kruleset sweep: {args.dask or args.scenario}: {e}", file=sys.stderr)
         return ExitCode.ERROR
+    except KeyboardInterrupt:
+        print("kruleset sweep: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    finally:
+        if progress is not None:
+            progress.clear()
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2))
     else:
-        color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        color = use_color("never" if args.no_color else args.color, sys.stdout)
         print(result.text(Style(color=color)))
-    return result.exit_code
+    return int(result.exit_code)

@@ -1,0 +1,146 @@
+"""One file of ``kruleset run`` or ``check``, worked into a :class:`FileReport`.
+
+:func:`report_file` runs in the parent or in a ``-j`` worker process and never
+raises for a bad file: a refusal, a mechanism not simulated yet and an
+internal error all become a report with a status and the errors found.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import traceback
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .errors import KrulesetError, NotImplementedMechanism, ScenarioError
+from .exitcode import ExitCode
+from .model.quantity import format_duration
+from .report.model import ExpectationReport, FileReport, Problem
+
+__all__ = ["FileOptions", "report_file"]
+
+#: At most this many decisions are quoted for a failed expectation.
+RELATED_DECISIONS = 5
+
+
+@attrs.frozen(slots=True)
+class FileOptions:
+    """What every file of a run is asked (picklable, sent to the workers)."""
+
+    check: bool = False
+    explain: str | None = None
+    until: int | None = None
+    profile: Any = None
+    color: bool = False
+    text: bool = True
+    decisions: bool = True
+
+
+def _problem(path: str, e: ScenarioError) -> Problem:
+    file = path if e.file == "<text>" else e.file
+    return Problem(file, e.line, e.column, str(e.to_json()["message"]), e.render())
+
+
+def _failure(path: str, message: str, kind: str) -> FileReport:
+    return FileReport(path, "error", ExitCode.ERROR,
+                      problems=(Problem(path, 0, 0, message, f"{path}: {message}", kind),))
+
+
+def report_file(path: str, opts: FileOptions) -> FileReport:
+    """Load, validate and (unless ``check``) simulate ``path``."""
+    from . import api, progress
+    from .lang.diagnose import every_error
+
+    progress.ACTIVITY.begin(path)
+    try:
+        if not Path(path).is_file():
+            raise ScenarioError(f"{path}: no such file", None,
+                                suggestion="give a .kr file or a folder holding .kr files")
+        scenario = api.load(path)
+        if opts.check:
+            return FileReport(path, "passed", ExitCode.OK, title=scenario.title,
+                              text=f"{path}: ok")
+        from .sim.core import Simulation
+
+        sim = Simulation(scenario, profile=opts.profile, trace=opts.explain is not None,
+                         until=opts.until)
+        progress.ACTIVITY.simulating(sim)
+        result = sim.run()
+    except ScenarioError as e:
+        errors = every_error(e, path) if Path(path).is_file() else [e]
+        return FileReport(path, "refused", ExitCode.REFUSED,
+                          problems=tuple(_problem(path, x) for x in errors))
+    except NotImplementedMechanism as e:
+        return _failure(path, str(e), "not simulated")
+    except KrulesetError as e:
+        return _failure(path, str(e), "error")
+    except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
+        detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
+        msg = (f"internal error (a bug in kruleset, please report it): "
+               f"{type(e).__name__}: {e}")
+        report = _failure(path, msg, "internal")
+        if detail:
+            p = report.problems[0]
+            report = attrs.evolve(report, problems=(attrs.evolve(p, text=f"{p.text}\n{detail}"),))
+        return report
+    finally:
+        progress.ACTIVITY.end()
+    return _simulated(path, result, opts)
+
+
+def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
+    from .report.text import Style, render_explain, render_result
+
+    if result.unsupported:
+        status, code = "error", ExitCode.ERROR
+    elif result.failed:
+        status, code = "failed", ExitCode.FAILED
+    else:
+        status, code = "passed", ExitCode.OK
+    text = quiet = ""
+    if opts.text:
+        style = Style(color=opts.color)
+        if result.unsupported:
+            tail = style.warn(f"{path}: {len(result.unsupported)} expectation(s) need a "
+                              "mechanism not simulated yet")
+        elif result.failed:
+            tail = style.bad(f"FAILED: {len(result.failed)} of "
+                             f"{len(result.expectations)} expectations")
+        else:
+            tail = style.ok(f"passed: {len(result.expectations)} expectations")
+        text = render_result(path, result, style)
+        if opts.explain:
+            text += "\n" + render_explain(opts.explain, result, style)
+        text += "\n" + tail
+        if status != "passed":
+            quiet = render_result(path, result, style, quiet=True) + "\n" + tail
+    expectations = tuple(
+        ExpectationReport(r.line, r.expectation.text, r.passed, r.message, r.unsupported,
+                          r.expectation.span.column,
+                          () if r.passed else _related(result, r.expectation))
+        for r in result.expectations)
+    decisions = tuple(d.to_json() for d in result.decisions) if opts.decisions else ()
+    return FileReport(path, status, code, title=result.scenario.title,
+                      expectations=expectations, decisions=decisions, text=text,
+                      quiet_text=quiet)
+
+
+def _related(result: Any, expectation: Any) -> tuple[str, ...]:
+    """The last decisions about what a failed expectation names: what broke it."""
+    ref = expectation.ref or ""
+    pattern = ref if "/" in ref else f"default/{ref}"
+    hits = [d for d in result.decisions
+            if ref and (fnmatch.fnmatchcase(d.pod, pattern) or d.node == ref or d.by == pattern)]
+    return tuple(_decision_line(d) for d in hits[-RELATED_DECISIONS:])
+
+
+def _decision_line(d: Any) -> str:
+    node = f" on {d.node}" if d.node else ""
+    by = f" by {d.by}" if d.by else ""
+    reason = f" {d.reason}" if d.reason else ""
+    msg = f": {d.message}" if d.message else ""
+    rules = f" [{', '.join(d.rules)}]" if d.rules else ""
+    return f"{format_duration(d.time)} {d.kind} {d.pod}{node}{by}{reason}{msg}{rules}"
