@@ -8,7 +8,7 @@ Executors: ``local-1`` and ``local-2`` (``-j 1``, ``-j 2``) and ``dask``: a
 ``dask.distributed.LocalCluster`` of two single-threaded worker processes
 started first (its start-up is reported apart, not timed with the sweep).
 Each row is one sweep over every node of the workload (1,000 nodes, 20,000
-pods; ``--quick``: 100 nodes, 2,000 pods), timed from loading the scenario
+pods; ``--quick``: 50 nodes, 1,000 pods), timed from loading the scenario
 to the last variant's outcome, plus the CPU time of the process and its
 children.  Every executor must give the same outcomes (digest of the JSON).
 Results go to ``DIR/SweepN1.json`` (default ``benchmarks/results``).
@@ -33,7 +33,7 @@ EXECUTORS = ("local-1", "local-2", "dask")
 
 def write_workload(folder: Path, quick: bool) -> tuple[w.Workload, Path]:
     """Write the scenario and its cluster dump into ``folder``."""
-    size: dict[str, int] = ({"nodes": 100, "pods": 2000, "deployments": 20} if quick else {})
+    size: dict[str, int] = ({"nodes": 50, "pods": 1000, "deployments": 10} if quick else {})
     wl = w.sweep_n1(**size)
     (folder / w.SWEEP_CLUSTER).write_text(json.dumps(w.sweep_cluster(**size)))
     path = folder / "sweep-n1.kr"
@@ -82,7 +82,7 @@ def measure(path: Path, executor: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen executors; print a Markdown table; write the JSON."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="100 nodes, 2,000 pods")
+    ap.add_argument("--quick", action="store_true", help="50 nodes, 1,000 pods")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     ap.add_argument("--only", default=",".join(EXECUTORS))
     args = ap.parse_args(argv)
