@@ -100,10 +100,11 @@ def test_quiet_shows_no_progress(tmp_path: Path) -> None:
         f"0 refused — {seen.split(' — ')[1]}"
 
 
-def test_results_stream_file_by_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_results_stream_file_by_file(tmp_path: Path, jobs: str) -> None:
     slow = write(tmp_path, "slow.kr", SLOW)
-    proc = subprocess.Popen([sys.executable, "-m", "kruleset", "run", "-j", "1",
-                             "examples/quickstart.kr", slow], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "kruleset", "run", "-j", jobs,
+                             "examples/quickstart.kr", slow, slow], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env())
     try:
         assert proc.stdout is not None

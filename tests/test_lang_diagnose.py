@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kruleset.lang.diagnose import statement_lines
 
-TEXT = """\
+SOURCE = """\
 node n1 cpu=4 memory=8Gi   # a comment with ( and {
 pod b requests(cpu=1,
    memry=1Gi)
@@ -15,7 +15,8 @@ kubelet n1 {
 pod s labels(x="a ) string")
 pod open requests(cpu=1
 expect pod b running
-""".split("\n")
+"""
+TEXT = SOURCE.split("\n")
 
 
 def test_a_one_line_statement() -> None:

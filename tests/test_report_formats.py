@@ -181,3 +181,22 @@ def test_same_bytes_whatever_jobs(fmt: str, files: list[str]) -> None:
     two = kruleset("run", "-j", "2", "--format", fmt, *files)
     assert one.returncode == two.returncode == 2
     assert one.stdout == two.stdout
+
+
+def test_a_format_is_added_by_registering_it(capsys: pytest.CaptureFixture[str],
+                                             files: list[str]) -> None:
+    from kruleset.report import formats
+    from kruleset.report.formats import Format, register
+
+    @register("count-test")
+    class Count(Format):
+        def file(self, report: object) -> None:
+            self.out.write(f"{report.path} {report.status}\n")  # type: ignore[attr-defined]
+
+    try:
+        code, out, _ = _run(capsys, "run", "-j", "1", "--format", "count-test", *files)
+        assert code == 2
+        assert out.splitlines() == [f"{f} {s}" for f, s in zip(
+            files, ["passed"] * len(EXAMPLES) + ["failed", "refused"], strict=True)]
+    finally:
+        del formats._REGISTRY["count-test"]
