@@ -27,6 +27,8 @@ __all__ = [
     "preemption",
     "quota_reclaim",
     "scheduling_basic",
+    "sweep_cluster",
+    "sweep_n1",
 ]
 
 MEASURED_PREFIX = "measured-"
@@ -244,3 +246,73 @@ def language_file(lines_wanted: int = 10_000) -> Workload:
             out.append(f"expect pod team-{(i - 5) % 7}/web-{i - 5} running")
     out.append("run until 1h")
     return Workload("Language", "\n".join(out) + "\n", "parse", n_nodes, 0, 0, 1.0, "s")
+
+
+
+SWEEP_CLUSTER = "sweep-cluster.json"
+
+
+def sweep_n1(nodes: int = 1000, pods: int = 20_000, zones: int = 10,
+             deployments: int = 200) -> Workload:
+    """N-1: ``pods`` running replicas of ``deployments`` Deployments on ``nodes`` nodes.
+
+    The cluster is a ``kubectl get nodes,deploy,rs,pods -o json`` style dump
+    (:func:`sweep_cluster`, written next to the scenario as
+    ``sweep-cluster.json``): the pods are already bound, as in a real cluster,
+    and owned through ReplicaSets by Deployments, so deleting a node makes
+    their controllers recreate its pods and the scheduler place them on the
+    other nodes (spread by upstream's default constraints).  Measured by
+    ``python -m benchmarks.sweep``: ``kruleset sweep --fail-each node`` over
+    every node, the wall time of the whole sweep (target 5 minutes).
+    """
+    text = (f'scenario "SweepN1: {nodes} nodes in {zones} zones, {pods} pods"\n'
+            f'include "{SWEEP_CLUSTER}"\n'
+            f"expect pods default/app-* running count={pods // deployments * deployments}\n")
+    return Workload("SweepN1", text, "sweep", nodes, pods, nodes, 300.0, unit="s")
+
+
+def sweep_cluster(nodes: int = 1000, pods: int = 20_000, zones: int = 10,
+                  deployments: int = 200) -> dict[str, object]:
+    """The cluster of :func:`sweep_n1` as a Kubernetes List (nodes 4 CPU/32Gi, pods 100m/500Mi).
+
+    Pods are dealt to nodes round-robin, so every node runs ``pods / nodes``
+    of them, from different deployments.
+    """
+    items: list[dict[str, object]] = []
+    for i in range(1, nodes + 1):
+        name = f"node-{i:04d}"
+        alloc = {"cpu": "4", "memory": "32Gi", "pods": "110"}
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": name, "labels": {"kubernetes.io/hostname": name,
+                                     "topology.kubernetes.io/zone": f"zone-{(i - 1) % zones + 1}"}},
+            "status": {"capacity": alloc, "allocatable": alloc}})
+    replicas = pods // deployments
+    placed = 0
+    for d in range(1, deployments + 1):
+        app, rs_hash = f"app-{d}", f"{d * 7919:010x}"
+        labels = {"app": app}
+        template = {"metadata": {"labels": labels}, "spec": {"containers": [{
+            "name": "main", "image": "registry.example.com/app:1",
+            "resources": {"requests": {"cpu": "100m", "memory": "500Mi"}}}]}}
+        rs = f"{app}-{rs_hash}"
+        owned = {"app": app, "pod-template-hash": rs_hash}
+        items.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                      "metadata": {"name": app, "namespace": "default"},
+                      "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                               "template": template}})
+        items.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+            "name": rs, "namespace": "default", "labels": owned,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
+                                 "controller": True, "uid": f"uid-{app}"}]},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": owned},
+                     "template": template}})
+        for r in range(replicas):
+            items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": f"{rs}-{r:05x}", "namespace": "default", "labels": owned,
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs,
+                                     "controller": True, "uid": f"uid-{rs}"}]},
+                "spec": {"nodeName": f"node-{placed % nodes + 1:04d}",
+                         **template["spec"]},  # type: ignore[dict-item]
+                "status": {"phase": "Running"}})
+            placed += 1
+    return {"apiVersion": "v1", "kind": "List", "items": items}

@@ -1,4 +1,4 @@
-"""The ``kruleset`` command: ``run``, ``check``, ``rules``.
+"""The ``kruleset`` command: ``run``, ``check``, ``rules`` (and ``sweep``, in kruleset.sweep).
 
 Exit status is :class:`ExitCode` (0 passed, 1 failed, 2 refused, 3 internal
 error or a mechanism not simulated yet, 130 interrupted); with several files
@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="only rules whose name contains PATTERN, or matches it as a "
                             "glob (scheduler.filter.*); case-insensitive")
     rules.add_argument("--format", choices=("text", "json"), default="text")
+    from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
+
+    sweep_command.add_parser(sub)
     return p
 
 
@@ -112,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)
+        if args.command == "sweep":
+            from .sweep.command import main as sweep_main
+
+            return sweep_main(args)
         return _cmd_run(args)
     except KeyboardInterrupt:  # outside a run (a run reports its own)
         print("kruleset: interrupted", file=sys.stderr)

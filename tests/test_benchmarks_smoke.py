@@ -33,3 +33,13 @@ def test_quick_benchmarks_decide_and_are_deterministic(tmp_path: Path) -> None:
     assert rows["EvictionStorm"]["runs"][0]["decision_kinds"].get("evicted", 0) > 0
     assert rows["Load"]["runs"][0]["pods_bound"] == rows["Load"]["initial_pods"]
     assert rows["Language"]["runs"][0]["expectations"] > 0
+
+
+def test_quick_sweep_benchmark_agrees_across_executors(tmp_path: Path) -> None:
+    from benchmarks import sweep
+
+    assert sweep.main(["--quick", "--only", "local-1,local-2", "--out", str(tmp_path)]) == 0
+    row = json.loads((tmp_path / "SweepN1-quick.json").read_text())
+    assert row["deterministic"] is True
+    assert [r["variants"] for r in row["runs"]] == [50, 50]
+    assert all(r["failing"] == 0 for r in row["runs"])  # 49 nodes hold every replica

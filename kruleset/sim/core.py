@@ -194,6 +194,10 @@ class Simulation:
         self._wakes: list[int] = []
         self._terminations: list[tuple[int, int, str]] = []
         self.extra: dict[str, Any] = {}
+        # Called once each instant has settled, before that instant's
+        # expectations; True settles the instant again.  kruleset.sweep uses it
+        # to fail a node in a copy of a simulation paused there.
+        self.on_settled: Callable[[Simulation], bool] | None = None
         self.controllers: list[Controller] = sorted(
             (f(self) for f in _CONTROLLERS), key=lambda c: c.phase)
 
@@ -350,6 +354,8 @@ class Simulation:
                 self._apply(events[i])
                 i += 1
             self._settle()
+            if self.on_settled is not None and self.on_settled(self):
+                self._settle()
             while exp_index < len(timed) and timed[exp_index] <= t:
                 for x, res in check_expectations(self, timed[exp_index]):
                     outcomes[id(x)] = res

@@ -8,8 +8,9 @@ instant of the decision on), ``rejected`` (refused by kubelet admission),
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
 from typing import Any
 
 from ..model.scenario import Expectation
@@ -30,7 +31,8 @@ def _matching(sim: Simulation, ref: str) -> list[PodState]:
     if "*" not in ref and "?" not in ref:
         ps = sim.state.pods.get(ref)
         return [ps] if ps is not None else []
-    return [ps for k, ps in sim.state.pods.items() if fnmatchcase(k, ref)]
+    match = re.compile(fnmatch.translate(ref)).match  # fnmatchcase, compiled once per call
+    return [ps for k, ps in sim.state.pods.items() if match(k)]
 
 
 def pod_in_state(ps: PodState, state: str, args: Any = None) -> tuple[bool, str]:
@@ -123,9 +125,18 @@ def _pod(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return (not bad), "; ".join(bad)
 
 
+def _is_in(ps: PodState, state: str, args: Any) -> bool:
+    """``pod_in_state(…)[0]`` without describing the pod (counts run over whole clusters)."""
+    if state == "running" and not args.get("node"):
+        # bound, not terminating, Running: the properties spelled out
+        return (ps.phase == RUNNING and ps.node is not None and not ps.gone
+                and ps.deletion_time is None)
+    return pod_in_state(ps, state, args)[0]
+
+
 def _pods_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     pods = _matching(sim, x.ref)
-    n = sum(1 for ps in pods if pod_in_state(ps, x.state, x.args)[0])
+    n = sum(1 for ps in pods if _is_in(ps, x.state, x.args))
     want = x.args["count"]
     if n == want:
         return True, ""
@@ -154,7 +165,9 @@ def _eviction_status(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    node = sim.state.nodes[x.ref]
+    node = sim.state.nodes.get(x.ref)
+    if node is None:  # deleted (a sweep's node failure)
+        return False, f"node {x.ref} does not exist"
     cond = x.args["condition"]
     has = cond in node.conditions
     want = not x.negated
@@ -162,7 +175,9 @@ def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    node = sim.state.nodes[x.ref]
+    node = sim.state.nodes.get(x.ref)
+    if node is None:  # deleted (a sweep's node failure)
+        return False, f"node {x.ref} does not exist"
     t: Taint = x.args["taint"]
     has = any(o.key == t.key and o.effect == t.effect and (not t.value or o.value == t.value)
               for o in node.taints)

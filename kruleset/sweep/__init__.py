@@ -1,0 +1,172 @@
+"""What-if sweeps: one scenario run under many variations, as a table.
+
+``kruleset sweep SCENARIO.kr`` (see :mod:`kruleset.sweep.command`) or, from
+Python::
+
+    from kruleset.sweep import sweep
+    s = sweep("examples/sweep-n1.kr", fail_each="node", jobs=2)
+    print(s.text())
+
+Modules: :mod:`.axes` (the axes and their grid), :mod:`.variants` (a variant
+applied to a loaded scenario; the ``--set`` paths), :mod:`.failure` (deleting
+a node or a zone from a running simulation), :mod:`.executors` (local
+processes and Dask), :mod:`.table` (the rows, their order, text and JSON).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from ..model.objects import Node
+from ..model.quantity import format_duration
+from ..model.scenario import Create, Scenario
+from ..report.text import Style
+from .axes import Failure, SetPath, SweepError, Variant, grid, parse_set
+from .executors import Job, Outcome, run_dask, run_local, run_replay
+from .failure import zones
+from .table import exit_code, render_json, render_text, sort_rows
+from .variants import Choice, apply_sets, load_choice, prepare
+
+__all__ = ["Sweep", "SweepError", "failures", "sweep"]
+
+
+def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
+    """The nodes (or zones) that exist at ``at``, in declaration order."""
+    nodes: dict[str, Node] = {}
+    for obj in scenario.objects:
+        if isinstance(obj, Node):
+            nodes[obj.name] = obj
+    for e in scenario.events:
+        if e.time <= at and isinstance(e.action, Create) and isinstance(e.action.obj, Node):
+            nodes.setdefault(e.action.obj.name, e.action.obj)
+    if kind == "node":
+        return [Failure("node", n, (n,)) for n in nodes]
+    found = zones(nodes.values())
+    if not found:
+        raise SweepError("--fail-each zone: no node has a topology.kubernetes.io/zone label",
+                         suggestion="label the nodes, or use --fail-each node")
+    return [Failure("zone", z, tuple(names)) for z, names in found.items()]
+
+
+def _check_at(scenario: Scenario, at: int) -> None:
+    """Refuse a failure time after the scenario's last instant (as the simulation computes it)."""
+    from ..sim.core import MAX_AFTER_LAST_EVENT
+
+    if scenario.run_until is not None:
+        end, why = scenario.run_until, f"run until {format_duration(scenario.run_until)}"
+    else:
+        times = [e.time for e in scenario.events]
+        times += [x.time for x in scenario.expectations if x.time is not None]
+        end = max(times + [0]) + MAX_AFTER_LAST_EVENT
+        why = "an hour after its last event"
+    if at > end:
+        raise SweepError(f"--at {format_duration(at)} is after the scenario ends ({why})",
+                         expected=f"a time from 0s to {format_duration(end)}")
+
+
+@attrs.frozen(slots=True)
+class Sweep:
+    """A finished sweep: the base run and every variant's outcome, in grid order."""
+
+    path: str
+    at: int
+    description: str
+    axes: dict[str, Any]
+    base: Outcome
+    variants: list[Variant]
+    outcomes: list[Outcome]
+
+    def rows(self) -> list[tuple[Variant, Outcome]]:
+        """Variants with their outcomes, worst first (:data:`kruleset.sweep.table.ORDER`)."""
+        return sort_rows(self.variants, self.outcomes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return render_json(self.path, self.at, self.axes, self.base, self.rows())
+
+    def text(self, style: Style | None = None) -> str:
+        """The table."""
+        return render_text(self.path, self.at, self.description, self.base, self.rows(),
+                           style or Style(color=False))
+
+    @property
+    def exit_code(self) -> int:
+        """0 every variant passes, 1 some fail, 3 some could not run."""
+        return exit_code(self.outcomes)
+
+
+def sweep(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None = None,
+          at: int = 0, sets: Sequence[str] = (), profiles: Sequence[str] = (),
+          seeds: int = 0, jobs: int = 1, dask: Any = None, replay: bool = False,
+          progress: Callable[[int, int], None] | None = None) -> Sweep:
+    """Run ``scenario`` under every combination of the axes given.
+
+    ``sets`` are ``KIND:NAME:FIELD=V1,V2`` strings, ``profiles`` file paths,
+    ``at`` the failure time in ms.  ``dask`` is a scheduler address (or a
+    ``dask.distributed.Client``); otherwise ``jobs`` local processes.
+    ``replay=True`` simulates every variant from time 0 in this process (no
+    shared copy: slower, for checking).  ``progress(done, total)`` is called
+    as variants finish.  Raises :class:`SweepError` (a ``ScenarioError``) for
+    bad options and ``ScenarioError`` for a refused scenario.
+    """
+    from .. import api
+
+    path = str(scenario) if not isinstance(scenario, Scenario) else scenario.file
+    loaded = scenario if isinstance(scenario, Scenario) else api.load(scenario)
+    if at < 0:
+        raise SweepError("--at must not be negative")
+    set_axes: list[tuple[SetPath, tuple[str, ...]]] = [parse_set(s) for s in sets]
+    seen = [p for p, _ in set_axes]
+    if len(set(seen)) != len(seen):
+        raise SweepError("--set: the same path is given twice",
+                         suggestion="give its values as one list: PATH=V1,V2")
+    choices: dict[str, Choice] = {}
+    for p in profiles:
+        if p in choices:
+            raise SweepError(f"--profile {p} is given twice")
+        choices[p] = load_choice(p)
+    if seeds < 0:
+        raise SweepError("--seeds must not be negative")
+    _check_at(loaded, at)
+    if fail_each not in (None, "node", "zone"):
+        raise SweepError(f"--fail-each {fail_each}: expected node or zone")
+    fails = failures(loaded, fail_each, at) if fail_each else []
+    variants = grid(set_axes, list(choices), seeds, fails)
+    if not (set_axes or choices or seeds or fails):
+        raise SweepError("a sweep needs at least one axis",
+                         expected="--fail-each node|zone, --set PATH=V1,V2, "
+                                  "--profile A.yaml,B.yaml or --seeds N")
+    # Every value is tried on the scenario now, so a bad one stops the sweep before it runs.
+    for set_path, values in set_axes:
+        for value in values:
+            apply_sets(loaded, ((set_path, value),))
+    for p in choices:
+        prepare(loaded, Variant(0, profile=p), choices)
+    base = Variant(-1)
+    everything = [base] + variants
+    job = Job(loaded, choices, at)
+    total = len(everything)
+    report: Callable[[int], None] | None = (
+        (lambda done: progress(done, total)) if progress is not None else None)
+    if replay:
+        outcomes = run_replay(job, everything, report)
+    elif dask is not None:
+        outcomes = run_dask(job, everything, dask, report)
+    else:
+        outcomes = run_local(job, everything, jobs, report)
+    axes: dict[str, Any] = {p.text: list(v) for p, v in set_axes}
+    words = [f"{p.text}={','.join(v)}" for p, v in set_axes]
+    if choices:
+        axes["profile"] = list(choices)
+        words.append("profile=" + ",".join(choices))
+    if seeds:
+        axes["seeds"] = seeds
+        words.append(f"seeds 1..{seeds}")
+    if fail_each:
+        axes["fail-each"] = fail_each
+        words.append(f"fail-each {fail_each} at {format_duration(at)}")
+    return Sweep(path, at, " × ".join(words), axes, outcomes[0], variants, outcomes[1:])

@@ -1,0 +1,130 @@
+"""The sweep's table: one row per variant, worst first, differences from the base run.
+
+Order (stated, and the same whatever ran the variants): variants that could
+not run (``error``) first, then those whose expectations fail, most failing
+expectations first; then the most pods left pending, the most evictions, the
+most preemptions; ties keep the grid order (see :mod:`kruleset.sweep.axes`).
+
+In the text table a cell equal to the base run's is a ``·``; a different one
+shows its value and the difference (``3 (+3)``).  The first failing
+expectation says ``(as in base)`` when the base run fails it too.  The JSON
+form has every value and a ``diff`` object per variant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..model.quantity import format_duration
+from ..report.text import Style
+from .axes import Variant
+from .executors import Outcome
+
+__all__ = ["COLUMNS", "ORDER", "exit_code", "render_json", "render_text", "sort_rows"]
+
+ORDER = ("worst first: errors, then failing expectations (most first), pods left pending, "
+         "evictions, preemptions (most first); ties in grid order")
+COLUMNS = ("pending", "evictions", "preemptions")
+_RANK = {"error": 0, "failed": 1, "passed": 2}
+
+
+def _key(row: tuple[Variant, Outcome]) -> tuple[int, ...]:
+    v, o = row
+    return (_RANK[o["status"]], -len(o["failing"]), -o["pending"], -o["evictions"],
+            -o["preemptions"], v.index)
+
+
+def sort_rows(variants: Sequence[Variant], outcomes: Sequence[Outcome]
+              ) -> list[tuple[Variant, Outcome]]:
+    """The rows in the table's order."""
+    return sorted(zip(variants, outcomes, strict=True), key=_key)
+
+
+def exit_code(outcomes: Sequence[Outcome]) -> int:
+    """0 every variant passes, 1 some fail, 3 some could not run."""
+    statuses = {o["status"] for o in outcomes}
+    return 3 if "error" in statuses else 1 if "failed" in statuses else 0
+
+
+def _diff(o: Outcome, base: Outcome) -> dict[str, Any]:
+    failing = {f["line"] for f in o["failing"]}
+    was = {f["line"] for f in base["failing"]}
+    out: dict[str, Any] = {c: o[c] - base[c] for c in COLUMNS}
+    out["newly_failing"] = sorted(failing - was)
+    out["newly_passing"] = sorted(was - failing)
+    out["newly_pending"] = sorted(set(o["pending_pods"]) - set(base["pending_pods"]))
+    return out
+
+
+def render_json(path: str, at: int, axes: dict[str, Any], base: Outcome,
+                rows: Sequence[tuple[Variant, Outcome]]) -> dict[str, Any]:
+    """The sweep as one JSON object (fields may be added, never renamed)."""
+    return {
+        "version": 1, "scenario": path, "at": format_duration(at), "axes": axes,
+        "order": ORDER, "base": {"name": "base", **base},
+        "variants": [{"name": v.name, "axes": v.axes(), **o, "diff": _diff(o, base)}
+                     for v, o in rows],
+    }
+
+
+def _cell(value: int, base: int) -> str:
+    if value == base:
+        return "·"
+    return f"{value} ({value - base:+d})"
+
+
+def _result(o: Outcome, style: Style) -> str:
+    if o["status"] == "error":
+        return style.warn("! error")
+    if o["failing"]:
+        return style.bad(f"✗ {len(o['failing'])} of {o['expectations']}")
+    return style.ok("✓ pass")
+
+
+def _first(o: Outcome, base: Outcome, width: int) -> str:
+    if o["status"] == "error" and o["error"]:
+        text = o["error"].splitlines()[0]
+    elif o["failing"]:
+        f = o["failing"][0]
+        text = f"line {f['line']}: {f['text']}"
+        if f["message"]:
+            text += f" — {f['message']}"
+        if any(b["line"] == f["line"] for b in base["failing"]):
+            text += " (as in base)"
+    else:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_text(path: str, at: int, description: str, base: Outcome,
+                rows: Sequence[tuple[Variant, Outcome]], style: Style,
+                width: int = 72) -> str:
+    """The table for people."""
+    out = [style.bold(f"sweep {path}: {description} — {len(rows)} variants, worst first")]
+    if base["status"] == "error":
+        out.append(style.warn(f"base run: error: {base['error']}"))
+    else:
+        failing = len(base["failing"])
+        n = base["expectations"]
+        verdict = (f"{failing} of {n} expectations fail" if failing
+                   else f"{n} expectation{'s' if n != 1 else ''} pass{'es' if n == 1 else ''}")
+        out.append(f"base run: {verdict}, {base['pending']} pending, {base['evictions']} "
+                   f"evictions, {base['preemptions']} preemptions "
+                   f"(· below: same as base)")
+    head = ["variant", "expectations", "pending", "evictions", "preemptions",
+            "first failing expectation"]
+    table = [[v.name, _result(o, style), _cell(o["pending"], base["pending"]),
+              _cell(o["evictions"], base["evictions"]),
+              _cell(o["preemptions"], base["preemptions"]), _first(o, base, width)]
+             for v, o in rows]
+    plain = [[v.name, _result(o, Style(color=False))] for v, o in rows]
+    widths = [max([len(head[i])] + [len(p[i]) for p in plain]) if i < 2 else
+              max([len(head[i])] + [len(r[i]) for r in table]) for i in range(5)]
+    out.append("")
+    out.append("  ".join(h.ljust(widths[i]) if i < 5 else h for i, h in enumerate(head)))
+    for r, p in zip(table, plain, strict=True):
+        cells = [r[0].ljust(widths[0]), r[1] + " " * (widths[1] - len(p[1]))]
+        cells += [r[i].ljust(widths[i]) for i in (2, 3, 4)]
+        out.append("  ".join(cells + [r[5]]).rstrip())
+    return "\n".join(out)
