@@ -2,7 +2,7 @@
 
 The scheduler keeps, per pod shape, each node's filter failure and
 preemption dry-run result, and re-judges only the nodes the cluster's touched
-log names (``kruleset.rules.cycle_cache``).  Here seeded random clusters where
+log names (``kruleset.rules.scheduler.fast.cycle_cache``).  Here seeded random clusters where
 many pending pods share a shape (ranges) are simulated with the cache and
 without it (``cycle_cache.ENABLED = False``): decisions, every PostFilter
 result and the pods' final states must be identical, with events in between
@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import cycle_cache, preemption, quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import reclaim as quota_reclaim
+from kruleset.rules.scheduler.fast import cycle_cache
+from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
@@ -303,7 +305,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
     from kruleset.rules.engine import Failure, Trace
-    from kruleset.rules.node_selection import _trace_kept
+    from kruleset.rules.scheduler.node_selection import _trace_kept
 
     monkeypatch.setattr(cycle_cache, "_REBASE", 1 << 30)
     state = ClusterState()
@@ -341,7 +343,7 @@ def test_a_dry_run_prefix_is_dropped_when_one_of_its_nodes_changes() -> None:
     from kruleset.model.objects import Node
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
-    from kruleset.rules.preemption_victims import NO_VICTIMS_FAILURE
+    from kruleset.rules.scheduler.preemption.victims import NO_VICTIMS_FAILURE
 
     state = ClusterState()
     nodes = tuple(state.add_node(Node(f"n{i}", Resources(cpu=1000, pods=10))) for i in (1, 2, 3))

@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import preemption, preemption_victims, quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import reclaim as quota_reclaim
+from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
+from kruleset.rules.scheduler.preemption import victims as preemption_victims
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
 SEEDS = range(150)
@@ -158,7 +160,8 @@ def test_fast_path_decides_as_the_general_path(seed: int,
 
 
 def test_state_keys_match_the_filters() -> None:
-    from kruleset.rules import filters_interpod, filters_spread
+    from kruleset.rules.scheduler.filters import interpodaffinity as filters_interpod
+    from kruleset.rules.scheduler.filters import podtopologyspread as filters_spread
 
     assert preemption_victims.SPREAD_STATE == filters_spread._STATE
     assert preemption_victims.INTERPOD_STATE == filters_interpod._STATE

@@ -4,7 +4,7 @@
 the quota usage and reprieves them on four integers per namespace, and
 refuses nodes without any possible victim before sorting; the general path
 (``quota_reclaim.FAST_RECLAIM = False``) runs the victim rules, a
-:class:`~kruleset.rules.quota.QuotaView` and the filters.  Seeded random
+:class:`~kruleset.rules.quota.accounting.QuotaView` and the filters.  Seeded random
 clusters (quota namespaces lending and borrowing, a namespace without quota,
 priorities, start times, PDBs, nominated pods, host ports, taints, some
 extended resources that send a cycle to the general path) are simulated both
@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import reclaim as quota_reclaim
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
 SEEDS = range(120)

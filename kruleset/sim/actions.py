@@ -66,7 +66,9 @@ def _taint(sim: Simulation, a: sc.TaintNode) -> None:
 
 def _label(sim: Simulation, a: sc.LabelNode) -> None:
     sim.state.nodes[a.node].labels[a.key] = a.value
-    from ..rules.node_selection import invalidate_node_order  # zones order the node search
+    from ..rules.scheduler.node_selection import (
+        invalidate_node_order,  # zones order the node search
+    )
     invalidate_node_order(sim.state)
     sim.changed()
 

@@ -200,7 +200,7 @@ class Simulation:
         """Bind ``ps`` to ``node`` through kubelet admission; False if the kubelet refused."""
         if admit:
             try:
-                from ..rules import kubelet_admission
+                from ..rules.kubelet import admission as kubelet_admission
             except ImportError:
                 kubelet_admission = None  # type: ignore[assignment]
             if kubelet_admission is not None:

@@ -139,8 +139,8 @@ def _victims(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _evictions(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    if not _has("kubelet_admission") and not sim.kubelet_evictions:
-        _require("eviction_manager", "kubelet node-pressure eviction")
+    if not _has("kubelet.admission") and not sim.kubelet_evictions:
+        _require("kubelet.eviction.manager", "kubelet node-pressure eviction")
     want = [_norm(r) for r in x.args["refs"]]
     return sim.kubelet_evictions == want, f"evictions were [{', '.join(sim.kubelet_evictions)}]"
 
@@ -174,7 +174,7 @@ def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     from ..model.quantity import format_quantity
 
     try:
-        from ..rules.quota import quota_used
+        from ..rules.quota.accounting import quota_used
         used = quota_used(sim.state, x.ref)
         get = used.get
     except ImportError:
@@ -190,7 +190,7 @@ def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _pdb_allowed(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    pdb_mod = _require("pdb", "PodDisruptionBudget status")
+    pdb_mod = _require("disruption.pdb", "PodDisruptionBudget status")
     pdb = sim.state.pdbs.get(_norm(x.ref))
     if pdb is None:
         return False, f"no PodDisruptionBudget {_norm(x.ref)}"
@@ -231,7 +231,7 @@ def _critical(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _oom(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    oom = _require("oom", "OOM score adjust")
+    oom = _require("kubelet.eviction.oom", "OOM score adjust")
     pods = _one_pod(sim, x)
     bad = []
     for ps in pods:

@@ -11,11 +11,15 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..model.state import PodState
-from ..rules import cycle_cache
-from ..rules.cycle_cache import CycleCache
 from ..rules.engine import ActiveRuleSet
-from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
-from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
+from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
+from ..rules.scheduler.fast import cycle_cache
+from ..rules.scheduler.fast.cycle_cache import CycleCache
+from ..rules.scheduler.preemption.postfilter import (
+    POSTFILTER_MESSAGE,
+    PostFilterResult,
+    run_postfilter,
+)
 from .core import Simulation, register_controller
 
 __all__ = ["TIMINGS", "SchedulerController"]

@@ -30,7 +30,7 @@ __all__ = ["apply_declarations", "build_profile", "create_object"]
 def build_profile(scenario: Scenario) -> Profile:
     """The scheduler profile: upstream defaults, a `config scheduler` file, quotas."""
     try:
-        from ..rules.scheduler_profile import profile_for
+        from ..rules.scheduler.config import profile_for
     except ImportError:
         return Profile.default()
     quotas = any(isinstance(o, ElasticQuota) for o in scenario.objects) or any(
