@@ -159,14 +159,6 @@ def test_fast_path_decides_as_the_general_path(seed: int,
     assert fast[2] == slow[2]
 
 
-def test_state_keys_match_the_filters() -> None:
-    from kruleset.rules.scheduler.filters import interpodaffinity as filters_interpod
-    from kruleset.rules.scheduler.filters import podtopologyspread as filters_spread
-
-    assert preemption_victims.SPREAD_STATE == filters_spread._STATE
-    assert preemption_victims.INTERPOD_STATE == filters_interpod._STATE
-
-
 def test_the_generator_exercises_preemption(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most seeds preempt, some fail to, some reclaim quota: the comparison is not vacuous."""
     chosen = failed = 0

@@ -1,11 +1,16 @@
 """Imports every built-in rules module so their rules register themselves.
 
-One module per mechanism; add a new module here.
+One module per mechanism; add a new module here.  The order of this list
+does not decide the order of any scheduler rule set: that is
+:mod:`kruleset.rules.scheduler.defaults`.
 """
 
 from __future__ import annotations
 
 import importlib
+
+from .registry import rulesets_registered
+from .scheduler.defaults import arrange
 
 _MODULES = (
     "priority",
@@ -30,3 +35,7 @@ _MODULES = (
 
 for _name in _MODULES:
     importlib.import_module(f"{__package__}.{_name}")
+
+# The scheduler's rule sets take their order, weights and args from the
+# default profile's data, whatever order the modules above registered in.
+arrange(rulesets_registered())

@@ -38,6 +38,11 @@ def rulesets() -> list[RuleSet]:
     return [_RULESETS[k] for k in sorted(_RULESETS)]
 
 
+def rulesets_registered() -> list[RuleSet]:
+    """Every rule set defined so far, without loading the built-in modules."""
+    return list(_RULESETS.values())
+
+
 def register(
     rule_: Rule, ruleset: str, *, before: str | None = None, after: str | None = None
 ) -> Rule:

@@ -1,7 +1,8 @@
 """KubeSchedulerConfiguration → kruleset :class:`Profile` (seed 003 §7, §10; seed 004 §5).
 
 :data:`PLUGINS` maps each upstream plugin name to the kruleset rules that
-implement it, per extension point.  :func:`profile_for` merges a
+implement it, per extension point (the in-tree ones and upstream's defaults
+are data in :mod:`kruleset.rules.scheduler.defaults`).  :func:`profile_for` merges a
 configuration's plugin sets with upstream's defaults the way
 ``kubescheduler.config.k8s.io/v1`` does:
 
@@ -36,6 +37,7 @@ from kruleset.model.selectors import LabelSelector, NodeSelectorTerm, Requiremen
 
 from ..profile import Override, Profile
 from ..registry import get_ruleset, rulesets
+from .defaults import DEFAULT_PLUGINS, EXTENSION_POINTS, IN_TREE_PLUGINS
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -46,51 +48,10 @@ __all__ = [
     "register_plugin",
 ]
 
-# Extension point → kruleset rule set.
-EXTENSION_POINTS: dict[str, str] = {
-    "queueSort": "scheduler.queue",
-    "preEnqueue": "scheduler.preenqueue",
-    "preFilter": "scheduler.prefilter",
-    "filter": "scheduler.filter",
-    "postFilter": "scheduler.postfilter",
-    "score": "scheduler.score",
-    "reserve": "scheduler.reserve",
-}
-
+# Every known plugin (in-tree ones and those registered by out-of-tree
+# modules, e.g. CapacityScheduling) → extension point → its rule names.
 PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
-    "SchedulingGates": {"preEnqueue": ("scheduler.preenqueue.SchedulingGates",)},
-    "PrioritySort": {"queueSort": ("scheduler.queue.PrioritySort",
-                                   "scheduler.queue.CreationOrder")},
-    "NodeUnschedulable": {"filter": ("scheduler.filter.NodeUnschedulable",)},
-    "NodeName": {"filter": ("scheduler.filter.NodeName",)},
-    "TaintToleration": {"filter": ("scheduler.filter.TaintToleration",),
-                        "score": ("scheduler.score.TaintToleration",)},
-    "NodeAffinity": {"filter": ("scheduler.filter.NodeAffinity",),
-                     "score": ("scheduler.score.NodeAffinity",)},
-    "NodePorts": {"filter": ("scheduler.filter.NodePorts",)},
-    "NodeResourcesFit": {"filter": ("scheduler.filter.NodeResourcesFit",),
-                         "score": ("scheduler.score.NodeResourcesFit",)},
-    "PodTopologySpread": {"filter": ("scheduler.filter.PodTopologySpread",),
-                          "score": ("scheduler.score.PodTopologySpread",)},
-    "InterPodAffinity": {"filter": ("scheduler.filter.InterPodAffinity",),
-                         "score": ("scheduler.score.InterPodAffinity",)},
-    "DefaultPreemption": {"postFilter": ("scheduler.postfilter.DefaultPreemption",)},
-    "NodeResourcesBalancedAllocation": {
-        "score": ("scheduler.score.NodeResourcesBalancedAllocation",)},
-    # Plugins kruleset accepts but does not simulate (volumes, images, binding, DRA).
-    "VolumeRestrictions": {}, "NodeVolumeLimits": {}, "VolumeBinding": {}, "VolumeZone": {},
-    "ImageLocality": {}, "DefaultBinder": {}, "DynamicResources": {},
-}
-
-# Upstream's default multiPoint plugins, in order, with score weights.
-DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
-    ("SchedulingGates", None), ("PrioritySort", None), ("NodeUnschedulable", None),
-    ("NodeName", None), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None),
-    ("NodeResourcesFit", 1), ("VolumeRestrictions", None), ("NodeVolumeLimits", None),
-    ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2), ("DefaultPreemption", None),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
-)
+    name: dict(points) for name, points in IN_TREE_PLUGINS.items()}
 
 
 def register_plugin(name: str, mapping: Mapping[str, Sequence[str]]) -> None:

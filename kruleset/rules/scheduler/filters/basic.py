@@ -127,8 +127,7 @@ def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
 @rule(FILTERS, "scheduler.filter.NodeAffinity",
       doc="The node must match the pod's nodeSelector and required node affinity "
           "(terms ORed, expressions ANDed), and the profile's addedAffinity.",
-      source="seed 003 §2.1-2.2, §2.5; pkg/scheduler/framework/plugins/nodeaffinity Filter",
-      args={"addedAffinity": None})
+      source="seed 003 §2.1-2.2, §2.5; pkg/scheduler/framework/plugins/nodeaffinity Filter")
 def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    node: NodeState) -> Failure | None:
     added: NodeAffinity | None = args.get("addedAffinity")
@@ -220,8 +219,7 @@ def _ignored_group(name: str, ignored: frozenset[str]) -> bool:
 @rule(FILTERS, "scheduler.filter.NodeResourcesFit",
       doc="The pod's requests (init-container max, sidecars, overhead) must fit the node's "
           "free allocatable; a request above allocatable is unresolvable.",
-      source="seed 003 §3, §10; pkg/scheduler/framework/plugins/noderesources/fit.go",
-      args={"ignoredResources": (), "ignoredResourceGroups": ()})
+      source="seed 003 §3, §10; pkg/scheduler/framework/plugins/noderesources/fit.go")
 def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
                         node: NodeState) -> Failure | None:
     ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(

@@ -38,7 +38,7 @@ MSG_AFFINITY = "node(s) didn't match pod affinity rules"
 MSG_ANTI = "node(s) didn't match pod anti-affinity rules"
 MSG_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"
 
-_STATE = "interpod.filter"
+STATE = "interpod.filter"
 Pair = tuple[str, str]
 
 
@@ -137,7 +137,7 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
 @register_prepare("scheduler.filter.InterPodAffinity")
 def _interpod_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     s = _compute(ctx.state, pod)
-    ctx.extra[_STATE] = s
+    ctx.extra[STATE] = s
     return bool(s.affinity or s.anti or s.existing_anti)
 
 
@@ -160,7 +160,7 @@ def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go")
 def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
                      node: NodeState) -> Failure | None:
-    s: _AffinityState | None = ctx.extra.get(_STATE)
+    s: _AffinityState | None = ctx.extra.get(STATE)
     if s is None:
         return None
     existing_anti, affinity_counts, anti_counts = _counts_for(ctx, s, pod, node)
@@ -205,7 +205,7 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     checked on the keys that occur in its counts, which gives the same answer
     as walking every label of the node (other pairs have no count).
     """
-    s: _AffinityState | None = ctx.extra.get(_STATE)
+    s: _AffinityState | None = ctx.extra.get(STATE)
     if s is None:
         return None
     if ctx.extra.get(OVERLAY) is not None:

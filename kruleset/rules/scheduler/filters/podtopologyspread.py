@@ -57,7 +57,7 @@ _OWNER_KINDS = ("ReplicaSet", "StatefulSet", "ReplicationController", "Deploymen
 MSG_SKEW = "node(s) didn't match pod topology spread constraints"
 MSG_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 
-_STATE = "spread.filter"
+STATE = "spread.filter"
 
 
 @attrs.frozen(slots=True)
@@ -210,9 +210,9 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
 def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     constraints, _ = constraints_for(pod, args, DO_NOT_SCHEDULE)
     if not constraints:
-        ctx.extra[_STATE] = None
+        ctx.extra[STATE] = None
         return False
-    ctx.extra[_STATE] = _compute(ctx.state, pod, constraints)
+    ctx.extra[STATE] = _compute(ctx.state, pod, constraints)
     return True
 
 
@@ -233,10 +233,9 @@ def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list
 @rule(FILTERS, "scheduler.filter.PodTopologySpread",
       doc="DoNotSchedule spread constraints: matching pods in the node's domain + 1 - the "
           "global minimum must not exceed maxSkew; nodes without the topology key fail.",
-      source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go",
-      args={"defaultingType": "System", "defaultConstraints": ()})
+      source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go")
 def _spread_filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
-    s: _SpreadState | None = ctx.extra.get(_STATE)
+    s: _SpreadState | None = ctx.extra.get(STATE)
     if s is None:
         return None
     labels = node.labels
@@ -278,7 +277,7 @@ def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
     it is decided once per domain and shared by the domain's nodes (one
     Failure object per domain, equal to the one the per-node form builds).
     """
-    s: _SpreadState | None = ctx.extra.get(_STATE)
+    s: _SpreadState | None = ctx.extra.get(STATE)
     if s is None:
         return None
     if ctx.extra.get(OVERLAY) is not None:

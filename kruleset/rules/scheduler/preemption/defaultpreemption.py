@@ -53,7 +53,9 @@ from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
 
+from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
+from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
 from ..fast import cycle_cache
 from .pick import (
     PICK,
@@ -99,10 +101,9 @@ __all__ = [
     "validate_args",
 ]
 
-PLUGIN = "scheduler.postfilter.DefaultPreemption"
+PLUGIN = POSTFILTER_DEFAULT_PREEMPTION
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
-DEFAULT_ARGS: Mapping[str, int] = {"minCandidateNodesPercentage": 10,
-                                   "minCandidateNodesAbsolute": 100}
+DEFAULT_ARGS: Mapping[str, int] = defaults.DEFAULT_ARGS[PLUGIN]
 _PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 ELIGIBILITY = define_ruleset(

@@ -40,6 +40,15 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
+from ..defaults import (
+    FILTER_INTER_POD_AFFINITY,
+    FILTER_NODE_PORTS,
+    FILTER_NODE_RESOURCES_FIT,
+    FILTER_POD_TOPOLOGY_SPREAD,
+    NODE_ONLY_FILTERS,
+)
+from ..filters.interpodaffinity import STATE as INTERPOD_STATE
+from ..filters.podtopologyspread import STATE as SPREAD_STATE
 from ..node_selection import (
     _ALL_RULES,
     OVERLAY,
@@ -300,17 +309,11 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
 # else (tracing, an overlay already in force, another filter, a failure
 # that needs its full Failure object) takes the general path.
 
-_NODE_ONLY = frozenset({"scheduler.filter.NodeUnschedulable", "scheduler.filter.NodeName",
-                        "scheduler.filter.TaintToleration", "scheduler.filter.NodeAffinity"})
-_PORTS = "scheduler.filter.NodePorts"
-_FIT = "scheduler.filter.NodeResourcesFit"
-_SPREAD = "scheduler.filter.PodTopologySpread"
-_INTERPOD = "scheduler.filter.InterPodAffinity"
-# The per-cycle state keys of PodTopologySpread's and InterPodAffinity's
-# filters.  Spelled out rather than imported: importing those modules here
-# would register their rules earlier and change the default filter order.
-SPREAD_STATE = "spread.filter"
-INTERPOD_STATE = "interpod.filter"
+_NODE_ONLY = NODE_ONLY_FILTERS
+_PORTS = FILTER_NODE_PORTS
+_FIT = FILTER_NODE_RESOURCES_FIT
+_SPREAD = FILTER_POD_TOPOLOGY_SPREAD
+_INTERPOD = FILTER_INTER_POD_AFFINITY
 _GENERAL = object()  # _fast_victims: "the general path decides"
 _DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
                   "scheduler.preemption.victims.later-start-first")

@@ -97,8 +97,7 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
       doc="Preferred pod affinity attracts, preferred anti-affinity repels, by the terms' "
           "weights, in the terms' topology domains; existing pods' terms count too.",
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/scoring.go",
-      args={"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
-      weight=2, normalize=_normalize)
+      normalize=_normalize)
 def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     scores = _state(ctx, args, pod)
     if not scores:

@@ -46,7 +46,7 @@ def _norm(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState
 @rule(SCORES, "scheduler.score.TaintToleration",
       doc="Fewer untolerated PreferNoSchedule taints score higher.",
       source="seed 003 §6.2-6.3; pkg/scheduler/framework/plugins/tainttoleration Score",
-      weight=3, normalize=_norm_reverse)
+      normalize=_norm_reverse)
 def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     if not node.taints:
         return 0
@@ -66,7 +66,7 @@ def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -
       doc="The sum of the weights of the preferred node-affinity terms the node matches "
           "(and the profile's addedAffinity preferred terms).",
       source="seed 003 §2.2; pkg/scheduler/framework/plugins/nodeaffinity Score",
-      args={"addedAffinity": None}, weight=2, normalize=_norm)
+      normalize=_norm)
 def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     total = 0
     labels, name = node.labels, node.name

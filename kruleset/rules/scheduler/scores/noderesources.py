@@ -34,6 +34,7 @@ from kruleset.model.state import NodeState, Tally
 from kruleset.rules.registry import rule
 
 from ..cycle import SCORES, register_batch_score
+from ..defaults import DEFAULT_RESOURCES, DEFAULT_SHAPE
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -49,8 +50,6 @@ MAX_NODE_SCORE = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
 _BASIC = ("cpu", "memory", "ephemeral-storage")
-DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
-DEFAULT_SHAPE: tuple[tuple[int, int], ...] = ((0, 10), (100, 0))
 
 
 def resource_pairs(node: NodeState, pod_req: Resources, used: Tally,
@@ -182,9 +181,7 @@ def _resources(args: Mapping[str, Any]) -> Sequence[tuple[str, int]]:
       doc="scoringStrategy LeastAllocated (default: prefer free nodes), MostAllocated (bin "
           "packing) or RequestedToCapacityRatio (a shape of utilisation), weighted per resource.",
       source="seed 003 §10; pkg/scheduler/framework/plugins/noderesources "
-             "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)",
-      args={"type": "LeastAllocated", "resources": DEFAULT_RESOURCES, "shape": DEFAULT_SHAPE},
-      weight=1)
+             "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)")
 def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     pairs = _pairs(node, pod.nonzero_requests, node.nonzero, _resources(args))
     kind = args.get("type") or "LeastAllocated"
@@ -198,8 +195,7 @@ def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> 
 @rule(SCORES, "scheduler.score.NodeResourcesBalancedAllocation",
       doc="Prefer nodes whose resource fractions stay balanced after placing the pod "
           "(skipped for pods requesting nothing).",
-      source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go",
-      args={"resources": DEFAULT_RESOURCES}, weight=1)
+      source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go")
 def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     resources = _resources(args)
     req = pod.requests

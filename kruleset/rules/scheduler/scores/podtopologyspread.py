@@ -135,7 +135,6 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
       doc="ScheduleAnyway constraints (and the default constraints of owned pods): nodes "
           "whose domains hold fewer matching pods score higher.",
       source="seed 003 §5.1, §5.5; pkg/scheduler/framework/plugins/podtopologyspread/scoring.go",
-      args={"defaultingType": "System", "defaultConstraints": ()}, weight=2,
       normalize=_normalize)
 def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     s = _state(ctx, args, pod)
