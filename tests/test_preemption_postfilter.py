@@ -38,6 +38,10 @@ from kruleset.rules.scheduler.preemption.defaultpreemption import (
 from kruleset.rules.scheduler.preemption.postfilter import POSTFILTER_MESSAGE, run_postfilter
 from kruleset.rules.scheduler.preemption.victims import PdbBudget
 
+# v1.35's default profile runs DynamicResources' PostFilter before DefaultPreemption;
+# for a pod without claims it rejects first, and the reasons are joined.
+DRA = "no new claims to deallocate, "
+
 # --- eligibility ----------------------------------------------------------------------------
 
 def test_preemption_policy_never_is_not_eligible() -> None:
@@ -48,7 +52,7 @@ def test_preemption_policy_never_is_not_eligible() -> None:
     ctx, fit = failed_cycle(st, ps)
     assert run_postfilter(ctx, ps, fit) is None
     message = ctx.extra[POSTFILTER_MESSAGE]
-    assert message == "preemption: not eligible due to preemptionPolicy=Never."
+    assert message == DRA + "preemption: not eligible due to preemptionPolicy=Never."
     out = preempt_for(st, ps)
     assert out.eligible is False and out.nominated_node == "n1" and out.victims == ()
 
@@ -70,7 +74,7 @@ def test_nominated_pod_waits_for_its_terminating_victims() -> None:
     ctx, fit = failed_cycle(st, ps)
     assert run_postfilter(ctx, ps, fit) is None
     assert ctx.extra[POSTFILTER_MESSAGE] == (
-        "preemption: not eligible due to a terminating pod on the nominated node.")
+        DRA + "preemption: not eligible due to a terminating pod on the nominated node.")
 
 
 def test_terminating_pod_without_preemption_condition_does_not_block() -> None:
@@ -132,7 +136,7 @@ def test_no_candidate_message_lists_every_node_sorted_as_strings() -> None:
     ctx, fit = failed_cycle(st, ps)
     out = run_postfilter(ctx, ps, fit)
     assert out is not None and out.nominated_node == ""  # clears the old nomination
-    assert out.message == ("preemption: 0/3 nodes are available: 1 " + NOT_HELPFUL
+    assert out.message == (DRA + "preemption: 0/3 nodes are available: 1 " + NOT_HELPFUL
                            + ", 2 No preemption victims found for incoming pod.")
 
 
@@ -142,7 +146,7 @@ def test_resources_beyond_allocatable_are_not_helped() -> None:
     ps = pending(st, make_pod("p", HIGH, VERY_LARGE * 2))
     out = preempt_for(st, ps)
     assert out.nominated_node == ""
-    assert out.message == f"preemption: 0/1 nodes are available: 1 {NOT_HELPFUL}."
+    assert out.message == f"{DRA}preemption: 0/1 nodes are available: 1 {NOT_HELPFUL}."
 
 
 def test_affinity_to_a_lower_priority_pod_blocks_preemption_on_that_node() -> None:

@@ -28,7 +28,7 @@ def test_docstring_example():
     result = schedule_pod(state, web)
     assert result.node is None
     assert result.message == ("0/2 nodes are available: 1 Insufficient cpu, "
-                              "1 node(s) had untolerated taint {dedicated: db}.")
+                              "1 node(s) had untolerated taint(s).")
     assert {n: f.code for n, f in result.fit_error.failures.items()} == {
         "n1": "UnschedulableAndUnresolvable", "n2": "Unschedulable"}
     small = Pod("default", "small", containers=(Container("c", Resources(cpu=500)),))

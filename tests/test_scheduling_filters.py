@@ -36,9 +36,17 @@ def failure(state, p, node_name):
 def test_untolerated_taint_message_and_code():
     s = cluster(node("n1", taints=(Taint("key1", "value1", "NoSchedule"),)))
     f = failure(s, pod("p"), "n1")
-    assert f.reason == "node(s) had untolerated taint {key1: value1}"
+    assert f.reason == "node(s) had untolerated taint(s)"
     assert f.code == UNRESOLVABLE
     assert f.rule == "scheduler.filter.TaintToleration"
+
+
+def test_nodes_failing_for_different_taints_are_one_count():
+    # v1.35 names no taint, so two nodes with different taints make one reason.
+    s = cluster(node("n1", taints=(Taint("a", "x", "NoSchedule"),)),
+                node("n2", taints=(Taint("b", "y", "NoExecute"),)))
+    assert schedule_pod(s, pod("p")).message == (
+        "0/2 nodes are available: 2 node(s) had untolerated taint(s).")
 
 
 def test_prefer_no_schedule_does_not_filter():
@@ -46,17 +54,18 @@ def test_prefer_no_schedule_does_not_filter():
     assert schedule_pod(s, pod("p")).node == "n1"
 
 
-def test_no_execute_filters_and_the_first_untolerated_taint_is_named():
+def test_no_execute_filters_and_the_first_untolerated_taint_is_kept_in_the_detail():
     taints = (Taint("key1", "value1", "NoSchedule"), Taint("key1", "value1", "NoExecute"),
               Taint("key2", "value2", "NoSchedule"))
     s = cluster(node("node1", taints=taints))
     tol = (Toleration("key1", "Equal", "value1", "NoSchedule"),
            Toleration("key1", "Equal", "value1", "NoExecute"))
     f = failure(s, pod("p", tolerations=tol), "node1")
-    assert f.reason == "node(s) had untolerated taint {key2: value2}"
+    assert f.reason == "node(s) had untolerated taint(s)"
+    assert f.detail == {"taint": str(taints[2])}
     s2 = cluster(node("node1", taints=(Taint("k", "v", "NoExecute"),)))
     assert failure(s2, pod("p", tolerations=(Toleration("k", "Equal", "v", "NoSchedule"),)),
-                   "node1").reason == "node(s) had untolerated taint {k: v}"
+                   "node1").reason == "node(s) had untolerated taint(s)"
 
 
 def test_empty_key_exists_and_empty_effect_tolerate_everything():

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import attrs
 
+from .node_tree import NodeTree
 from .objects import (
     BUILTIN_PRIORITY_CLASSES,
     Deployment,
@@ -164,13 +165,17 @@ class NodeState:
     """What is true of one node now: its object, dynamic spec, totals and pods."""
 
     __slots__ = (
-        "node", "index", "labels", "taints", "unschedulable", "ready", "conditions",
-        "requested", "nonzero", "pods", "usage", "extra",
+        "node", "index", "rank", "zone", "labels", "taints", "unschedulable", "ready",
+        "conditions", "requested", "nonzero", "pods", "usage", "extra",
     )
 
     def __init__(self, node: Node, index: int) -> None:
         self.node = node
-        self.index = index                  # declaration order, the tie-break
+        self.index = index                  # declaration (add) order
+        # Place in the scheduler's node order (ClusterState.node_order), the
+        # tie-break; valid once the order was read after the last node added.
+        self.rank = index
+        self.zone = ""                      # the node tree's zone key it is filed under
         self.labels: dict[str, str] = dict(node.labels)
         self.taints: list[Taint] = list(node.taints)
         self.unschedulable = node.unschedulable
@@ -237,6 +242,8 @@ class ClusterState:
     epoch: int = 0
     touched: list[str] = attrs.field(factory=list)
     now: int = 0
+    # The scheduler cache's node tree: the order the scheduler visits nodes in.
+    node_tree: NodeTree = attrs.field(factory=NodeTree)
     _seq: int = 0
 
     # --- change tracking ---------------------------------------------------------
@@ -286,16 +293,45 @@ class ClusterState:
             existing.labels = dict(node.labels)
             existing.taints = list(node.taints)
             existing.unschedulable = node.unschedulable
+            self.node_tree.relabelled(existing)
             self.new_epoch()
             return existing
         ns = NodeState(node, len(self.nodes))
         self.nodes[node.name] = ns
+        self.node_tree.add(ns)
         self.new_epoch()
         return ns
 
+    def remove_node(self, name: str) -> None:
+        """Remove a node that has no bound pods (its nominations are cleared)."""
+        ns = self.nodes[name]
+        if any(ps.bound for ps in ns.pods.values()):
+            raise ValueError(f"node {name} still has bound pods")
+        for ps in list(self.nominations.get(name, {}).values()):
+            ps.nominated = None
+        del self.nodes[name]
+        self.node_tree.remove(ns)
+        self.new_epoch()
+
+    def relabel_node(self, name: str, key: str, value: str) -> None:
+        """Set one label of a node (a zone change moves it in the node tree)."""
+        ns = self.nodes[name]
+        ns.labels[key] = value
+        self.node_tree.relabelled(ns)
+        self.new_epoch()
+
     def node_list(self) -> list[NodeState]:
-        """Nodes in declaration order."""
+        """Nodes in declaration (add) order."""
         return list(self.nodes.values())
+
+    def node_order(self) -> list[NodeState]:
+        """Nodes in the scheduler's order (the node tree's list; do not modify it).
+
+        Zones round-robin in the order their first node was added, add order
+        within a zone (:mod:`kruleset.model.node_tree`).  Reading it numbers
+        the nodes' ``rank``, which tie-breaks follow.
+        """
+        return self.node_tree.list()
 
     # --- pods ----------------------------------------------------------------
     def add_pod(self, pod: Pod, now: int | None = None) -> PodState:

@@ -23,6 +23,7 @@ _MODULES = (
     "scheduler.scores.podtopologyspread",
     "scheduler.scores.interpodaffinity",
     "scheduler.preemption.postfilter",
+    "scheduler.dynamicresources",
     "scheduler.preemption.defaultpreemption",
     "quota.reclaim",
     "kubelet.critical_preemption",

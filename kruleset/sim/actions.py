@@ -65,11 +65,7 @@ def _taint(sim: Simulation, a: sc.TaintNode) -> None:
 
 
 def _label(sim: Simulation, a: sc.LabelNode) -> None:
-    sim.state.nodes[a.node].labels[a.key] = a.value
-    from ..rules.scheduler.node_selection import (
-        invalidate_node_order,  # zones order the node search
-    )
-    invalidate_node_order(sim.state)
+    sim.state.relabel_node(a.node, a.key, a.value)  # a zone change moves it in the node tree
     sim.changed()
 
 

@@ -22,7 +22,10 @@ configuration's plugin sets with upstream's defaults the way
 * ``percentageOfNodesToScore`` becomes the profile setting of that name.
 
 Without a configuration, a scenario with elastic quotas runs
-CapacityScheduling in place of DefaultPreemption (LANGUAGE.md §2).
+CapacityScheduling in place of DefaultPreemption (LANGUAGE.md §2), with the
+plugin's documented configuration: ``multiPoint: CapacityScheduling`` and
+``postFilter: CapacityScheduling`` with every other PostFilter disabled (so
+DynamicResources' PostFilter does not run either).
 """
 
 from __future__ import annotations
@@ -145,8 +148,11 @@ def profile_for(cfg: SchedulerConfig | None, *, quotas_present: bool) -> Profile
     if cfg is None:
         if not quotas_present or "CapacityScheduling" not in PLUGINS:
             return Profile.default()
-        cfg = SchedulerConfig(plugins={"multiPoint": PluginSet(
-            enabled=(("CapacityScheduling", None),), disabled=("DefaultPreemption",))})
+        # CapacityScheduling's documented configuration: its PostFilter alone
+        # (neither DynamicResources' nor DefaultPreemption's runs).
+        cfg = SchedulerConfig(plugins={
+            "multiPoint": PluginSet(enabled=(("CapacityScheduling", None),)),
+            "postFilter": PluginSet(enabled=(("CapacityScheduling", None),), disabled=("*",))})
     _check_names(cfg)
     multipoint = _merge_multipoint(DEFAULT_PLUGINS, cfg.plugins.get("multiPoint"))
     overrides: dict[str, Override] = {}

@@ -25,7 +25,7 @@ Embedding one decision, without a timeline (:func:`schedule_pod`)::
     result = schedule_pod(state, web)
     result.node        # None: n1 is tainted, n2 has 2 of its 4 CPUs left
     result.message     # '0/2 nodes are available: 1 Insufficient cpu,
-                       #  1 node(s) had untolerated taint {dedicated: db}.'
+                       #  1 node(s) had untolerated taint(s).'
     {n: f.code for n, f in result.fit_error.failures.items()}
                        # {'n1': 'UnschedulableAndUnresolvable', 'n2': 'Unschedulable'}
                        # (preemption may only try n2)
@@ -228,7 +228,7 @@ class _PerRule(Mapping[str, Mapping[str, int]]):
 
 def fit_message(num_nodes: int, failures: Mapping[str, Failure],
                 prefilter: Failure | None = None) -> str:
-    """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {…}.``
+    """``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s).``
 
     Upstream sorts the ``"<count> <reason>"`` strings as strings, so ``10 X``
     comes before ``2 Y``.
@@ -353,9 +353,10 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
 def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) -> ScheduleResult:
     """One scheduling cycle for ``ps``: PreFilter, filters, scores, the best node.
 
-    Ties between top-scoring nodes go to the node declared first (upstream
-    picks one at random).  ``advance=False`` keeps the node-search start
-    offset unchanged (what-if questions).
+    Ties between top-scoring nodes go to the first node in the scheduler's
+    node order (``ClusterState.node_order``; upstream picks one at random).
+    ``advance=False`` keeps the node-search start offset unchanged (what-if
+    questions).
     """
     from . import node_selection
 
@@ -384,12 +385,13 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
     totals, per_rule = score_nodes(ctx, pod, feasible)
-    # Highest total; ties go to the node declared first (upstream: random).
+    # Highest total; ties go to the first node in the scheduler's node order
+    # (upstream: random).
     best = 0
     top = totals[0]
     for i in range(1, len(feasible)):
         t = totals[i]
-        if t > top or (t == top and feasible[i].index < feasible[best].index):
+        if t > top or (t == top and feasible[i].rank < feasible[best].rank):
             best, top = i, t
     names = tuple([n.node.name for n in feasible])
     if trace is not None:
@@ -446,5 +448,5 @@ def feasible_names(result: ScheduleResult) -> Sequence[str]:
 
 
 def node_list(state: ClusterState) -> list[NodeState]:
-    """Nodes in declaration order (the tie-break order)."""
-    return state.node_list()
+    """Nodes in the scheduler's node order (the node tree's; the tie-break order)."""
+    return list(state.node_order())

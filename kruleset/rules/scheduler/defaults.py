@@ -48,6 +48,7 @@ FILTER_NODE_RESOURCES_FIT = "scheduler.filter.NodeResourcesFit"
 FILTER_POD_TOPOLOGY_SPREAD = "scheduler.filter.PodTopologySpread"
 FILTER_INTER_POD_AFFINITY = "scheduler.filter.InterPodAffinity"
 
+POSTFILTER_DYNAMIC_RESOURCES = "scheduler.postfilter.DynamicResources"
 POSTFILTER_DEFAULT_PREEMPTION = "scheduler.postfilter.DefaultPreemption"
 
 SCORE_TAINT_TOLERATION = "scheduler.score.TaintToleration"
@@ -65,7 +66,7 @@ NODE_ONLY_FILTERS = frozenset({FILTER_NODE_UNSCHEDULABLE, FILTER_NODE_NAME,
 
 # In-tree plugin → extension point → the kruleset rules implementing it.
 # Plugins with no rules are accepted in a configuration but not simulated
-# (volumes, images, binding, DRA).
+# (volumes, images, binding).
 IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "SchedulingGates": {"preEnqueue": (PREENQUEUE_SCHEDULING_GATES,)},
     "PrioritySort": {"queueSort": (QUEUE_PRIORITY_SORT, QUEUE_CREATION_ORDER)},
@@ -81,10 +82,11 @@ IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType(
                           "score": (SCORE_POD_TOPOLOGY_SPREAD,)},
     "InterPodAffinity": {"filter": (FILTER_INTER_POD_AFFINITY,),
                          "score": (SCORE_INTER_POD_AFFINITY,)},
+    "DynamicResources": {"postFilter": (POSTFILTER_DYNAMIC_RESOURCES,)},
     "DefaultPreemption": {"postFilter": (POSTFILTER_DEFAULT_PREEMPTION,)},
     "NodeResourcesBalancedAllocation": {"score": (SCORE_BALANCED_ALLOCATION,)},
     "VolumeRestrictions": {}, "NodeVolumeLimits": {}, "VolumeBinding": {}, "VolumeZone": {},
-    "ImageLocality": {}, "DefaultBinder": {}, "DynamicResources": {},
+    "ImageLocality": {}, "DefaultBinder": {},
 })
 
 # Upstream's default multiPoint plugins, in order, with score weights.
@@ -93,7 +95,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("NodeName", None), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None),
     ("NodeResourcesFit", 1), ("VolumeRestrictions", None), ("NodeVolumeLimits", None),
     ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2), ("DefaultPreemption", None),
+    ("InterPodAffinity", 2), ("DynamicResources", None), ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None),
 )
 

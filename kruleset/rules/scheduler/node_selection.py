@@ -33,6 +33,7 @@ from typing import Any
 
 import attrs
 
+from kruleset.model.node_tree import zone_key
 from kruleset.model.objects import Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, NodeState, PodState
@@ -338,27 +339,12 @@ def run_filters_with_nominated(ctx: Any, pod: Pod, node: NodeState, *,
 
 # --- node order and percentageOfNodesToScore -------------------------------------------
 
-_REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
-_ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
-
-
-def zone_key(labels: Mapping[str, str]) -> str:
-    """Upstream ``utilnode.GetZoneKey``: region and zone, ``""`` for neither."""
-    region = next((labels[k] for k in _REGION_LABELS if k in labels), "")
-    zone = next((labels[k] for k in _ZONE_LABELS if k in labels), "")
-    if not region and not zone:
-        return ""
-    return f"{region}:\x00:{zone}"
-
-
 class _Cursor:
-    """Per-cluster scheduler memory: the node-tree order and the next start index."""
+    """Per-cluster scheduler memory: the next start index (``nextStartNodeIndex``)."""
 
-    __slots__ = ("order", "size", "next_start")
+    __slots__ = ("next_start",)
 
     def __init__(self) -> None:
-        self.order: list[NodeState] = []
-        self.size = -1
         self.next_start = 0
 
 
@@ -369,44 +355,27 @@ def _cursor(state: ClusterState) -> _Cursor:
     c = _CURSORS.get(state)
     if c is None:
         c = _CURSORS[state] = _Cursor()
-    if c.size != len(state.nodes):
-        c.order = _tree_order(state.node_list())
-        c.size = len(state.nodes)
     return c
 
 
-def _tree_order(nodes: Sequence[NodeState]) -> list[NodeState]:
-    zones: dict[str, list[NodeState]] = {}
-    for n in nodes:
-        zones.setdefault(zone_key(n.labels), []).append(n)
-    if len(zones) <= 1:
-        return list(nodes)
-    out: list[NodeState] = []
-    lists = list(zones.values())
-    i = 0
-    while len(out) < len(nodes):
-        for lst in lists:
-            if i < len(lst):
-                out.append(lst[i])
-        i += 1
-    return out
-
-
 def node_order(state: ClusterState) -> list[NodeState]:
-    """Nodes in the scheduler's visiting order: zones interleaved (seed 003 §9).
+    """Nodes in the scheduler's visiting order, the node tree's (a copy).
 
-    Zones come in the order their first node was declared; inside a zone,
-    declaration order.  Example: zone 1 = n1..n4, zone 2 = n5, n6 gives
-    n1, n5, n2, n6, n3, n4.
+    Zones round-robin in the order their first node was added; inside a
+    zone, add order (:mod:`kruleset.model.node_tree`).  Example: zone 1 =
+    n1..n4, zone 2 = n5, n6 gives n1, n5, n2, n6, n3, n4.
     """
-    return list(_cursor(state).order)
+    return list(state.node_order())
 
 
 def invalidate_node_order(state: ClusterState) -> None:
-    """Recompute the visiting order on next use (call after a node's zone labels change)."""
-    c = _CURSORS.get(state)
-    if c is not None:
-        c.size = -1
+    """Re-file every node under its zone (for callers that changed labels in place).
+
+    :meth:`ClusterState.relabel_node` does this for one node; the order
+    changes at the next node added or removed, as upstream's.
+    """
+    for node in state.nodes.values():
+        state.node_tree.relabelled(node)
 
 
 def num_feasible_nodes_to_find(num_nodes: int, percentage: int | None) -> int:
@@ -448,7 +417,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         if run_filters_with_nominated(ctx, pod, node) is None:
             return [node], failures
     cursor = _cursor(state)
-    order = cursor.order
+    order = state.node_order()
     n = len(order)
     if n == 0:
         return [], failures

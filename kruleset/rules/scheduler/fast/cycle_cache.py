@@ -310,7 +310,7 @@ def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int
         if node.pods:
             low = min(ps.pod.effective_priority for ps in node.pods.values())
             latest = max(ps.effective_start for ps in node.pods.values())
-            got = (0, low, low + shift, 1, -latest, node.index)
+            got = (0, low, low + shift, 1, -latest, node.rank)
         bounds[node.name] = got
     return got  # type: ignore[no-any-return]
 
@@ -541,7 +541,7 @@ def potential_from(memo: CycleCache | None, failures: Mapping[str, Failure]
     if potential is None:
         results = entry.results
         potential = entry.extra["potential"] = tuple([
-            n for n in state.nodes.values()
+            n for n in state.node_order()
             if (f := results.get(n.name)) is not None and f.code == UNSCHEDULABLE])
     # Shared (a trace keeps it for each preemptor): replaced, never changed, when
     # a node's failure changes.

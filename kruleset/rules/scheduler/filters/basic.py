@@ -31,6 +31,7 @@ __all__ = [
 
 _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 _FILTER_EFFECTS = ("NoSchedule", "NoExecute")
+_UNTOLERATED = "node(s) had untolerated taint(s)"
 
 
 @rule(FILTERS, "scheduler.filter.NodeUnschedulable",
@@ -86,9 +87,9 @@ def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
     taint = find_untolerated_taint(node.taints, pod.tolerations)
     if taint is None:
         return None
-    # Wording of v1.27+ releases: "{key: value}".
-    return Failure(f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}", UNRESOLVABLE,
-                   detail={"taint": str(taint)})
+    # v1.35 names no taint (older releases said "untolerated taint {key: value}"),
+    # so nodes failing for different taints count as one reason in the message.
+    return Failure(_UNTOLERATED, UNRESOLVABLE, detail={"taint": str(taint)})
 
 
 # --- NodeAffinity ----------------------------------------------------------------------

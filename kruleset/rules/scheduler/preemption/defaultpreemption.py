@@ -14,8 +14,8 @@ whether evicting lower-priority pods would make room, as upstream's
    Unschedulable; UnschedulableAndUnresolvable nodes and nodes without a status
    are never tried;
 3. **dry run** over a sample of them (minCandidateNodesPercentage /
-   minCandidateNodesAbsolute; kruleset starts at the first declared node
-   instead of a random offset): victims per node
+   minCandidateNodesAbsolute; kruleset starts at the first node of the
+   scheduler's node order instead of a random offset): victims per node
    (:mod:`kruleset.rules.scheduler.preemption.victims`), candidates kept in two capped
    lists (PDB-violating or not), stopping once there is a non-violating
    candidate and enough candidates;
@@ -160,14 +160,14 @@ def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -
 # --- potential nodes and sampling -------------------------------------------------------------
 
 def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
-    """Nodes whose filter status is exactly Unschedulable, in declaration order.
+    """Nodes whose filter status is exactly Unschedulable, in the scheduler's node order.
 
     Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
     nodes and nodes without a status (absent status: U&U) are never tried.
     """
     failures = fit.failures
     out = []
-    for node in state.nodes.values():
+    for node in state.node_order():
         f = failures.get(node.name)
         if f is not None and f.code == UNSCHEDULABLE:
             out.append(node)

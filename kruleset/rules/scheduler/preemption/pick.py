@@ -11,8 +11,9 @@ criteria form the ordering rule set ``scheduler.preemption.pick``:
    non-negative (more victims never sum lower, even with negative priorities);
 4. fewest victims;
 5. latest start among the highest-priority victims' earliest start times;
-6. kruleset's deterministic tie-break: the node declared first (upstream takes
-   whichever node Go's map iteration gives).
+6. kruleset's deterministic tie-break: the first node in the scheduler's node
+   order, the node tree's (upstream takes whichever node Go's map iteration
+   gives).
 
 Note: seed 002 lists "fewest victims" before "lowest sum"; upstream code
 checks the sum first and has criterion 5; kruleset follows upstream.
@@ -49,7 +50,7 @@ PICK = define_ruleset(
 
 def _index(ctx: Any, c: Candidate) -> int:
     node = ctx.state.nodes.get(c.node)
-    return node.index if node is not None else 1 << 62
+    return node.rank if node is not None else 1 << 62
 
 
 @rule(PICK, "scheduler.preemption.pick.fewest-pdb-violations",
@@ -102,7 +103,9 @@ def _latest_start(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
 
 
 @rule(PICK, "scheduler.preemption.pick.first-declared-node",
-      doc="Still tied: the node declared first (upstream: an arbitrary one of the tied nodes).",
+      doc="Still tied: the first node in the scheduler's node order (zones round-robin, "
+          "add order within a zone; upstream: an arbitrary one of the tied nodes). "
+          "The name is kept from when that order was declaration order.",
       source="LANGUAGE.md §5 (deterministic tie-break); upstream picks the first node of a map",
       describe=lambda k: f"node #{k + 1}")
 def _first_declared(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
@@ -161,7 +164,7 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
         else:
             highest, total, earliest = -PRIORITY_SHIFT, 0, 0
         node = nodes.get(c.node)
-        index = node.index if node is not None else 1 << 62
+        index = node.rank if node is not None else 1 << 62
         return (c.num_pdb_violations, highest, total, len(victims), -earliest, index)
 
     return key

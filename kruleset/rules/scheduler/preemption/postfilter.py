@@ -1,11 +1,15 @@
 """PostFilter: what the scheduler does when no node fits (preemption).
 
 The rule set ``scheduler.postfilter`` holds one rule per PostFilter plugin
-(DefaultPreemption; CapacityScheduling when enabled).  Each rule function has
-the signature ``fn(ctx, args, request) -> PostFilterResult | None`` and the
-first enabled rule that returns a result decides, as upstream runs PostFilter
-plugins until one succeeds.  ``None`` means "not eligible, keep any existing
-nomination" (upstream's nil result).
+(DynamicResources, then DefaultPreemption, in v1.35's default profile;
+CapacityScheduling when enabled).  Each rule function has the signature
+``fn(ctx, args, request) -> PostFilterResult | None``.  As upstream's
+``RunPostFilterPlugins``, the plugins run in order until one nominates a
+node; each one that does not leaves a rejection reason (``result.message``,
+or ``ctx.extra[POSTFILTER_MESSAGE]`` when it returns ``None``, "not
+eligible, keep any existing nomination", upstream's nil result), and the
+reasons are joined with ``", "`` into the text the FailedScheduling message
+ends with.  A nomination drops the reasons (the message is the filters' alone).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..cycle import FitError, ScheduleContext
 __all__ = [
     "POSTFILTER",
     "POSTFILTER_MESSAGE",
+    "POSTFILTER_STOP",
     "Candidate",
     "PostFilterRequest",
     "PostFilterResult",
@@ -37,6 +42,9 @@ POSTFILTER = define_ruleset(
 # message here (e.g. "preemption: not eligible due to preemptionPolicy=Never."),
 # which upstream appends to the FailedScheduling message.
 POSTFILTER_MESSAGE = "scheduler.postfilter.message"
+# ctx.extra key: set by a plugin whose failure is an error, which ends the
+# PostFilter run at once (upstream returns a non-rejection status).
+POSTFILTER_STOP = "scheduler.postfilter.stop"
 
 
 @attrs.frozen(slots=True)
@@ -80,19 +88,40 @@ class PostFilterResult:
 
 def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
                    ) -> PostFilterResult | None:
-    """Run the enabled PostFilter plugins in order; the first non-``None`` result wins."""
+    """Run the enabled PostFilter plugins in order until one nominates a node.
+
+    Returns that plugin's result, else the last result any plugin returned
+    (``None`` if none did) with ``message`` set to the plugins' joined
+    rejection reasons; the same text is left in ``ctx.extra[POSTFILTER_MESSAGE]``
+    (``""`` after a nomination).
+    """
     active = ctx.profile.active(POSTFILTER.name)
     request = PostFilterRequest(ps, fit_error)
-    ctx.extra.pop(POSTFILTER_MESSAGE, None)
+    extra = ctx.extra
+    reasons: list[str] = []
     result: PostFilterResult | None = None
     for a in active.rules:
+        extra.pop(POSTFILTER_MESSAGE, None)
+        extra.pop(POSTFILTER_STOP, None)
         out = a.rule.fn(ctx, a.args, request)
         if ctx.trace is not None:
             ctx.trace.add(a.rule.name, ps.key, "result" if out is not None else "not eligible",
-                          getattr(out, "message", "") or getattr(out, "nominated_node", "") or "")
+                          getattr(out, "message", "") or getattr(out, "nominated_node", "")
+                          or extra.get(POSTFILTER_MESSAGE, ""))
         if out is None:
-            continue
-        result = attrs.evolve(out, plugin=out.plugin or a.rule.name)
-        if result.nominated_node:
-            return result
+            reason = extra.get(POSTFILTER_MESSAGE, "")
+        else:
+            result = attrs.evolve(out, plugin=out.plugin or a.rule.name)
+            if result.nominated_node:
+                extra[POSTFILTER_MESSAGE] = ""
+                return result
+            reason = result.message
+        if reason:
+            reasons.append(reason)
+        if extra.pop(POSTFILTER_STOP, False):
+            break
+    joined = ", ".join(reasons)
+    extra[POSTFILTER_MESSAGE] = joined
+    if result is not None and result.message != joined:
+        result = attrs.evolve(result, message=joined)
     return result
