@@ -165,3 +165,24 @@ def test_most_allocated_profile_packs():
     bind(s, pod("x", 1000, GI), "n2")
     assert schedule_pod(s, pod("p", 1000, GI), prof).node == "n2"
     assert schedule_pod(s, pod("p", 1000, GI)).node == "n1"
+
+
+def test_system_default_spread_counts_nodes_without_a_zone_as_one_domain():
+    # Found by the differential tests (kube-scheduler v1.35.4): under the system
+    # default constraints, nodes lacking the zone label are not ignored, and
+    # PreScore reads their zone as "", one more domain in the zone weight
+    # ln(domains + 2); they still get no zone term in Score.
+    zone = "topology.kubernetes.io/zone"
+    s = cluster(node("n1", labels={zone: "a", "kubernetes.io/hostname": "n1"}),
+                node("n2", labels={zone: "a", "kubernetes.io/hostname": "n2"}),
+                node("n3", labels={"kubernetes.io/hostname": "n3"}))
+    for i in range(2):
+        bind(s, pod(f"e{i}", labels={"app": "cache"}), "n1")
+    p = pod("p", labels={"app": "cache"}, owner_kind="ReplicaSet", owner_name="rs-cache")
+    r = schedule_pod(s, p)
+    host, zones = math.log(3 + 2), math.log(2 + 2)   # 3 nodes; zones "a" and ""
+    raw = {"n1": round(2 * host + 2 + 2 * zones + 4), "n2": round(2 + 2 * zones + 4), "n3": 2}
+    hi, lo = max(raw.values()), min(raw.values())
+    assert raw == {"n1": 12, "n2": 9, "n3": 2}
+    assert r.per_rule["scheduler.score.PodTopologySpread"] == {
+        n: 100 * (hi + lo - v) // hi for n, v in raw.items()}

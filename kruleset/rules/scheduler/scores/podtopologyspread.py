@@ -68,9 +68,10 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
         for i, c in enumerate(constraints):
             if c.key == HOSTNAME:
                 continue
-            v = labels.get(c.key)
-            if v is None:
-                continue
+            # Upstream reads the label as a map lookup: a node without it
+            # (only kept here under the system defaults) makes "" a domain,
+            # which counts in the weight but never scores (Score skips it).
+            v = labels.get(c.key, "")
             if v not in s.counts[i]:
                 s.counts[i][v] = 0
                 sizes[i] += 1

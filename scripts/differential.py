@@ -1,0 +1,166 @@
+"""Differential testing at scale: kruleset against the real kube-scheduler v1.35.
+
+    python scripts/differential.py --count 2000 --seed 1 [--group spread] [--jobs 2]
+                                   [--out differential-out] [--scores] [--no-shrink]
+    python scripts/differential.py --replay differential-out/3-spread-17/case.json
+
+Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
+turn (or from ``--group`` only), run through kruleset and through the oracle
+(``../shared/oracle/bin/kr-oracle`` beside the repository, or
+``$KRULESET_ORACLE``), and compared per incoming pod (see
+``tests/differential/compare.py`` for what is compared and where the
+comparison stops).  Printed: agreement per feature group, word for word and
+with the five known points of the fidelity issue forgiven, and every class
+of disagreement with its count.  For each class the first cluster that
+showed it is shrunk (nodes, pods and fields dropped while the class stays)
+and written to ``--out``/``N-CLASS/``: ``case.json`` (the oracle's input),
+kruleset's inputs (``cluster.json``, ``incoming-*.json``,
+``scheduler.json``) and ``diff.txt``.  Exit status 0 when every compared pod
+agreed, 1 otherwise, 2 when the oracle is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from differential.generator import GROUPS, generate  # noqa: E402
+from differential.kr_side import write_inputs  # noqa: E402
+from differential.oracle import find_oracle  # noqa: E402
+from differential.shrink import shrink  # noqa: E402
+from differential.verdict import Verdict, check  # noqa: E402
+
+ALL_GROUPS = [*GROUPS, "mixed"]
+
+
+def _one(job: tuple[str, str, int, bool]) -> dict[str, Any]:
+    binary, group, seed, scores = job
+    v = check(Path(binary), generate(seed, group), scores=scores)
+    comp = v.comparison
+    bad = {m.instant for m in comp.mismatches} if comp else set()
+    return {"group": group, "seed": seed, "classes": v.classes,
+            "unexplained": v.unexplained,
+            "instants": comp.instants if comp else 0,
+            "agreeing": comp.agreeing if comp else 0,
+            "forgiven": (comp.instants - (len(bad) if v.unexplained else 0)) if comp else 0,
+            "parted": comp.parted if comp else None}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:60]
+
+
+def _describe(binary: Path, case: dict[str, Any], scores: bool) -> str:
+    v = check(binary, case, scores=scores)
+    lines = [f"classes: {v.classes}"]
+    if v.error:
+        lines.append(f"error: {v.error}")
+    if v.comparison is not None:
+        lines += [m.describe() for m in v.comparison.mismatches]
+        if v.comparison.parted:
+            lines.append(f"compared up to instant {v.comparison.parted[0]}: "
+                         f"{v.comparison.parted[1]}")
+    return "\n".join(lines) + "\n"
+
+
+def write_reproducer(folder: Path, case: dict[str, Any], text: str) -> None:
+    """The oracle's input, kruleset's inputs and the differences, in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    write_inputs(case, folder)
+    (folder / "diff.txt").write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--group", choices=ALL_GROUPS, action="append")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("differential-out"))
+    ap.add_argument("--scores", action="store_true",
+                    help="compare per-node total scores too")
+    ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--shrink-budget", type=int, default=250)
+    ap.add_argument("--replay", type=Path, help="compare one case.json and print the differences")
+    args = ap.parse_args(argv)
+    binary, why = find_oracle()
+    if binary is None:
+        print(f"skipped: {why}", file=sys.stderr)
+        return 2
+    if args.replay:
+        print(_describe(binary, json.loads(args.replay.read_text()), args.scores), end="")
+        return 0
+    groups = args.group or ALL_GROUPS
+    jobs = [(str(binary), groups[i % len(groups)], args.seed + i, args.scores)
+            for i in range(args.count)]
+    began = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for r in pool.map(_one, jobs, chunksize=4):
+            results.append(r)
+    took = time.perf_counter() - began
+    per: dict[str, Counter[str]] = defaultdict(Counter)
+    classes: Counter[str] = Counter()
+    first: dict[str, tuple[str, int]] = {}
+    for r in results:
+        c = per[r["group"]]
+        c["clusters"] += 1
+        c["pods"] += r["instants"]
+        c["agree"] += r["agreeing"]
+        c["forgiven"] += r["forgiven"]
+        c["parted"] += r["parted"] is not None
+        for cls in r["classes"]:
+            classes[cls] += 1
+            first.setdefault(cls, (r["group"], r["seed"]))
+    print(f"{len(results)} clusters in {took:.0f} s\n")
+    print(f"{'group':<14} {'clusters':>8} {'pods':>6} {'agree':>7} {'%':>6} "
+          f"{'known-forgiven %':>16} {'parted':>6}")
+    total: Counter[str] = Counter()
+    for g in [*groups, "all"]:
+        c = total if g == "all" else per[g]
+        if g != "all":
+            total.update(c)
+        pods = c["pods"] or 1
+        print(f"{g:<14} {c['clusters']:>8} {c['pods']:>6} {c['agree']:>7} "
+              f"{100 * c['agree'] / pods:>6.1f} {100 * c['forgiven'] / pods:>16.1f} "
+              f"{c['parted']:>6}")
+    if classes:
+        print("\nclasses of disagreement (clusters showing each):")
+        for cls, n in classes.most_common():
+            g, s = first[cls]
+            print(f"  {n:>5}  {cls}   (first: --group {g} seed {s})")
+    if classes and not args.no_shrink:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for i, (cls, _) in enumerate(classes.most_common(), 1):
+            g, s = first[cls]
+            case = generate(s, g)
+            # The shrunk case must show this class and no class the original
+            # did not show: other disagreements a deletion may create are
+            # not this one.
+            allowed = set(check(binary, case, scores=args.scores).classes)
+
+            def holds(c: dict[str, Any], cls: str = cls, allowed: set[str] = allowed) -> bool:
+                v: Verdict = check(binary, c, scores=args.scores)
+                return cls in v.classes and set(v.classes) <= allowed
+
+            small = shrink(case, holds, budget=args.shrink_budget)
+            folder = args.out / f"{i}-{_slug(cls)}"
+            write_reproducer(folder, small, f"group {g}, seed {s}\n"
+                             + _describe(binary, small, args.scores))
+            print(f"reproducer: {folder}")
+    return 0 if not classes else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Finding and running the oracle (the real kube-scheduler v1.35.4 on a JSON cluster)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ORACLE_ENV", "find_oracle", "run_oracle", "start_oracle", "finish_oracle"]
+
+ORACLE_ENV = "KRULESET_ORACLE"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def find_oracle() -> tuple[Path | None, str]:
+    """The oracle binary, or None with the reason it is absent."""
+    env = os.environ.get(ORACLE_ENV)
+    if env:
+        path = Path(env)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path, ""
+        return None, f"${ORACLE_ENV} is set to {env}, which is not an executable file"
+    path = REPO_ROOT.parent / "shared" / "oracle" / "bin" / "kr-oracle"
+    if path.is_file() and os.access(path, os.X_OK):
+        return path, ""
+    return None, (f"the oracle is absent: neither ../shared/oracle/bin/kr-oracle (beside the "
+                  f"repository) nor ${ORACLE_ENV} names it")
+
+
+def start_oracle(binary: Path, case: dict[str, Any]) -> subprocess.Popen[bytes]:
+    """Start the oracle on ``case`` without waiting (several may run at once)."""
+    proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(case).encode())
+    proc.stdin.close()
+    return proc
+
+
+def finish_oracle(proc: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    """Wait for a started oracle; its decisions (one entry per incoming pod)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"the oracle failed (exit {proc.returncode}): "
+                           f"{err.decode(errors='replace')[-2000:]}")
+    result: list[dict[str, Any]] = json.loads(out)
+    return result
+
+
+def run_oracle(binary: Path, case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run the oracle on one cluster and return its decisions."""
+    return finish_oracle(start_oracle(binary, case))
