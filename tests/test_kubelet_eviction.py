@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 from kubelet_helpers import Gi, Mi, node, pod, res
 
-from kruleset.lang.kubelet import make_kubelet_config
 from kruleset.model.config import EvictionThreshold, KubeletConfig
+from kruleset.model.kubelet_settings import make_kubelet_config
 from kruleset.model.objects import SYSTEM_CRITICAL_PRIORITY, EmptyDir
 from kruleset.model.state import ClusterState
 from kruleset.rules.kubelet.eviction.manager import eviction_pass, format_binary, format_decimal

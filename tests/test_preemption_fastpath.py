@@ -3,7 +3,7 @@
 Victim selection has an arithmetic fast path (free resources and host ports
 counted directly instead of re-running the filters with an overlay) that is
 only taken when no other filter can change its answer by removing pods.  The
-general path stays callable (``preemption_victims.FAST_PATH = False``).  Here
+general path stays callable (``kruleset.rules.scheduler.fast.plan.FAST_PATH = False``).  Here
 seeded random clusters (priorities, start times, PDBs, host ports, extended
 resources, pod (anti-)affinity, spread constraints, nominated pods,
 ElasticQuotas) are simulated both ways and everything preemption decides is
@@ -21,8 +21,8 @@ import pytest
 
 import kruleset
 from kruleset.rules.quota import reclaim as quota_reclaim
+from kruleset.rules.scheduler.fast import plan as fast_plan
 from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
-from kruleset.rules.scheduler.preemption import victims as preemption_victims
 from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
@@ -119,7 +119,7 @@ def _result_view(r: PostFilterResult | None) -> Any:
 
 def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatch
               ) -> tuple[list[Any], list[Any], list[Any]]:
-    monkeypatch.setattr(preemption_victims, "FAST_PATH", fast)
+    monkeypatch.setattr(fast_plan, "FAST_PATH", fast)
     results: list[Any] = []
     original_preempt = preemption.preempt
     original_reclaim = quota_reclaim.reclaim

@@ -1,20 +1,19 @@
-"""Kubelet eviction configuration: the kubelet's own parsing rules, and the
-``kubelet NODE|* { … }`` block of ``.kr`` files.
+"""The ``kubelet NODE|* { … }`` block of ``.kr`` files.
 
-:func:`make_kubelet_config` is shared with the KubeletConfiguration YAML loader,
-so both refuse the same things the kubelet refuses (ParseThresholdConfig).
+The settings are checked by :func:`kruleset.model.kubelet_settings.make_kubelet_config`,
+which the KubeletConfiguration YAML loader shares, so both refuse the same
+things the kubelet refuses (ParseThresholdConfig).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from fractions import Fraction
-
-import attrs
-
-from ..errors import NO_SPAN, Span, did_you_mean
-from ..model.config import DEFAULT_HARD_THRESHOLDS, SIGNALS, EvictionThreshold, KubeletConfig
-from ..model.quantity import QuantityError, parse_duration, parse_percentage, parse_quantity
+from ..errors import Span
+from ..model.config import SIGNALS, KubeletConfig
+from ..model.kubelet_settings import (
+    FILESYSTEMS,
+    KubeletConfigError,
+    make_kubelet_config,
+)
 from .cursor import Cursor
 from .errors import Source
 from .syntax import Statement, Word
@@ -25,175 +24,6 @@ __all__ = [
     "make_kubelet_config",
     "kubelet_block",
 ]
-
-FILESYSTEMS = ("nodefs", "nodefs+imagefs", "nodefs+imagefs+containerfs")
-ENFORCE = ("pods", "system-reserved", "kube-reserved", "none")
-
-
-class KubeletConfigError(ValueError):
-    """A kubelet setting the kubelet itself would refuse.
-
-    ``setting`` is which input was wrong (``hard``, ``soft``,
-    ``soft_grace_period``, ``minimum_reclaim``, ``max_pod_grace_period``,
-    ``pressure_transition_period``, ``housekeeping_interval``, ``filesystems``,
-    ``enforce_node_allocatable``) and ``signal`` the signal concerned ("" when
-    none), so callers can point at the right place.
-    """
-
-    def __init__(self, message: str, setting: str, signal: str = "", suggestion: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.setting = setting
-        self.signal = signal
-        self.suggestion = suggestion
-
-
-def _check_signal(signal: str, setting: str) -> None:
-    if signal not in SIGNALS:
-        hint = did_you_mean(signal, SIGNALS)
-        raise KubeletConfigError(
-            f"unsupported eviction signal '{signal}'" + (f", {hint}" if hint else ""),
-            setting, signal, suggestion="signals: " + ", ".join(SIGNALS))
-
-
-def _threshold_value(signal: str, text: str, setting: str) -> EvictionThreshold | None:
-    text = text.strip()
-    if text.endswith("%"):
-        if text in ("0%", "100%"):
-            return None  # the kubelet drops these thresholds silently
-        try:
-            pct = parse_percentage(text)
-        except QuantityError as exc:
-            raise KubeletConfigError(f"{signal}: {exc}", setting, signal) from None
-        return EvictionThreshold(signal, percentage=pct)
-    try:
-        value = parse_quantity(text, "memory", allow_negative=True)
-    except QuantityError as exc:
-        raise KubeletConfigError(f"{signal}: {exc}", setting, signal) from None
-    if value <= 0:
-        raise KubeletConfigError(
-            f"eviction threshold {signal} must be positive, found '{text}'", setting, signal,
-            suggestion="use 0% to turn the threshold off")
-    return EvictionThreshold(signal, quantity=value)
-
-
-def _duration(text: str | int, setting: str, signal: str = "") -> int:
-    if isinstance(text, int):
-        if text < 0:
-            raise KubeletConfigError(f"{setting} may not be negative", setting, signal)
-        return text
-    try:
-        return parse_duration(text)
-    except QuantityError as exc:
-        what = signal or setting
-        raise KubeletConfigError(f"{what}: {exc}", setting, signal) from None
-
-
-def make_kubelet_config(
-    hard: Mapping[str, str] | None = None,
-    soft: Mapping[str, str] | None = None,
-    soft_grace_period: Mapping[str, str] | None = None,
-    minimum_reclaim: Mapping[str, str] | None = None,
-    *,
-    max_pod_grace_period: str | int = 0,
-    pressure_transition_period: str | int = 300_000,
-    housekeeping_interval: str | int = 10_000,
-    filesystems: str = "nodefs",
-    enforce_node_allocatable: Sequence[str] = ("pods",),
-    span: Span = NO_SPAN,
-) -> KubeletConfig:
-    """Build a :class:`KubeletConfig` the way the kubelet parses its flags.
-
-    ``hard``, ``soft``, ``soft_grace_period`` and ``minimum_reclaim`` map a signal
-    to the value as written (``"100Mi"``, ``"10%"``, ``"1m30s"``); ``hard=None``
-    means evictionHard was not given, so the upstream defaults apply.  The
-    durations are Go-style strings or integers of milliseconds.
-
-    Rules (upstream ParseThresholdConfig): an unknown signal is an error; a
-    threshold quantity of 0 (or less) is an error; ``0%`` and ``100%`` drop the
-    threshold (its grace period is then not required); a percentage over 100%
-    is an error; every soft threshold needs a grace period for its signal;
-    grace periods for signals without a soft threshold are accepted; a minimum
-    reclaim of ``0`` is accepted, ``0%`` is an error.  Minimum reclaim attaches
-    to the hard and soft thresholds of its signal; given without
-    ``hard``, it attaches to the default hard thresholds, which are then
-    written out in ``KubeletConfig.hard``.  Thresholds keep the order given.
-
-    Raises :class:`KubeletConfigError` (a ``ValueError``) naming the setting and
-    signal at fault.
-    """
-    grace: dict[str, int] = {}
-    for signal, text in (soft_grace_period or {}).items():
-        _check_signal(signal, "soft_grace_period")
-        grace[signal] = _duration(text, "soft_grace_period", signal)
-    reclaim: dict[str, tuple[int | None, Fraction | None]] = {}
-    for signal, text in (minimum_reclaim or {}).items():
-        _check_signal(signal, "minimum_reclaim")
-        t = text.strip()
-        try:
-            if t.endswith("%"):
-                pct = parse_percentage(t)
-                if pct <= 0:
-                    raise KubeletConfigError(
-                        f"minimum reclaim for {signal} must be above 0%", "minimum_reclaim", signal)
-                reclaim[signal] = (None, pct)
-            else:
-                reclaim[signal] = (parse_quantity(t, "memory"), None)
-        except QuantityError as exc:
-            raise KubeletConfigError(f"{signal}: {exc}", "minimum_reclaim", signal) from None
-
-    def attach(th: EvictionThreshold, grace_ms: int = 0) -> EvictionThreshold:
-        q, p = reclaim.get(th.signal, (None, None))
-        return attrs.evolve(th, grace_period=grace_ms, min_reclaim_quantity=q,
-                            min_reclaim_percentage=p, span=span)
-
-    hard_out: tuple[EvictionThreshold, ...] | None = None
-    if hard is not None:
-        items = []
-        for signal, text in hard.items():
-            _check_signal(signal, "hard")
-            th = _threshold_value(signal, text, "hard")
-            if th is not None:
-                items.append(attach(th))
-        hard_out = tuple(items)
-    elif reclaim:
-        hard_out = tuple(attach(th) for th in DEFAULT_HARD_THRESHOLDS)
-    soft_out = []
-    for signal, text in (soft or {}).items():
-        _check_signal(signal, "soft")
-        th = _threshold_value(signal, text, "soft")
-        if th is None:
-            continue
-        if signal not in grace:
-            raise KubeletConfigError(
-                f"grace period must be specified for the soft eviction threshold {signal}",
-                "soft", signal, suggestion=f"add eviction-soft-grace-period {signal}=1m30s")
-        soft_out.append(attach(th, grace[signal]))
-    if filesystems not in FILESYSTEMS:
-        hint = did_you_mean(filesystems, FILESYSTEMS)
-        raise KubeletConfigError(f"unknown filesystems '{filesystems}'"
-                                 + (f", {hint}" if hint else ""), "filesystems",
-                                 suggestion=" | ".join(FILESYSTEMS))
-    enforce = []
-    for name in enforce_node_allocatable:
-        if name not in ENFORCE:
-            hint = did_you_mean(name, ENFORCE)
-            raise KubeletConfigError(f"unknown enforce-node-allocatable value '{name}'"
-                                     + (f", {hint}" if hint else ""), "enforce_node_allocatable")
-        if name != "none":
-            enforce.append(name)
-    return KubeletConfig(
-        hard=hard_out,
-        soft=tuple(soft_out),
-        max_pod_grace_period=_duration(max_pod_grace_period, "max_pod_grace_period"),
-        pressure_transition_period=_duration(pressure_transition_period,
-                                             "pressure_transition_period"),
-        housekeeping_interval=_duration(housekeeping_interval, "housekeeping_interval"),
-        filesystems=filesystems,
-        enforce_node_allocatable=tuple(enforce),
-        span=span,
-    )
-
 
 _MAP_FLAGS = {
     "eviction-hard": ("hard", "<"),

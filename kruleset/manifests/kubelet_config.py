@@ -4,7 +4,7 @@ This module only reads the YAML fields.  The kubelet's rules for eviction
 thresholds (which signals exist, ``0%``/``100%`` dropping a threshold, a zero
 quantity refused, soft thresholds needing a grace period, min-reclaim,
 defaults replaced all-or-nothing) live in one place,
-``kruleset.lang.kubelet.make_kubelet_config``, which the ``.kr`` kubelet block
+``kruleset.model.kubelet_settings.make_kubelet_config``, which the ``.kr`` kubelet block
 uses too; this module hands it the same strings the kubelet flags would carry.
 """
 
@@ -161,7 +161,7 @@ def load_kubelet_config(path: Path, span: Span | None = None) -> KubeletConfigFi
     come back as :class:`ManifestError` naming the field and signal.
     """
     doc, fields = read_kubelet_fields(path, span)
-    from ..lang.kubelet import KubeletConfigError, make_kubelet_config
+    from ..model.kubelet_settings import KubeletConfigError, make_kubelet_config
 
     optional: dict[str, Any] = {}
     if fields.eviction_pressure_transition_period is not None:

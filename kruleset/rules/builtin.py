@@ -8,8 +8,9 @@ does not decide the order of any scheduler rule set: that is
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from .registry import rulesets_registered
 from .scheduler.defaults import arrange
 
 _MODULES = (
@@ -34,9 +35,16 @@ _MODULES = (
     "disruption.eviction_api",
 )
 
-for _name in _MODULES:
-    importlib.import_module(f"{__package__}.{_name}")
 
-# The scheduler's rule sets take their order, weights and args from the
-# default profile's data, whatever order the modules above registered in.
-arrange(rulesets_registered())
+
+def load(registered: Callable[[], Iterable[Any]]) -> None:
+    """Import every built-in rules module, then order the scheduler's rule sets.
+
+    ``registered()`` lists the rule sets defined once the modules are in (the
+    registry passes its own).  The scheduler's rule sets then take their
+    order, weights and args from the default profile's data, whatever order
+    the modules above registered in.
+    """
+    for name in _MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+    arrange(registered())

@@ -38,11 +38,6 @@ def rulesets() -> list[RuleSet]:
     return [_RULESETS[k] for k in sorted(_RULESETS)]
 
 
-def rulesets_registered() -> list[RuleSet]:
-    """Every rule set defined so far, without loading the built-in modules."""
-    return list(_RULESETS.values())
-
-
 def register(
     rule_: Rule, ruleset: str, *, before: str | None = None, after: str | None = None
 ) -> Rule:
@@ -80,4 +75,6 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
-    from . import builtin  # noqa: F401  (imports every built-in rules module)
+    from . import builtin
+
+    builtin.load(lambda: list(_RULESETS.values()))

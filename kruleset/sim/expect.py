@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.scenario import Expectation
 from ..model.selectors import Taint
 from ..model.state import FAILED, RUNNING, SUCCEEDED, PodState
-from .core import Simulation
 from .result import NOT_SIMULATED, ExpectationResult
+
+if TYPE_CHECKING:
+    from .core import Simulation
 
 __all__ = ["check_expectations", "pod_in_state"]
 
@@ -172,14 +174,9 @@ def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     from ..model.quantity import format_quantity
+    from ..rules.quota.accounting import quota_used
 
-    try:
-        from ..rules.quota.accounting import quota_used
-        used = quota_used(sim.state, x.ref)
-        get = used.get
-    except ImportError:
-        tally = sim.state.ns_bound.get(x.ref)
-        get = tally.get if tally is not None else (lambda name: 0)
+    get = quota_used(sim.state, x.ref).get
     bad = []
     for name, want in x.args["used"].items():
         have = get(name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -22,17 +22,18 @@ from ..model.state import PodState
 from ..rules.engine import Failure
 from ..rules.priority import admission_rules, admit_priority, priority_changes
 from ..rules.profile import Profile
-from .core import Simulation, register_pod_admission
+from .registry import register_pod_admission
+
+if TYPE_CHECKING:
+    from .core import Simulation
 
 __all__ = ["apply_declarations", "build_profile", "create_object"]
 
 
 def build_profile(scenario: Scenario) -> Profile:
     """The scheduler profile: upstream defaults, a `config scheduler` file, quotas."""
-    try:
-        from ..rules.scheduler.config import profile_for
-    except ImportError:
-        return Profile.default()
+    from ..rules.scheduler.config import profile_for
+
     quotas = any(isinstance(o, ElasticQuota) for o in scenario.objects) or any(
         isinstance(getattr(e.action, "obj", None), ElasticQuota) for e in scenario.events)
     return profile_for(scenario.scheduler, quotas_present=quotas)

@@ -68,7 +68,7 @@ from kruleset.model.state import ClusterState, PodState, Tally
 
 from ..engine import UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
-from ..scheduler.cycle import PREFILTER
+from ..scheduler.framework import PREFILTER
 
 __all__ = [
     "MAX_RULE",
@@ -728,7 +728,7 @@ def check_quota(state: ClusterState, pod: Pod | PodState, *,
         'Pod ns-a/p6 is rejected in PreFilter because ElasticQuota ns-a is more than Max'
     """
     from ..profile import Profile
-    from ..scheduler.cycle import ScheduleContext
+    from ..scheduler.framework import ScheduleContext
 
     ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
     ctx = ScheduleContext(state, Profile.default(), trace, state.now)

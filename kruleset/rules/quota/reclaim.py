@@ -60,6 +60,7 @@ from ..registry import define_ruleset, rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..scheduler.fast import cycle_cache
+from ..scheduler.fast.plan import FastPlan, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL, lower_nominated, potential_nodes
 from ..scheduler.preemption.pick import (
@@ -85,11 +86,9 @@ from ..scheduler.preemption.victims import (
     _PORTS,
     PORTS_MESSAGE,
     VICTIMS,
-    FastPlan,
     NodeFit,
     PdbBudget,
     fast_importance_order,
-    fast_plan,
     pdb_budgets,
     split_by_pdb,
 )

@@ -29,7 +29,7 @@ import functools
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -39,8 +39,10 @@ from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import Failure
-from .cycle import FILTERS, ScheduleContext
-from .fast import cycle_cache
+from .framework import FILTERS, ScheduleContext
+
+if TYPE_CHECKING:
+    from .fast.cycle_cache import TraceInfo
 
 __all__ = [
     "OVERLAY",
@@ -427,7 +429,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     memo = ctx.memo if isinstance(ctx, ScheduleContext) else None
     key = None
     if memo is not None and OVERLAY not in ctx.extra:
-        key = cycle_cache.filters_key(ctx, pod)
+        key = memo.filters_key(ctx, pod)
         if key is not None:
             def judge(node: NodeState) -> Failure | None:
                 if noms and node.name in noms:
@@ -435,13 +437,13 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                 return _run(ctx, rules, pod, node)
 
             if trace is None:
-                hit = cycle_cache.all_failed(memo, key, order, start, judge)
+                hit = memo.all_failed(key, order, start, judge)
                 if hit is not None:
                     # Every node was judged: the start offset stays where it is.
                     return [], hit
             else:
-                kept = cycle_cache.all_failed_traced(
-                    memo, key, order, start, _rule_places(rules)[0],
+                kept = memo.all_failed_traced(
+                    key, order, start, _rule_places(rules)[0],
                     lambda node: _judge_traced(ctx, rules, pod, node))
                 if kept is not None:
                     failed, base, since, odd, count = kept
@@ -460,14 +462,14 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
                           nom_entries)
         if key is not None and memo is not None and not feasible and processed == n:
             if fail_at is None or nom_entries is None:
-                cycle_cache.keep_all_failed(memo, key, failures, start)
+                memo.keep_all_failed(key, failures, start)
             else:
                 subject = f"{pod.key} on {{}}"
-                info: dict[str, cycle_cache.TraceInfo] = {
+                info: dict[str, TraceInfo] = {
                     name: ((nom_entries[name], subject.format(name)) if name in nom_entries
                            else (fail_at[name], f.reason))
                     for name, f in failures.items()}
-                cycle_cache.keep_all_failed_traced(memo, key, failures, start,
+                memo.keep_all_failed_traced(key, failures, start,
                                                    _rule_places(rules)[0], info)
         if advance:
             cursor.next_start = (start + processed) % n
@@ -601,7 +603,7 @@ class _Recorder:
 
 def _judge_traced(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                   pod: Pod, node: NodeState
-                  ) -> tuple[Failure | None, cycle_cache.TraceInfo | None]:
+                  ) -> tuple[Failure | None, TraceInfo | None]:
     """One node judged as the traced search judges it: its failure and what it records."""
     failures: dict[str, Failure] = {}
     fail_at: dict[str, int] = {}
@@ -617,14 +619,14 @@ def _judge_traced(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
 
 def _trace_kept(trace: Any, pod: Pod,
                 rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                base: Mapping[str, Failure], odd: Mapping[str, cycle_cache.TraceInfo],
-                since: Mapping[str, tuple[Failure, cycle_cache.TraceInfo | None]],
+                base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
+                since: Mapping[str, tuple[Failure, TraceInfo | None]],
                 count: int) -> None:
     """Record a search answered from the cache: the entries :func:`_trace_search` makes,
     in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
     afterwards, ``since`` holds the nodes changed after they were taken): from each
     failure (the rules before the failing one passed), or from the node's kept
-    :data:`~kruleset.rules.scheduler.fast.cycle_cache.TraceInfo` where there is one.
+    :data:`~kruleset.rules.scheduler.fast.TraceInfo` where there is one.
 
     The group is a :func:`functools.partial` of plain values, not a closure:
     a trace keeps one per search until read, and each closure cell is one more
@@ -650,8 +652,8 @@ def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]
 
 
 def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
-                  base: Mapping[str, Failure], odd: Mapping[str, cycle_cache.TraceInfo],
-                  since: Mapping[str, tuple[Failure, cycle_cache.TraceInfo | None]]
+                  base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
+                  since: Mapping[str, tuple[Failure, TraceInfo | None]]
                   ) -> Iterator[tuple[str, str, str, str]]:
     for node, f in base.items():
         changed = since.get(node) if since else None

@@ -34,7 +34,8 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState
 from kruleset.rules.engine import UNSCHEDULABLE, Failure
 
-from ..cycle import failure_reasons
+from ..framework import failure_reasons
+from .plan import fast_plan
 
 __all__ = ["ENABLED", "CycleCache", "Prefix", "Recorder", "shape_of"]
 
@@ -102,6 +103,40 @@ class CycleCache:
             return entry, []
         changed = list(dict.fromkeys(log[entry.pos:]))
         return entry, changed
+
+    # The filter search's questions, asked on ``ctx.memo`` so that the search
+    # (node_selection) never imports this module: see the functions of the
+    # same names below.
+    def filters_key(self, ctx: Any, pod: Pod) -> Hashable | None:
+        """:func:`filters_key`."""
+        return filters_key(ctx, pod)
+
+    def all_failed(self, key: Hashable, order: Sequence[NodeState], start: int,
+                   judge: Callable[[NodeState], Failure | None]) -> dict[str, Failure] | None:
+        """:func:`all_failed` on this cache."""
+        return all_failed(self, key, order, start, judge)
+
+    def all_failed_traced(self, key: Hashable, order: Sequence[NodeState], start: int,
+                          names: Sequence[str],
+                          judge: Callable[[NodeState], tuple[Failure | None, Any]]) -> Any:
+        """:func:`all_failed_traced` on this cache."""
+        return all_failed_traced(self, key, order, start, names, judge)
+
+    def keep_all_failed(self, key: Hashable, failures: Mapping[str, Failure],
+                        start: int) -> None:
+        """:func:`keep_all_failed` on this cache."""
+        keep_all_failed(self, key, failures, start)
+
+    def keep_all_failed_traced(self, key: Hashable, failures: Mapping[str, Failure],
+                               start: int, names: Sequence[str],
+                               info: dict[str, TraceInfo]) -> None:
+        """:func:`keep_all_failed_traced` on this cache."""
+        keep_all_failed_traced(self, key, failures, start, names, info)
+
+    def tally_for(self, failures: Mapping[str, Failure]
+                  ) -> tuple[dict[str, int], dict[str, int]] | None:
+        """:func:`tally_for` on this cache."""
+        return tally_for(self, failures)
 
     def caught_up(self, entry: _Entry) -> None:
         """The entry now reflects every change logged so far."""
@@ -332,8 +367,6 @@ def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
     shape = shape_of(pod)
     if shape is None:
         return None
-    from ..preemption.victims import fast_plan
-
     if fast_plan(ctx, pod, traced=trace is not None) is None:
         return None
     return ("filters", shape, trace is not None)

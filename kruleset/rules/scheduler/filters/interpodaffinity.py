@@ -28,7 +28,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..cycle import FILTERS
+from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
 from .topology_index import ResolvedTerm, pod_index, resolve_term
 

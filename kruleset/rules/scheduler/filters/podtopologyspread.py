@@ -30,7 +30,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..cycle import FILTERS
+from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
 from .basic import find_untolerated_taint, node_matches_pod_affinity
 from .topology_index import pod_index

@@ -57,6 +57,7 @@ from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
 from ..fast import cycle_cache
+from ..fast.plan import fast_plan
 from .pick import (
     PICK,
     PRIORITY_SHIFT,
@@ -79,7 +80,6 @@ from .victims import (
     NodeVictims,
     PdbBudget,
     VictimPredicate,
-    fast_plan,
     pdb_budgets,
     select_or_defer,
     select_victims_on_node,

@@ -32,7 +32,7 @@ from kruleset.model.quantity import format_duration
 from kruleset.rules.engine import ActiveRuleSet
 from kruleset.rules.registry import define_ruleset, rule
 
-from . import victims as preemption_victims
+from ..fast import plan
 from .postfilter import Candidate
 
 __all__ = ["DEFAULT_PICK", "PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys",
@@ -172,7 +172,7 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
 
 def is_default(order: ActiveRuleSet) -> bool:
     """Whether ``order`` is the default criteria, which :func:`default_pick_key` computes."""
-    return preemption_victims.FAST_PATH and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
+    return plan.FAST_PATH and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
 
 
 def decide_by_keys(a: tuple[int, ...], b: tuple[int, ...]) -> str:

@@ -22,7 +22,7 @@ import attrs
 from kruleset.model.state import PodState
 from kruleset.rules.registry import define_ruleset
 
-from ..cycle import FitError, ScheduleContext
+from ..framework import FitError, ScheduleContext
 
 __all__ = [
     "POSTFILTER",

@@ -40,25 +40,14 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
-from ..defaults import (
-    FILTER_INTER_POD_AFFINITY,
-    FILTER_NODE_PORTS,
-    FILTER_NODE_RESOURCES_FIT,
-    FILTER_POD_TOPOLOGY_SPREAD,
-    NODE_ONLY_FILTERS,
-)
-from ..filters.interpodaffinity import STATE as INTERPOD_STATE
-from ..filters.podtopologyspread import STATE as SPREAD_STATE
+from ..defaults import FILTER_NODE_PORTS, FILTER_NODE_RESOURCES_FIT
+from ..fast.plan import FastPlan, fast_plan
 from ..node_selection import (
-    _ALL_RULES,
-    OVERLAY,
     nominated_pods,
-    prepare_cycle,
     run_filters_with_nominated,
 )
 
 __all__ = [
-    "FAST_PATH",
     "NO_VICTIMS",
     "NO_VICTIMS_FAILURE",
     "VICTIMS",
@@ -82,10 +71,6 @@ NO_VICTIMS = "No preemption victims found for incoming pod"
 NO_VICTIMS_FAILURE = Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
 PORTS_MESSAGE = "node(s) didn't have free ports for the requested pod ports"
 
-# Whether victim selection may take its arithmetic fast path (see
-# ``_fast_victims``); False forces the general path, which the fast path must
-# match decision for decision (tests compare the two).
-FAST_PATH = True
 
 VictimPredicate = Callable[[Any, Pod, PodState, NodeState], bool]
 
@@ -309,74 +294,11 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
 # else (tracing, an overlay already in force, another filter, a failure
 # that needs its full Failure object) takes the general path.
 
-_NODE_ONLY = NODE_ONLY_FILTERS
 _PORTS = FILTER_NODE_PORTS
 _FIT = FILTER_NODE_RESOURCES_FIT
-_SPREAD = FILTER_POD_TOPOLOGY_SPREAD
-_INTERPOD = FILTER_INTER_POD_AFFINITY
 _GENERAL = object()  # _fast_victims: "the general path decides"
 _DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
                   "scheduler.preemption.victims.later-start-first")
-
-
-@attrs.frozen(slots=True)
-class FastPlan:
-    """What the fast path needs to know about the preemptor, computed once per dry run.
-
-    ``node_only`` are the filters that read the node alone (run once per
-    node); ``checks`` the pod-dependent ones in filter order (``"ports"`` or
-    ``"fit"``); ``ignored`` NodeResourcesFit's ignored resources (and
-    ``group/*`` patterns); ``ports`` the pod's host ports.
-    """
-
-    node_only: tuple[tuple[Callable[..., Any], Mapping[str, Any]], ...]
-    checks: tuple[str, ...]
-    ignored: frozenset[str]
-    ports: frozenset[Any]
-    all_names: tuple[str, ...] = ()  # every enabled filter (a run with an overlay)
-    prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
-
-
-def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
-    """The fast-path plan for ``pod``, or None when the general path must run.
-
-    With tracing on there is a plan only for a caller that records the filter
-    runs the general path would (``traced``: DefaultPreemption's victim
-    selection does) and a trace that takes deferred groups.
-    """
-    trace = ctx.trace
-    if not FAST_PATH or OVERLAY in ctx.extra or (
-            trace is not None and not (traced and hasattr(trace, "defer"))):
-        return None
-    prepared = prepare_cycle(ctx, pod)
-    skipped = {name for _, _, name in ctx.extra[_ALL_RULES]} - {name for _, _, name in prepared}
-    node_only: list[tuple[Callable[..., Any], Mapping[str, Any]]] = []
-    checks: list[str] = []
-    ignored: frozenset[str] = frozenset()
-    for fn, args, name in ctx.extra[_ALL_RULES]:
-        if name in _NODE_ONLY:
-            # A rule whose PreFilter skipped it passes every node.
-            if name not in skipped:
-                node_only.append((fn, args))
-        elif name == _PORTS:
-            if pod.host_ports:
-                checks.append("ports")
-        elif name == _FIT:
-            checks.append("fit")
-            ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
-                f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))
-        elif name == _SPREAD:
-            if ctx.extra.get(SPREAD_STATE) is not None:
-                return None
-        elif name == _INTERPOD:
-            s = ctx.extra.get(INTERPOD_STATE)
-            if s is not None and (s.affinity or s.anti or s.existing_anti):
-                return None
-        else:
-            return None
-    return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
-                    tuple(name for _, _, name in ctx.extra[_ALL_RULES]),
-                    tuple(name for _, _, name in prepared))
 
 
 def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapping[str, int],

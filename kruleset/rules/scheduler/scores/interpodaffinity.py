@@ -20,8 +20,9 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import SCORES, register_batch_score
+from ..cycle import register_batch_score
 from ..filters.topology_index import pod_index, resolve_term
+from ..framework import SCORES
 
 __all__ = ["interpod_topology_score"]
 

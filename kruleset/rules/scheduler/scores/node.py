@@ -14,7 +14,8 @@ from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import SCORES, register_batch_score
+from ..cycle import register_batch_score
+from ..framework import SCORES
 
 __all__ = ["default_normalize"]
 

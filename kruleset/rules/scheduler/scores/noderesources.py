@@ -33,8 +33,9 @@ from kruleset.model.resources import Resources
 from kruleset.model.state import NodeState, Tally
 from kruleset.rules.registry import rule
 
-from ..cycle import SCORES, register_batch_score
+from ..cycle import register_batch_score
 from ..defaults import DEFAULT_RESOURCES, DEFAULT_SHAPE
+from ..framework import SCORES
 
 __all__ = [
     "MAX_NODE_SCORE",

@@ -20,7 +20,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import FEASIBLE, SCORES, register_batch_score
+from ..cycle import register_batch_score
 from ..filters.podtopologyspread import (
     HOSTNAME,
     SCHEDULE_ANYWAY,
@@ -29,6 +29,7 @@ from ..filters.podtopologyspread import (
     node_included,
 )
 from ..filters.topology_index import pod_index
+from ..framework import FEASIBLE, SCORES
 
 __all__ = ["spread_prescore"]
 
