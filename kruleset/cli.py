@@ -57,7 +57,8 @@ def _run_one(path: str, opts: dict[str, Any]) -> tuple[dict[str, Any], str, int]
         scenario = api.load(path)
         if opts["check"]:
             return (file_entry(path, "passed"), f"{path}: ok", ExitCode.OK)
-        result = api.run(scenario, trace=opts["explain"] is not None, until=opts["until"],
+        result = api.run(scenario, trace=opts["explain"] is not None or opts["trace"],
+                         until=opts["until"],
                          profile=opts.get("profile"))
     except ScenarioError as e:
         return (file_entry(path, "refused", error=e), style.bad(e.render()), ExitCode.REFUSED)
@@ -113,6 +114,7 @@ def _cmd_run(args: argparse.Namespace, check: bool) -> int:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
     opts = {"check": check, "explain": getattr(args, "explain", None), "until": until,
+            "trace": bool(getattr(args, "trace", False)),
             "color": bool(color), "profile": profile}
     files = _expand(args.files)
     if not files:
@@ -162,6 +164,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("files", nargs="+", help=".kr files or folders")
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.add_argument("--explain", metavar="REF", help="show every rule applied to a pod or node")
+    run.add_argument("--trace", action="store_true",
+                     help="record every rule evaluation; the JSON report then lists each "
+                          "scheduling attempt's feasible nodes and per-node scores")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
     run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,

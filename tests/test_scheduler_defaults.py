@@ -67,4 +67,5 @@ def test_arrange_sets_default_score_weights() -> None:
         "scheduler.score.TaintToleration": 3, "scheduler.score.NodeAffinity": 2,
         "scheduler.score.NodeResourcesFit": 1, "scheduler.score.PodTopologySpread": 2,
         "scheduler.score.InterPodAffinity": 2,
-        "scheduler.score.NodeResourcesBalancedAllocation": 1}
+        "scheduler.score.NodeResourcesBalancedAllocation": 1,
+        "scheduler.score.ImageLocality": 1}

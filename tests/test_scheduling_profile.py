@@ -19,6 +19,7 @@ def test_no_config_is_upstream_defaults():
         "scheduler.score.NodeAffinity": 2,
         "scheduler.score.PodTopologySpread": 2,
         "scheduler.score.InterPodAffinity": 2,
+        "scheduler.score.ImageLocality": 1,  # in v1.35's default profile
     }
     assert p.active("scheduler.filter").names() == (
         "scheduler.filter.NodeUnschedulable", "scheduler.filter.NodeName",

@@ -47,6 +47,7 @@ from .values import (
     integer,
     label_selector,
     labels,
+    node_images,
     pod_ref,
     quantity,
     resources,
@@ -256,7 +257,7 @@ def _node(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
                 kw["inodes"] = resources(src, g, "inodes",
                                          keys=("nodefs", "imagefs", "containerfs"))
             elif n == "images":
-                kw["images_unused"] = resources(src, g, "images", keys=("unused",)).get("unused", 0)
+                kw["images_unused"], kw["images"] = node_images(src, g)
             elif n == "containers":
                 kw["containers_dead"] = resources(src, g, "containers",
                                                   keys=("dead",)).get("dead", 0)

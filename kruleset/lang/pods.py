@@ -46,6 +46,7 @@ from .syntax import Item, Statement, Word
 from .values import (
     check_name,
     duration,
+    image_ref,
     integer,
     label_key,
     label_selector,
@@ -65,14 +66,14 @@ PREEMPTION = ("PreemptLowerPriority", "Never")
 POD_ATTRIBUTES = (
     "priority", "priorityclass", "preemption", "requests", "limits", "cpu", "memory",
     "besteffort", "labels", "started", "grace-period", "runtimeclass", "usage", "not-ready",
-    "critical", "static", "host-ports", "node-selector", "tolerations", "gates",
+    "critical", "static", "host-ports", "node-selector", "tolerations", "gates", "image",
 )
 BLOCK_ITEMS = ("container", "init-container", "affinity", "anti-affinity", "spread", "emptydir")
 _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-label-keys",
                      "mismatch-label-keys", "weight")
 _FORMS = {
     "priority": "=", "priorityclass": "=", "preemption": "=", "cpu": "=", "memory": "=",
-    "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=",
+    "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=", "image": "=",
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
     "node-selector": "()", "tolerations": "()", "gates": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
@@ -92,6 +93,7 @@ class PodSpec:
         self.first_line_word: Word | None = None
         self.containers: list[Container] = []
         self.init_containers: list[Container] = []
+        self.image = ""  # image= : the default container's image
         self.required: list[NodeSelectorTerm] | None = None
         self.preferred: list[WeightedNodeTerm] = []
         self.extras: dict[str, Attr] = {}
@@ -103,7 +105,7 @@ class PodSpec:
         if not containers:
             containers.append(Container(container_name or name,
                                         Resources.of(self.requests or {}),
-                                        Resources.of(self.limits or {})))
+                                        Resources.of(self.limits or {}), image=self.image))
         kw = dict(self.kwargs)
         if self.required is not None or self.preferred:
             kw["node_affinity"] = NodeAffinity(
@@ -144,7 +146,8 @@ class PodSpec:
             put_name(pod, name)
             put_key(pod, f"{namespace}/{name}")
             put_containers(pod, containers if default is None else
-                           (Container(name, default.requests, default.limits),))
+                           (Container(name, default.requests, default.limits,
+                                      image=default.image),))
             return pod
 
         return renamed
@@ -197,6 +200,9 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
             assert attr.value is not None
             kw["priority"] = integer(src, attr.value, "priority",
                                      minimum=-(2**31), maximum=2**31 - 1)
+        elif name == "image":
+            assert attr.value is not None
+            spec.image = image_ref(src, attr.value, attr.text)
         elif name == "priorityclass":
             assert attr.value is not None
             kw["priority_class"] = ctx.need_class(attr.text, attr.value).name
@@ -375,11 +381,13 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
     check_name(src, name_w, name_w.value, "container")
     req = lim = None
     restart = False
+    image = ""
     seen: set[str] = set()
     lim_word: Item | None = None
     while not cur.at_end():
         attr = attr_from(cur)
-        allowed = ("requests", "limits") + (("restart",) if what == "init-container" else ())
+        allowed = ("requests", "limits", "image") + (
+            ("restart",) if what == "init-container" else ())
         if attr.name not in allowed:
             raise src.unknown(f"{what} attribute", attr.name, attr.key, allowed,
                               expected=", ".join(allowed))
@@ -392,6 +400,12 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
                                 attr.value or attr.key, expected="restart=Always")
             restart = True
             continue
+        if attr.name == "image":
+            if attr.value is None:
+                raise src.error("image is written image=REFERENCE", attr.key,
+                                expected="image=nginx:1.27")
+            image = image_ref(src, attr.value, attr.text)
+            continue
         if attr.group is None:
             raise src.error(f"'{attr.name}' is written {attr.name}(…)", attr.key)
         if attr.name == "requests":
@@ -400,7 +414,7 @@ def _container(src: Source, cur: Cursor, what: str) -> Container:
             lim = resources(src, attr.group, "limits")
             lim_word = attr.key
     requests, limits = _requests_limits(src, req, lim, lim_word or name_w)
-    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart)
+    return Container(name_w.value, Resources.of(requests), Resources.of(limits), restart, image)
 
 
 def _weight(src: Source, cur: Cursor) -> int:

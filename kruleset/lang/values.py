@@ -246,6 +246,45 @@ def labels(src: Source, group: Group, what: str = "labels") -> dict[str, str]:
     return out
 
 
+_IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]*")
+
+
+def image_ref(src: Source, word: Word, text: str | None = None) -> str:
+    """A container image reference (``nginx``, ``nginx:1.27``, ``reg.io/a/b@sha256:…``)."""
+    ref = text if text is not None else word.value
+    if not _IMAGE_REF.fullmatch(ref):
+        raise src.error(f"'{ref}' is not an image reference", word,
+                        expected="an image such as nginx:1.27 or registry.k8s.io/pause:3.10")
+    return ref
+
+
+def node_images(src: Source, group: Group) -> tuple[int, tuple[tuple[tuple[str, ...], int], ...]]:
+    """A node's ``images(unused=Q, IMAGE=SIZE, …)``: bytes image GC can free, and the
+    images it has (status.images: each name with its size)."""
+    unused = 0
+    found: dict[str, int] = {}
+    for entry in split_commas(src, group):
+        w = _single_word(src, entry, "images")
+        name, eq, raw = w.value.partition("=")
+        if not eq or not name:
+            raise src.error(f"expected IMAGE=SIZE or unused=Q in images(…), found '{w.value}'",
+                            w, expected="nginx:1.27=150Mi or unused=2Gi")
+        if not raw:
+            raise src.error(f"missing size after '{name}='", w.at(len(name) + 1, ""),
+                            expected="a quantity")
+        size = quantity(src, w.at(len(name) + 1, raw), "memory", f"images {name}")
+        if name == "unused":
+            if unused:
+                raise src.error("'unused' is given twice in images(…)", w)
+            unused = size
+            continue
+        image_ref(src, w.at(0, name), name)
+        if name in found:
+            raise src.error(f"image '{name}' is given twice in images(…)", w)
+        found[name] = size
+    return unused, tuple(((name,), size) for name, size in found.items())
+
+
 def check_resource_name(src: Source, word: Word, name: str, *, pods: bool) -> None:
     """Standard resources by name, others must be ``domain/name`` or ``hugepages-…``."""
     if name in _STANDARD_RESOURCES:

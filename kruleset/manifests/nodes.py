@@ -8,7 +8,18 @@ from ..errors import NO_SPAN
 from ..model.objects import Namespace, Node
 from ..model.resources import Resources
 from ..model.selectors import EFFECTS, Taint
-from ._fields import Doc, boolean, choice, mapping, resources, seq, string, string_map
+from ._fields import (
+    Doc,
+    boolean,
+    choice,
+    integer,
+    mapping,
+    resources,
+    seq,
+    string,
+    string_list,
+    string_map,
+)
 
 __all__ = ["DEFAULT_MAX_PODS", "namespace_from", "node_from"]
 
@@ -66,8 +77,24 @@ def node_from(doc: Doc, obj: dict[str, Any], name: str, labels: dict[str, str]) 
         labels=labels,
         taints=tuple(taints),
         unschedulable=boolean(doc, spec.get("unschedulable"), "spec.unschedulable"),
+        images=_images(doc, status.get("images")),
         span=doc.span or NO_SPAN,
     )
+
+
+def _images(doc: Doc, raw: object) -> tuple[tuple[tuple[str, ...], int], ...]:
+    """``status.images``: each image's names and ``sizeBytes`` (for ImageLocality)."""
+    out = []
+    for i, img in enumerate(seq(doc, raw, "status.images")):
+        f = f"status.images[{i}]"
+        img = mapping(doc, img, f)
+        names = string_list(doc, img.get("names"), f"{f}.names")
+        size = integer(doc, img.get("sizeBytes"), f"{f}.sizeBytes", 0) or 0
+        if size < 0:
+            doc.fail(f"{f}.sizeBytes", "an image size cannot be negative")
+        if names:
+            out.append((names, size))
+    return tuple(out)
 
 
 def namespace_from(doc: Doc, obj: dict[str, Any], name: str) -> Namespace:

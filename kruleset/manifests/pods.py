@@ -85,14 +85,14 @@ def _containers(doc: Doc, raw: object, field: str, init: bool
         if type(c) is dict:
             res = c.get("resources")
             if res is None:
-                key = (c.get("name"), None, None, c.get("restartPolicy"), init)
+                key = (c.get("name"), None, None, c.get("restartPolicy"), init, c.get("image"))
             elif type(res) is dict:
                 req = res.get("requests")
                 lim = res.get("limits")
                 key = (c.get("name"),
                        tuple(req.items()) if type(req) is dict else req,
                        tuple(lim.items()) if type(lim) is dict else lim,
-                       c.get("restartPolicy"), init)
+                       c.get("restartPolicy"), init, c.get("image"))
         try:
             found = _CONTAINER_CACHE.get(key) if key is not None else None
         except TypeError:  # something unhashable where a string belongs: validate slowly
@@ -129,7 +129,8 @@ def _container(doc: Doc, raw: object, field: str, init: bool) -> Container:
                                     "Always") == "Always"
     elif c.get("restartPolicy") is not None:
         doc.fail(f"{field}.restartPolicy", "only init containers may set restartPolicy")
-    return Container(name, requests, limits, restart_always)
+    image = string(doc, c.get("image"), f"{field}.image")
+    return Container(name, requests, limits, restart_always, image)
 
 
 def _default_requests(doc: Doc, requests: Resources, limits: Resources,

@@ -124,6 +124,9 @@ class Node:
     pid_max: int | None = None
     images_unused: int = 0            # bytes image GC can free
     containers_dead: int = 0          # bytes dead-container GC can free
+    # status.images: each image's names (tags, digests) and its size in bytes
+    # (ImageLocality scores nodes that already have a pod's images).
+    images: tuple[tuple[tuple[str, ...], int], ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     allocatable: Resources = attrs.field(init=False, eq=False)
 
@@ -144,6 +147,7 @@ class Container:
     requests: Resources = ZERO
     limits: Resources = ZERO
     restart_always: bool = False  # an init container with restartPolicy Always: a sidecar
+    image: str = ""               # the image reference, as written in the pod spec
 
 
 @attrs.frozen(slots=True)

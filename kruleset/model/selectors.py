@@ -120,12 +120,20 @@ class NodeSelectorTerm:
         for r in self.expressions:
             if not r.matches(labels):
                 return False
-        if self.fields:
-            fields = {"metadata.name": node_name}
-            for r in self.fields:
-                if not r.matches(fields):
-                    return False
-        return True
+        return all(_field_matches(r, node_name) for r in self.fields)
+
+
+def _field_matches(r: Requirement, node_name: str) -> bool:
+    """A matchFields requirement, read as upstream reads it: as a field selector.
+
+    Only ``In`` and ``NotIn`` with exactly one value can be one; any other
+    requirement makes the term match no node (API validation refuses such a
+    pod; the scheduler, given one, matches nothing).
+    """
+    if len(r.values) != 1 or r.operator not in (IN, NOT_IN):
+        return False
+    value = node_name if r.key == "metadata.name" else ""
+    return (value == r.values[0]) == (r.operator == IN)
 
 
 @attrs.frozen(slots=True)

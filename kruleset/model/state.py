@@ -166,7 +166,7 @@ class NodeState:
 
     __slots__ = (
         "node", "index", "rank", "zone", "labels", "taints", "unschedulable", "ready",
-        "conditions", "requested", "nonzero", "pods", "usage", "extra",
+        "conditions", "requested", "nonzero", "pods", "usage", "extra", "image_names",
     )
 
     def __init__(self, node: Node, index: int) -> None:
@@ -176,6 +176,9 @@ class NodeState:
         # tie-break; valid once the order was read after the last node added.
         self.rank = index
         self.zone = ""                      # the node tree's zone key it is filed under
+        # Every name of every image the node has (status.images).
+        self.image_names: frozenset[str] = frozenset(
+            name for names, _ in node.images for name in names)
         self.labels: dict[str, str] = dict(node.labels)
         self.taints: list[Taint] = list(node.taints)
         self.unschedulable = node.unschedulable
@@ -244,6 +247,10 @@ class ClusterState:
     now: int = 0
     # The scheduler cache's node tree: the order the scheduler visits nodes in.
     node_tree: NodeTree = attrs.field(factory=NodeTree)
+    # The scheduler cache's image states: image name -> [size, names of the
+    # nodes that have it].  The size is the one the first node listing the name
+    # reported (upstream keeps it); a name no node has any more is dropped.
+    images: dict[str, list[object]] = attrs.field(factory=dict)
     _seq: int = 0
 
     # --- change tracking ---------------------------------------------------------
@@ -293,11 +300,16 @@ class ClusterState:
             existing.labels = dict(node.labels)
             existing.taints = list(node.taints)
             existing.unschedulable = node.unschedulable
+            self._forget_images(existing)
+            existing.image_names = frozenset(name for names, _ in node.images for name in names)
+            self._add_images(node)
             self.node_tree.relabelled(existing)
             self.new_epoch()
             return existing
         ns = NodeState(node, len(self.nodes))
         self.nodes[node.name] = ns
+        if node.images:
+            self._add_images(node)
         self.node_tree.add(ns)
         self.new_epoch()
         return ns
@@ -310,6 +322,7 @@ class ClusterState:
         for ps in list(self.nominations.get(name, {}).values()):
             ps.nominated = None
         del self.nodes[name]
+        self._forget_images(ns)
         self.node_tree.remove(ns)
         self.new_epoch()
 
@@ -319,6 +332,26 @@ class ClusterState:
         ns.labels[key] = value
         self.node_tree.relabelled(ns)
         self.new_epoch()
+
+    def _add_images(self, node: Node) -> None:
+        images = self.images
+        for names, size in node.images:
+            for name in names:
+                found = images.get(name)
+                if found is None:
+                    images[name] = [size, {node.name}]
+                else:
+                    found[1].add(node.name)  # type: ignore[attr-defined]
+
+    def _forget_images(self, ns: NodeState) -> None:
+        images = self.images
+        for name in ns.image_names:
+            found = images.get(name)
+            if found is not None:
+                holders = found[1]
+                holders.discard(ns.name)  # type: ignore[attr-defined]
+                if not holders:
+                    del images[name]
 
     def node_list(self) -> list[NodeState]:
         """Nodes in declaration (add) order."""

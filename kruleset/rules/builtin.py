@@ -23,6 +23,7 @@ _MODULES = (
     "scheduler.scores.node",
     "scheduler.scores.podtopologyspread",
     "scheduler.scores.interpodaffinity",
+    "scheduler.scores.imagelocality",
     "scheduler.preemption.postfilter",
     "scheduler.dynamicresources",
     "scheduler.preemption.defaultpreemption",

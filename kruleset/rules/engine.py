@@ -128,7 +128,7 @@ class Trace:
     recording order, only when read.  ``len()`` never builds them.
     """
 
-    __slots__ = ("_items", "_entries", "_done", "_count", "now")
+    __slots__ = ("_items", "_entries", "_done", "_count", "now", "attempts")
 
     def __init__(self) -> None:
         # Each item: (rule, subject, result, why, time) or (count, producer, time).
@@ -137,6 +137,10 @@ class Trace:
         self._done = 0
         self._count = 0
         self.now = 0
+        # Every scheduling attempt as plain values (see
+        # kruleset.rules.scheduling._record_attempt; kruleset.report.json
+        # writes them as the report's "attempts").
+        self.attempts: list[tuple[Any, ...]] = []
 
     def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
         """Record one evaluation."""

@@ -169,20 +169,21 @@ def _class_values(classes: Mapping[str, PriorityClass] | Iterable[PriorityClass]
     return classes
 
 
-def admission_rules() -> Any:
-    """The admission rules in force: the same object until rules are registered."""
-    return _default_admission()
+def admission_rules(profile: Any = None) -> Any:
+    """The admission rules in force under ``profile`` (default: upstream's): the same
+    object until rules are registered or the profile changes."""
+    return _admission_for(profile)[0]
 
 
-def priority_changes(pod: Pod, classes: Mapping[str, PriorityClass]
+def priority_changes(pod: Pod, classes: Mapping[str, PriorityClass], profile: Any = None
                      ) -> dict[str, Any] | Failure | None:
     """What :func:`admit_priority` does to ``pod``, as the fields it sets (``{}``: none).
 
-    None when the admission rules are not the default single rule (then only
-    running them tells).  Reads the priority fields only.
+    None when the admission rules in force under ``profile`` are not the
+    default single rule (then only running them tells).  Reads the priority
+    fields only.
     """
-    _default_admission()
-    if not _ACTIVE[2]:
+    if not _admission_for(profile)[1]:
         return None
     if _already_admitted(pod):
         return {}
@@ -301,8 +302,27 @@ def _default_admission() -> Any:
     return _ACTIVE[1]
 
 
-def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Failure:
+def _admission_for(profile: Any) -> tuple[Any, bool]:
+    """The admission rules a profile runs, and whether they are ``_resolve`` alone.
+
+    A profile without an override of ``priority.admission`` runs the defaults
+    (kept resolved once); one with an override runs its own (each profile
+    caches its rule sets).
+    """
+    default = _default_admission()
+    if profile is None or ADMISSION.name not in profile.overrides:
+        return default, _ACTIVE[2]
+    active = profile.active(ADMISSION.name)
+    return active, tuple(a.rule.fn for a in active.rules) == (_resolve,)
+
+
+def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass], profile: Any = None
+                   ) -> Pod | Failure:
     """Resolve ``pod``'s priority against ``classes``: the admitted pod, or why it was refused.
+
+    ``profile`` decides which ``priority.admission`` rules run (upstream's
+    defaults when None or when it does not override them); with every rule
+    switched off, the pod is left as written.
 
     >>> from kruleset.model.objects import PriorityClass, Pod
     >>> classes = {"low": PriorityClass("low", 10, global_default=True),
@@ -313,8 +333,8 @@ def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod | Fail
     >>> admit_priority(Pod("default", "x", priority_class="nope"), classes).reason
     'no PriorityClass with name nope was found'
     """
-    active = _default_admission()
-    if _ACTIVE[2] and _already_admitted(pod):
+    active, alone = _admission_for(profile)
+    if alone and _already_admitted(pod):
         # What running the rule set would give (nothing is traced here).
         return pod
     out = active.run(None, _Admit(pod, classes))

@@ -40,13 +40,13 @@ def build_profile(scenario: Scenario) -> Profile:
 
 
 def _priority(sim: Simulation, pod: Pod) -> Any:
-    return admit_priority(pod, sim.state.priority_classes)
+    return admit_priority(pod, sim.state.priority_classes, sim.profile)
 
 
 def _priority_changes(sim: Simulation, pod: Pod) -> Any:
     # What admission sets depends only on these three fields and the classes
     # (and the admission rules): kept per simulation until a class is created.
-    rules = admission_rules()
+    rules = admission_rules(sim.profile)
     kept = sim.extra.get(_PRIORITY_MEMO)
     if kept is None or kept[0] is not rules:
         kept = sim.extra[_PRIORITY_MEMO] = (rules, {})
@@ -54,7 +54,7 @@ def _priority_changes(sim: Simulation, pod: Pod) -> Any:
     key = (pod.priority, pod.priority_class, pod.preemption_policy)
     got = memo.get(key, _MISSING)
     if got is _MISSING:
-        got = memo[key] = priority_changes(pod, sim.state.priority_classes)
+        got = memo[key] = priority_changes(pod, sim.state.priority_classes, sim.profile)
     return got
 
 

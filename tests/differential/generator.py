@@ -103,6 +103,7 @@ class _Gen:
             self.features -= {"profiles", "sampling", "extended", "ephemeral"}
         self.nodes: list[dict[str, Any]] = []
         self.free: dict[str, dict[str, int]] = {}
+        self.ports: dict[str, set[tuple[str, int]]] = {}
         self.pods: list[dict[str, Any]] = []
         self.namespaces = ["default"]
         self.counter = 0
@@ -411,10 +412,16 @@ class _Gen:
             if any(t["effect"] == "NoExecute" for t in node["spec"].get("taints", ())):
                 pod["spec"].setdefault("tolerations", []).append(
                     {"key": "maintenance", "operator": "Exists", "effect": "NoExecute"})
-            if free["cpu"] >= need_cpu and free["memory"] >= need_mem and free["pods"] > 0:
+            # A kubelet never runs two pods using the same host port (and
+            # upstream's port bookkeeping assumes it: removing one frees both).
+            ports = {(p.get("protocol", "TCP"), p["hostPort"])
+                     for c in pod["spec"]["containers"] for p in c.get("ports", ())}
+            if (free["cpu"] >= need_cpu and free["memory"] >= need_mem and free["pods"] > 0
+                    and not ports & self.ports.setdefault(name, set())):
                 free["cpu"] -= need_cpu
                 free["memory"] -= need_mem
                 free["pods"] -= 1
+                self.ports[name] |= ports
                 pod["spec"]["nodeName"] = name
                 return True
         return False

@@ -107,10 +107,10 @@ def _recording(attempts: list[Attempt]) -> Iterator[None]:
                 ps: Any) -> bool:
         trace = sim.trace
         assert trace is not None
-        start = len(trace)
+        start = len(trace.attempts)
         before = (ps.node, ps.nominated, len(sim.victims.get(ps.key, ())))
         changed = original(self, sim, ctx, gates, ps)
-        attempts.append(_attempt_of(sim, ps, trace.entries[start:], before))
+        attempts.append(_attempt_of(sim, ps, trace.attempts[start:], before))
         return changed
 
     original_bind = Simulation.bind
@@ -128,7 +128,7 @@ def _recording(attempts: list[Attempt]) -> Iterator[None]:
         Simulation.bind = original_bind  # type: ignore[method-assign]
 
 
-def _attempt_of(sim: Simulation, ps: Any, entries: list[Any],
+def _attempt_of(sim: Simulation, ps: Any, records: list[Any],
                 before: tuple[str | None, str | None, int]) -> Attempt:
     victims = sorted(sim.victims.get(ps.key, ())[before[2]:])
     node = ps.node
@@ -147,21 +147,15 @@ def _attempt_of(sim: Simulation, ps: Any, entries: list[Any],
                 nominated=ps.nominated or "", victims=victims,
                 rejected=ps.outcome == "rejected")
     a.changed = (node, ps.nominated) != before[:2] or bool(victims)
-    if result == "scheduled":
-        failed: set[str] = set()
-        seen: list[str] = []
-        for e in entries:
-            if e.rule.startswith("scheduler.filter.") and " on " in e.subject:
-                node = e.subject.rsplit(" on ", 1)[1]
-                if node not in seen:
-                    seen.append(node)
-                if e.result.startswith("fail"):
-                    failed.add(node)
-            elif (e.rule == "scheduler.score" and " on " in e.subject
-                  and e.result.lstrip("-").isdigit()):
-                a.scores[e.subject.rsplit(" on ", 1)[1]] = int(e.result)
+    if result == "scheduled" and records:
+        # The traced attempt record (what the JSON report's "attempts" show):
+        # the feasible nodes in the scheduler's node order, and the totals.
+        _, _, _, feasible, scored = records[-1]
         order = list(sim.state.nodes)
-        a.feasible = sorted((n for n in seen if n not in failed), key=order.index)
+        a.feasible = sorted(feasible, key=order.index)
+        if scored is not None:
+            names, totals, _ = scored
+            a.scores = dict(zip(names, totals, strict=True))
     return a
 
 

@@ -9,7 +9,7 @@ configuration's plugin sets with upstream's defaults the way
 * The defaults are all enabled through ``multiPoint``, in upstream's order
   and with its score weights (TaintToleration 3, NodeAffinity 2,
   PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
-  NodeResourcesBalancedAllocation 1).
+  NodeResourcesBalancedAllocation 1, ImageLocality 1).
 * ``multiPoint.enabled`` re-configures a default in place (its weight) or
   appends a plugin; ``multiPoint.disabled`` removes defaults (``*``: all).
 * At a specific extension point, plugins enabled there come first (in their

@@ -50,6 +50,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 
@@ -61,6 +63,7 @@ from .framework import (
     FILTERS,
     PREENQUEUE,
     PREFILTER,
+    PREFILTER_NODES,
     QUEUE,
     SCORES,
     FitError,
@@ -75,6 +78,7 @@ from .framework import (
 __all__ = [
     "FEASIBLE",
     "FILTERS",
+    "PREFILTER_NODES",
     "PREENQUEUE",
     "QUEUE",
     "SCORES",
@@ -141,11 +145,13 @@ def register_batch_score(fn: Callable[..., Any]) -> Callable[[BatchScoreFn], Bat
     return wrap
 
 
-def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
+def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
+                raws: dict[str, tuple[int, list[int]]] | None = None
                 ) -> tuple[list[int], dict[str, list[int]]]:
     """Every enabled score rule on ``nodes``: weighted totals and each rule's normalised scores.
 
     The same result as ``ActiveRuleSet.scores``, using batch forms where rules have them.
+    With ``raws``, each rule's weight and scores before normalisation are put there.
     """
     totals = [0] * len(nodes)
     per_rule: dict[str, list[int]] = {}
@@ -157,6 +163,8 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
         else:
             args = a.args
             raw = [fn(ctx, args, pod, n) for n in nodes]
+        if raws is not None:
+            raws[a.rule.name] = (a.weight, raw)
         if a.rule.normalize is not None:
             raw = a.rule.normalize(ctx, a.args, pod, nodes, raw)
         per_rule[a.rule.name] = raw
@@ -176,6 +184,41 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState]
 
 # --- the cycle -----------------------------------------------------------------
 
+def run_prefilter(ctx: ScheduleContext, pod: Pod) -> Failure | None:
+    """The PreFilter plugins, as upstream's ``RunPreFilterPlugins`` runs them.
+
+    An UnschedulableAndUnresolvable failure stops at once; an Unschedulable one
+    is kept and the others still run (preemption may follow, and it needs
+    their state).  The first Unschedulable failure is the cycle's: a plugin's
+    rules are checked in its own order and it reports its first failure
+    (upstream keeps the last failing plugin's; only CapacityScheduling fails
+    that way).  A plugin may narrow the nodes by leaving
+    ``ctx.extra[PREFILTER_NODES]``.
+    """
+    trace = ctx.trace
+    kept: Failure | None = None
+    failed_plugin = ""
+    for a in ctx.profile.active(PREFILTER.name).rules:
+        if failed_plugin and a.rule.name.startswith(failed_plugin):
+            continue  # the rest of a plugin that already failed
+        f = a.rule.fn(ctx, a.args, pod)
+        if f is None:
+            if trace is not None:
+                trace.add(a.rule.name, pod.key, "pass")
+            continue
+        if not f.rule:
+            f = attrs.evolve(f, rule=a.rule.name)
+        if trace is not None:
+            trace.add(a.rule.name, pod.key, "fail", f.reason)
+        if f.code == UNRESOLVABLE:
+            return f
+        if kept is None:
+            kept = f
+        # Rules are named scheduler.prefilter.<Plugin>[.<check>].
+        failed_plugin = ".".join(a.rule.name.split(".")[:3]) + "."
+    return kept
+
+
 def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) -> ScheduleResult:
     """One scheduling cycle for ``ps``: PreFilter, filters, scores, the best node.
 
@@ -192,23 +235,31 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
     state = ctx.state
     num_nodes = len(state.nodes)
     trace = ctx.trace
-    pre = ctx.profile.active(PREFILTER.name).first_failure(ctx, pod, subject=pod.key)
+    pre = run_prefilter(ctx, pod)
     if pre is not None:
         failures = {name: pre for name in state.nodes}
-        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, pre))
+        fit = FitError(pod.key, num_nodes, failures, pre)
+        if trace is not None:
+            _record_attempt(trace, pod.key, None, ())
+        return ScheduleResult(pod.key, None, fit)
     feasible, failures = node_selection.find_feasible(ctx, pod, ps, advance=advance)
     if not feasible:
         tally = None
         if ctx.memo is not None:
             tally = ctx.memo.tally_for(failures)
-        return ScheduleResult(pod.key, None, FitError(pod.key, num_nodes, failures, None, tally))
+        fit = FitError(pod.key, num_nodes, failures, None, tally)
+        if trace is not None:
+            _record_attempt(trace, pod.key, None, ())
+        return ScheduleResult(pod.key, None, fit)
     if len(feasible) == 1:
         only = feasible[0]
         if trace is not None:
             trace.add("scheduler.score", f"{pod.key} on {only.name}", "only feasible node")
+            _record_attempt(trace, pod.key, only.name, feasible)
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
-    totals, per_rule = score_nodes(ctx, pod, feasible)
+    raws: dict[str, tuple[int, list[int]]] | None = {} if trace is not None else None
+    totals, per_rule = score_nodes(ctx, pod, feasible, raws)
     # Highest total; ties go to the first node in the scheduler's node order
     # (upstream: random).
     best = 0
@@ -220,10 +271,36 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
     names = tuple([n.node.name for n in feasible])
     if trace is not None:
         _trace_scores(trace, pod.key, names, totals, per_rule)
+        assert raws is not None
+        _record_attempt(trace, pod.key, feasible[best].name, feasible,
+                        (names, tuple(totals), tuple([
+                            (r, raws[r][0], tuple(raws[r][1]), tuple(v))
+                            for r, v in per_rule.items()])))
     return ScheduleResult(
         pod.key, feasible[best].name, None, PerNode(names, totals),
         _PerRule(names, per_rule), names,
     )
+
+
+def _record_attempt(trace: Any, pod: str, node: str | None, feasible: Sequence[NodeState],
+                    scores: Any = None) -> None:
+    """Keep one scheduling attempt for the JSON report, if the trace keeps attempts.
+
+    Plain values only (formatted when the report is written): the time, the
+    pod, the node chosen, the feasible nodes in the scheduler's node order,
+    and ``(names, totals, ((rule, weight, raw, normalised), …))`` when nodes
+    were scored.  Nothing per failed node is kept (the decisions carry the
+    FailedScheduling message).
+    """
+    attempts = getattr(trace, "attempts", None)
+    if attempts is None:
+        return
+    ordered = tuple([n.name for n in sorted(feasible, key=_by_rank)])
+    attempts.append((trace.now, pod, node, ordered, scores))
+
+
+def _by_rank(node: NodeState) -> int:
+    return node.rank
 
 
 def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[int],

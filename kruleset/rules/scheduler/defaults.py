@@ -39,6 +39,8 @@ QUEUE_PRIORITY_SORT = "scheduler.queue.PrioritySort"
 QUEUE_CREATION_ORDER = "scheduler.queue.CreationOrder"
 PREENQUEUE_SCHEDULING_GATES = "scheduler.preenqueue.SchedulingGates"
 
+PREFILTER_NODE_AFFINITY = "scheduler.prefilter.NodeAffinity"
+
 FILTER_NODE_UNSCHEDULABLE = "scheduler.filter.NodeUnschedulable"
 FILTER_NODE_NAME = "scheduler.filter.NodeName"
 FILTER_TAINT_TOLERATION = "scheduler.filter.TaintToleration"
@@ -57,6 +59,7 @@ SCORE_NODE_RESOURCES_FIT = "scheduler.score.NodeResourcesFit"
 SCORE_POD_TOPOLOGY_SPREAD = "scheduler.score.PodTopologySpread"
 SCORE_INTER_POD_AFFINITY = "scheduler.score.InterPodAffinity"
 SCORE_BALANCED_ALLOCATION = "scheduler.score.NodeResourcesBalancedAllocation"
+SCORE_IMAGE_LOCALITY = "scheduler.score.ImageLocality"
 
 # The filters that look at the node alone (no other pod, no per-cycle state).
 NODE_ONLY_FILTERS = frozenset({FILTER_NODE_UNSCHEDULABLE, FILTER_NODE_NAME,
@@ -66,7 +69,7 @@ NODE_ONLY_FILTERS = frozenset({FILTER_NODE_UNSCHEDULABLE, FILTER_NODE_NAME,
 
 # In-tree plugin → extension point → the kruleset rules implementing it.
 # Plugins with no rules are accepted in a configuration but not simulated
-# (volumes, images, binding).
+# (volumes, binding).
 IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "SchedulingGates": {"preEnqueue": (PREENQUEUE_SCHEDULING_GATES,)},
     "PrioritySort": {"queueSort": (QUEUE_PRIORITY_SORT, QUEUE_CREATION_ORDER)},
@@ -74,7 +77,8 @@ IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType(
     "NodeName": {"filter": (FILTER_NODE_NAME,)},
     "TaintToleration": {"filter": (FILTER_TAINT_TOLERATION,),
                         "score": (SCORE_TAINT_TOLERATION,)},
-    "NodeAffinity": {"filter": (FILTER_NODE_AFFINITY,), "score": (SCORE_NODE_AFFINITY,)},
+    "NodeAffinity": {"preFilter": (PREFILTER_NODE_AFFINITY,), "filter": (FILTER_NODE_AFFINITY,),
+                     "score": (SCORE_NODE_AFFINITY,)},
     "NodePorts": {"filter": (FILTER_NODE_PORTS,)},
     "NodeResourcesFit": {"filter": (FILTER_NODE_RESOURCES_FIT,),
                          "score": (SCORE_NODE_RESOURCES_FIT,)},
@@ -86,7 +90,7 @@ IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType(
     "DefaultPreemption": {"postFilter": (POSTFILTER_DEFAULT_PREEMPTION,)},
     "NodeResourcesBalancedAllocation": {"score": (SCORE_BALANCED_ALLOCATION,)},
     "VolumeRestrictions": {}, "NodeVolumeLimits": {}, "VolumeBinding": {}, "VolumeZone": {},
-    "ImageLocality": {}, "DefaultBinder": {},
+    "ImageLocality": {"score": (SCORE_IMAGE_LOCALITY,)}, "DefaultBinder": {},
 })
 
 # Upstream's default multiPoint plugins, in order, with score weights.
@@ -106,6 +110,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
 DEFAULT_SCORE_ORDER: tuple[str, ...] = (
     SCORE_NODE_RESOURCES_FIT, SCORE_BALANCED_ALLOCATION, SCORE_TAINT_TOLERATION,
     SCORE_NODE_AFFINITY, SCORE_POD_TOPOLOGY_SPREAD, SCORE_INTER_POD_AFFINITY,
+    SCORE_IMAGE_LOCALITY,
 )
 
 # --- default args (defaults.go SetDefaults_*Args), per rule ----------------------------------

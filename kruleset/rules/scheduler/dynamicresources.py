@@ -34,7 +34,7 @@ from kruleset.model.objects import Pod
 
 from ..engine import UNRESOLVABLE
 from ..registry import rule
-from .defaults import POSTFILTER_DYNAMIC_RESOURCES
+from .defaults import POSTFILTER_DYNAMIC_RESOURCES, PREFILTER_NODE_AFFINITY
 from .preemption.postfilter import (
     POSTFILTER,
     POSTFILTER_MESSAGE,
@@ -88,7 +88,7 @@ def _prefilter_never_ran(ctx: Any, request: PostFilterRequest) -> bool:
     """
     pre = request.fit_error.prefilter
     return (pre is not None and pre.code == UNRESOLVABLE
-            and pre.rule.startswith("scheduler.prefilter.NodeAffinity"))
+            and pre.rule.startswith(PREFILTER_NODE_AFFINITY))
 
 
 @rule(POSTFILTER, PLUGIN,

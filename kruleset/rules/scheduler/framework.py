@@ -29,6 +29,7 @@ __all__ = [
     "FILTERS",
     "PREENQUEUE",
     "PREFILTER",
+    "PREFILTER_NODES",
     "QUEUE",
     "SCORES",
     "FitError",
@@ -57,6 +58,9 @@ FILTERS = define_ruleset(
 )
 # ctx.extra key: the feasible nodes of the cycle, for PreScore-style state.
 FEASIBLE = "scheduler.feasible"
+# ctx.extra key: a PreFilter result that narrows the nodes (upstream
+# PreFilterResult): (node names, the plugins that narrowed, as "[A B]").
+PREFILTER_NODES = "scheduler.prefilter.nodes"
 
 SCORES = define_ruleset(
     "scheduler.score", "score",

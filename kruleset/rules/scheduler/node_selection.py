@@ -4,14 +4,18 @@ Upstream (``pkg/scheduler/schedule_one.go``):
 
 * A pod with a nominated node tries that node alone first; if it fits, it is
   the only feasible node and nothing else is filtered or scored.
-* Otherwise nodes are visited in the node tree's order (zones interleaved,
-  seed 003 §9), starting where the previous cycle stopped, and filtering
-  stops once ``numFeasibleNodesToFind`` nodes fit (percentageOfNodesToScore:
-  every node below 100 nodes; else ``max(5, 50 - nodes/125)``% unless set,
-  at least 100 nodes).  Upstream filters in parallel; kruleset visits the
-  nodes one by one, which is the order upstream's parallel search follows
-  when it has one worker, so the start offset advances by the number of
-  nodes checked.
+* Otherwise nodes are visited in the scheduler's node order (the node
+  tree's, :mod:`kruleset.model.node_tree`), starting where the previous
+  cycle stopped, until ``numFeasibleNodesToFind`` nodes fit
+  (percentageOfNodesToScore: every node below 100 nodes; else
+  ``max(5, 50 - nodes/125)``% unless set, at least 100 nodes).  Upstream
+  filters in parallel and cancels the search when one node more than that
+  fits; kruleset visits the nodes one by one, which is what upstream's
+  search does with one worker: nodes failing after the last one needed are
+  still recorded, up to the next node that fits (filtered, not kept), and
+  the start offset advances by the nodes given a status.
+* A PreFilter result naming nodes (NodeAffinity ``matchFields``) narrows
+  the search to them (:func:`_find_narrowed`).
 * Each node's filters run with the nominated pods of priority >= the pod's
   added, and again without them; the node must fit both times
   (``RunFilterPluginsWithNominatedPods``, scheduler-SPEC §2).
@@ -38,8 +42,9 @@ from kruleset.model.objects import Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, NodeState, PodState
 
-from ..engine import Failure
-from .framework import FILTERS, ScheduleContext
+from ..engine import UNRESOLVABLE, Failure
+from .defaults import PREFILTER_NODE_AFFINITY
+from .framework import FILTERS, PREFILTER_NODES, ScheduleContext
 
 if TYPE_CHECKING:
     from .fast.cycle_cache import TraceInfo
@@ -414,10 +419,17 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
     failures: dict[str, Failure] = {}
     nominated = ps.nominated if ps is not None else None
+    nominated_failure = None
     if nominated is not None and nominated in state.nodes:
         node = state.nodes[nominated]
-        if run_filters_with_nominated(ctx, pod, node) is None:
+        nominated_failure = run_filters_with_nominated(ctx, pod, node)
+        if nominated_failure is None:
             return [node], failures
+    narrowed = ctx.extra.get(PREFILTER_NODES)
+    if narrowed is not None:
+        if nominated_failure is not None:
+            failures[node.name] = nominated_failure
+        return _find_narrowed(ctx, rules, pod, narrowed, failures, advance)
     cursor = _cursor(state)
     order = state.node_order()
     n = len(order)
@@ -455,10 +467,10 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         fail_at: dict[str, int] | None = {} if trace is not None else None
         nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
             {} if trace is not None else None)
-        feasible, processed = _find_batched(ctx, rules, pod, order, start, to_find, failures,
-                                            fail_at, nom_entries)
+        feasible, processed, extra = _find_batched(ctx, rules, pod, order, start, to_find,
+                                                   failures, fail_at, nom_entries)
         if trace is not None and fail_at is not None and nom_entries is not None:
-            _trace_search(trace, pod, rules, order, start, processed, failures, fail_at,
+            _trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
                           nom_entries)
         if key is not None and memo is not None and not feasible and processed == n:
             if fail_at is None or nom_entries is None:
@@ -474,23 +486,75 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         if advance:
             cursor.next_start = (start + processed) % n
         return feasible, failures
-    feasible = []
+    feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)
+    if advance:
+        cursor.next_start = (start + processed) % n
+    return feasible, failures
+
+
+def _find_one_by_one(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                     pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
+                     failures: dict[str, Failure]) -> tuple[list[NodeState], int]:
+    """Filter ``order`` from ``start`` node by node: the feasible nodes and how many
+    nodes got a status (feasible or failed).
+
+    Once ``to_find`` nodes fit, the search goes on until one more fits
+    (upstream cancels its search then; with one worker the nodes checked
+    before are exactly these, and their failures count as processed).
+    """
+    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
+    feasible: list[NodeState] = []
     processed = 0
+    n = len(order)
     for i in range(n):
         node = order[(start + i) % n]
-        processed += 1
         if noms and node.name in noms:
             f = run_filters_with_nominated(ctx, pod, node)
         else:
             f = _run(ctx, rules, pod, node)
         if f is None:
-            feasible.append(node)
             if len(feasible) >= to_find:
                 break
+            feasible.append(node)
         else:
             failures[node.name] = f
-    if advance:
-        cursor.next_start = (start + processed) % n
+        processed += 1
+    return feasible, processed
+
+
+def _find_narrowed(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+                   pod: Pod, narrowed: tuple[frozenset[str], str], failures: dict[str, Failure],
+                   advance: bool) -> tuple[list[NodeState], dict[str, Failure]]:
+    """The search when PreFilter named the nodes (upstream ``PreFilterResult``).
+
+    Only the named nodes that exist are filtered, in the scheduler's node
+    order (upstream ranges over a set), from the start index taken modulo
+    their number, and percentageOfNodesToScore counts them alone.  Every
+    other node gets the absent status: UnschedulableAndUnresolvable,
+    ``node(s) didn't satisfy plugin(s) [NodeAffinity]`` (a node the nominated
+    check already failed keeps that failure).  The start index then moves by
+    the nodes given a status, modulo all the nodes (``findNodesThatFitPod``).
+    Node by node, without the cycle cache (such pods are rare).
+    """
+    state: ClusterState = ctx.state
+    names, plugins = narrowed
+    every = state.node_order()
+    order = [node for node in every if node.name in names]
+    absent = Failure(f"node(s) didn't satisfy plugin(s) {plugins}", UNRESOLVABLE,
+                     PREFILTER_NODE_AFFINITY)
+    for node in every:
+        if node.name not in names:
+            failures.setdefault(node.name, absent)
+    cursor = _cursor(state)
+    feasible: list[NodeState] = []
+    n = len(order)
+    if n:
+        to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
+        feasible = _find_one_by_one(ctx, rules, pod, order, cursor.next_start % n, to_find,
+                                    failures)[0]
+    if advance and every:
+        statuses = sum(1 for f in failures.values() if f is not absent)
+        cursor.next_start = (cursor.next_start + len(feasible) + statuses) % len(every)
     return feasible, failures
 
 
@@ -498,7 +562,7 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                   pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
                   failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
                   nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
-                  ) -> tuple[list[NodeState], int]:
+                  ) -> tuple[list[NodeState], int, int]:
     """The node-by-node search of :func:`find_feasible`, a chunk of nodes at a time.
 
     Each rule runs once per chunk on the nodes that passed the rules before it
@@ -507,7 +571,9 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     would, so feasible nodes, recorded failures and the number of nodes
     processed are identical.  Rules are pure functions of the cluster, so
     evaluating a few nodes past the stopping point changes nothing.
-    Returns the feasible nodes and the number of nodes processed; with
+    Returns the feasible nodes, the number of nodes processed (given a
+    status) and 1 if the search stopped on one more feasible node (filtered
+    but not kept, as :func:`_find_one_by_one`), else 0; with
     ``fail_at``, also which rule (its position) failed each failed node, and
     with ``nom_entries`` the trace entries of each node with nominated pods
     (checked one by one, recorded apart so they can be replayed in order).
@@ -520,6 +586,7 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
     batches = [(k, _BATCH.get(fn), fn, args, name) for k, (fn, args, name) in enumerate(rules)]
     failed_at: dict[int, int] = {}
     while pos < n:
+        # Once enough fit, the search goes on to the next node that fits.
         need = to_find - len(feasible)
         size = min(n - pos, max(need, _MIN_CHUNK))
         a = (start + pos) % n
@@ -571,18 +638,18 @@ def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[st
                         failed_at[id(node)] = k
             alive = survivors
         for node in chunk:
-            processed += 1
             f = failed.get(id(node)) if failed else None
             if f is None:
-                feasible.append(node)
                 if len(feasible) >= to_find:
-                    return feasible, processed
+                    return feasible, processed, 1
+                feasible.append(node)
             else:
                 failures[node.name] = f
                 if fail_at is not None and id(node) in failed_at:
                     fail_at[node.name] = failed_at[id(node)]
+            processed += 1
         pos += size
-    return feasible, processed
+    return feasible, processed, 0
 
 
 class _Recorder:

@@ -19,7 +19,7 @@ from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..framework import FILTERS
+from ..framework import FILTERS, PREFILTER, PREFILTER_NODES
 from ..node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
 
 __all__ = [
@@ -137,6 +137,48 @@ def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod,
         return Failure("node(s) didn't match scheduler-enforced node affinity", UNRESOLVABLE)
     if not node_matches_pod_affinity(pod, node):
         return Failure("node(s) didn't match Pod's node affinity/selector", UNRESOLVABLE)
+    return None
+
+
+_NAME_FIELD = "metadata.name"
+
+
+def named_nodes(pod: Pod) -> frozenset[str] | None:
+    """The nodes the pod's required node affinity names, or None (it could be any node).
+
+    Upstream NodeAffinity PreFilter: per term, the intersection of its
+    ``matchFields`` ``metadata.name In`` values; a term without one allows
+    every node (terms are ORed); otherwise the union over the terms.
+    """
+    na = pod.node_affinity
+    if na is None or not na.required:
+        return None
+    names: set[str] = set()
+    for term in na.required:
+        in_term: set[str] | None = None
+        for r in term.fields:
+            if r.key == _NAME_FIELD and r.operator == "In":
+                in_term = set(r.values) if in_term is None else in_term & set(r.values)
+        if in_term is None:
+            return None
+        names |= in_term
+    return frozenset(names)
+
+
+@rule(PREFILTER, "scheduler.prefilter.NodeAffinity",
+      doc="Required node affinity naming nodes (matchFields metadata.name In) narrows the "
+          "nodes to those named: the others are never filtered, count as \"node(s) didn't "
+          "satisfy plugin(s) [NodeAffinity]\" and are not preemption candidates; terms that "
+          "name no common node: \"pod affinity terms conflict\".",
+      source="v1.35 pkg/scheduler/framework/plugins/nodeaffinity PreFilter; schedule_one.go "
+             "findNodesThatFitPod (PreFilterResult)")
+def _node_affinity_prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+    names = named_nodes(pod)
+    if names is None:
+        return None
+    if not names:
+        return Failure("pod affinity terms conflict", UNRESOLVABLE)
+    ctx.extra[PREFILTER_NODES] = (names, "[NodeAffinity]")
     return None
 
 

@@ -624,7 +624,7 @@ def preempt_for(state: ClusterState, pod: Pod | PodState, profile: Profile | Non
         if pod.priority is None:
             from kruleset.rules.priority import admit_priority
 
-            admitted = admit_priority(pod, state.priority_classes)
+            admitted = admit_priority(pod, state.priority_classes, profile)
             if isinstance(admitted, Failure):
                 raise ValueError(admitted.reason)
             pod = admitted
