@@ -338,6 +338,8 @@ class _Gen:
                 term["namespaceSelector"] = {"matchLabels": {"team": rng.choice(["a", "b"])}}
         if rng.random() < 0.2 and "tier" in meta["labels"]:
             term["matchLabelKeys"] = ["tier"]
+        elif rng.random() < 0.1 and "pod-template-hash" in meta["labels"]:
+            term["mismatchLabelKeys"] = ["pod-template-hash"]
         return term
 
     def pod_terms(self, meta: dict[str, Any], *, preferred: bool) -> dict[str, Any]:

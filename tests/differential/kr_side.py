@@ -144,7 +144,8 @@ def _attempt_of(sim: Simulation, ps: Any, records: list[Any],
         result = "unschedulable"
     a = Attempt(ps.key, sim.now, result, node=node or "",
                 message="" if node is not None else ps.schedule_message or "",
-                nominated=ps.nominated or "", victims=victims,
+                # A bind clears the nomination (before any kubelet refusal).
+                nominated="" if node is not None else ps.nominated or "", victims=victims,
                 rejected=ps.outcome == "rejected")
     a.changed = (node, ps.nominated) != before[:2] or bool(victims)
     if result == "scheduled" and records:

@@ -31,9 +31,9 @@ PER_GROUP = 6
 SEED = 20261125
 CASES = Path(__file__).parent / "cases"
 
-# Known disagreements still being fixed on another line of work (issue
-# "Fidelity", points 3-5); a cluster whose every disagreement is one of
-# these is accepted.  Empty once they are fixed: then any disagreement fails.
+# Known disagreements still being fixed (classes from verdict.KNOWN); a
+# cluster whose every disagreement is one of these is accepted.  Empty: the
+# five points of the fidelity issue are fixed, any disagreement fails.
 PENDING: set[str] = set()
 
 
