@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules.quota import reclaim as quota_reclaim
+from kruleset.rules.quota import capacity_scheduling as quota_reclaim
 from kruleset.rules.scheduler.fast import plan as fast_plan
 from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
 from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult

@@ -27,7 +27,7 @@ _MODULES = (
     "scheduler.preemption.postfilter",
     "scheduler.dynamicresources",
     "scheduler.preemption.defaultpreemption",
-    "quota.reclaim",
+    "quota.capacity_scheduling",
     "kubelet.critical_preemption",
     "kubelet.admission",
     "kubelet.eviction.rank",
