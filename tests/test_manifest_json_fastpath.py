@@ -845,6 +845,14 @@ def test_simulation_admits_as_without_the_shortcut(profile: str,
     slow = _simulate(monkeypatch, False, PROFILES[profile])
     assert fast == slow
     pods = {p.name: p for p, *_ in fast[1]}
+    if PROFILES[profile] is not None:
+        # The profile's admission rules are the ones that run: with the class
+        # rule off, every pod keeps its priority fields as written.
+        assert (pods["bare"].priority, pods["bare"].priority_class,
+                pods["bare"].preemption_policy) == (3, "", None)
+        assert (pods["plain"].priority, pods["plain"].priority_class) == (None, "")
+        assert (pods["late-named"].priority, pods["late-named"].priority_class) == (None, "high")
+        return
     assert (pods["bare"].priority, pods["bare"].priority_class,
             pods["bare"].preemption_policy) == (3, "", "PreemptLowerPriority")
     assert (pods["plain"].priority, pods["plain"].priority_class) == (10, "fallback")

@@ -35,3 +35,4 @@ def test_a_simulation_uses_its_profile_for_admission() -> None:
     # and the running pod was not given the default class's value either.
     assert not any(d.kind in ("nominated", "preempted") for d in off.decisions)
     assert any(d.kind == "pending" and d.pod == "default/web" for d in off.decisions)
+

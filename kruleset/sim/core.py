@@ -147,6 +147,11 @@ class Simulation:
             result = kubelet_admission.admit(self, self.state.nodes[node], ps)
             if not result.admitted:
                 ps.node = None
+                # The scheduler's binding went through (and ended the
+                # nomination) before the kubelet refused the pod; a
+                # nomination left behind would keep holding room.
+                if ps.nominated is not None:
+                    ps.nominated = None
                 self.reject(ps, result.reason, result.message,
                             tuple(f.rule for f in result.failures if f.rule))
                 return False
