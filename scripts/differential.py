@@ -1,7 +1,7 @@
 """Differential testing at scale: kruleset against the real kube-scheduler v1.35.
 
     python scripts/differential.py --count 2000 --seed 1 [--group spread] [--jobs 2]
-                                   [--out differential-out] [--scores] [--no-shrink]
+                                   [--out differential-out] [--no-scores] [--no-shrink]
     python scripts/differential.py --replay differential-out/3-spread-17/case.json
 
 Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--group", choices=ALL_GROUPS, action="append")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("differential-out"))
-    ap.add_argument("--scores", action="store_true",
-                    help="compare per-node total scores too")
+    ap.add_argument("--no-scores", dest="scores", action="store_false",
+                    help="leave per-node total scores out of the comparison")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--shrink-budget", type=int, default=250)
     ap.add_argument("--replay", type=Path, help="compare one case.json and print the differences")

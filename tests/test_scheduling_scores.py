@@ -16,7 +16,9 @@ from test_scheduling_support import (
     node_term,
     pod,
     preferred,
+    required,
     sel,
+    spread,
     wterm,
 )
 
@@ -186,3 +188,23 @@ def test_system_default_spread_counts_nodes_without_a_zone_as_one_domain():
     assert raw == {"n1": 12, "n2": 9, "n3": 2}
     assert r.per_rule["scheduler.score.PodTopologySpread"] == {
         n: 100 * (hi + lo - v) // hi for n, v in raw.items()}
+
+
+def test_spread_score_counts_a_nodes_own_pods_whatever_the_inclusion_policies():
+    # Found by the differential tests (kube-scheduler v1.35.4): Score counts the
+    # pods on the scored node for a hostname constraint without reading
+    # nodeAffinityPolicy; here NodeAffinity is disabled, so nodes the pod's
+    # required affinity excludes are feasible and still count their pods.
+    from kruleset.model.config import PluginSet
+
+    cfg = SchedulerConfig(plugins={"multiPoint": PluginSet(disabled=("NodeAffinity",))})
+    prof = profile_for(cfg, quotas_present=False)
+    host = "kubernetes.io/hostname"
+    s = cluster(node("n1", labels={host: "n1"}), node("n2", labels={host: "n2"}))
+    bind(s, pod("e", labels={"app": "a"}), "n1")
+    p = pod("p", labels={"app": "a"},
+            node_affinity=required(node_term(Requirement("zone", "In", ("nowhere",)))),
+            spread=(spread(3, host, sel(app="a"), when_unsatisfiable="ScheduleAnyway"),))
+    r = schedule_pod(s, p, prof)
+    # raw n1 = round(1 * ln(2 + 2) + 3 - 1) = 3, n2 = 2; 100 * (3 + 2 - raw) // 3.
+    assert r.per_rule["scheduler.score.PodTopologySpread"] == {"n1": 66, "n2": 100}

@@ -5,7 +5,9 @@ nodes: nodes missing a constraint's key are ignored (score 0) unless the
 constraints are the system defaults; each constraint's weight is
 ``ln(domains + 2)`` (hostname: the number of scored nodes).  Matching pods
 are counted per domain over all eligible nodes (only domains that hold a
-feasible node).  A node's raw score is ``round(sum(count * weight + maxSkew
+feasible node; under the system defaults a node without a zone makes ""
+one more domain of the weight); for hostname, the scored node's own pods,
+whatever the inclusion policies.  A node's raw score is ``round(sum(count * weight + maxSkew
 - 1))``; normalised as ``100 * (max + min - score) // max`` (100 for all when
 max is 0), so fewer matching pods score higher.
 """
@@ -89,10 +91,14 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
             labels = node.labels
             if require_all and not all(k.key in labels for k in constraints):
                 continue
-            if c.key not in labels or not node_included(c, pod, node):
+            if c.key not in labels:
                 continue
             if c.key == HOSTNAME:
+                # Upstream counts a node's own pods in Score, where the
+                # inclusion policies are not read: they only shape domains.
                 s.host_counts[i][node.name] = s.host_counts[i].get(node.name, 0) + 1
+                continue
+            if not node_included(c, pod, node):
                 continue
             v = labels[c.key]
             if v in s.counts[i]:
