@@ -3,7 +3,7 @@
 ``kruleset.rules.quota.fast_reclaim._Cycle`` walks a node's pods, takes potential victims out of
 the quota usage and reprieves them on four integers per namespace, and
 refuses nodes without any possible victim before sorting; the general path
-(``fast_reclaim.FAST_RECLAIM = False``) runs the victim rules, a
+(``FastPaths(reclaim=False)``) runs the victim rules, a
 :class:`~kruleset.rules.quota.accounting.QuotaView` and the filters.  Seeded random
 clusters (quota namespaces lending and borrowing, a namespace without quota,
 priorities, start times, PDBs, nominated pods, host ports, taints, some
@@ -22,6 +22,7 @@ import pytest
 import kruleset
 from kruleset.rules.quota import capacity_scheduling as quota_reclaim
 from kruleset.rules.quota import fast_reclaim
+from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
@@ -94,7 +95,6 @@ def _result_view(r: PostFilterResult | None) -> Any:
 
 def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatch
               ) -> tuple[list[Any], list[Any], list[Any], int]:
-    monkeypatch.setattr(fast_reclaim, "FAST_RECLAIM", fast)
     results: list[Any] = []
     judged = [0]
     original_reclaim = quota_reclaim.reclaim
@@ -113,7 +113,7 @@ def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(quota_reclaim, "reclaim", reclaim)
     monkeypatch.setattr(fast_reclaim._Cycle, "select", select)
     try:
-        sim = Simulation(kruleset.load(text), trace=trace)
+        sim = Simulation(kruleset.load(text), trace=trace, fast=FastPaths(reclaim=fast))
         sim.run()
     finally:
         monkeypatch.setattr(quota_reclaim, "reclaim", original_reclaim)

@@ -23,6 +23,7 @@ from ..model.scenario import Scenario
 from ..model.state import FAILED, ClusterState, PodState
 from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
+from ..rules.scheduler.framework import FastPaths
 from .registry import (
     _ACTIONS,
     _CONTROLLERS,
@@ -73,7 +74,11 @@ class Simulation:
     """Simulates a :class:`Scenario`; see :func:`kruleset.run` for the usual entry."""
 
     def __init__(self, scenario: Scenario, *, profile: Profile | None = None,
-                 trace: bool = False, until: int | None = None) -> None:
+                 trace: bool = False, until: int | None = None,
+                 fast: FastPaths | None = None) -> None:
+        # Which fast paths the mechanisms take (all by default); each decides
+        # as the reference rules, which the differential tests check.
+        self.fast = fast if fast is not None else FastPaths()
         _load()
         from .setup import build_profile
 

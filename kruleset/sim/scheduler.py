@@ -13,7 +13,6 @@ from time import perf_counter
 from ..model.state import PodState
 from ..rules.engine import ActiveRuleSet
 from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
-from ..rules.scheduler.fast import cycle_cache
 from ..rules.scheduler.fast.cycle_cache import CycleCache
 from ..rules.scheduler.preemption.postfilter import (
     POSTFILTER_MESSAGE,
@@ -72,7 +71,8 @@ class SchedulerController:
         if not pending:
             return False
         ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
-        ctx.memo = self.memo if cycle_cache.ENABLED else None
+        ctx.fast = sim.fast
+        ctx.memo = self.memo if sim.fast.cycle_cache else None
         queue = sim.profile.active(QUEUE.name)
         gates = sim.profile.active(PREENQUEUE.name)
         changed = False

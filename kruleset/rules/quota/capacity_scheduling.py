@@ -187,7 +187,7 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
     others = [c for c in candidates if c is not best]
     if not others:
         return
-    if (not fast_reclaim.FAST_RECLAIM or tuple(a.rule.name for a in pick.rules) != DEFAULT_PICK
+    if (not ctx.fast.reclaim or tuple(a.rule.name for a in pick.rules) != DEFAULT_PICK
             or not hasattr(trace, "defer")):
         for c in others:
             trace.add(PICK.name, subject, f"{c.node} not chosen",

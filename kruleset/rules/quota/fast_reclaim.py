@@ -4,7 +4,7 @@
 copies of the quotas' usage and the node's totals, and reprieves them again,
 deciding as the reference (:func:`kruleset.rules.quota.reclaim.select_victims_on_node`
 with the default victim rules) and recording the same trace.  With
-:data:`FAST_RECLAIM` off every node goes through the reference; the
+the simulation's ``FastPaths.reclaim`` off every node goes through the reference; the
 differential tests compare both.
 """
 
@@ -57,8 +57,6 @@ from .reclaim import (
     NodeReclaim,
 )
 
-# Off: every node goes through select_victims_on_node (the differential tests compare both).
-FAST_RECLAIM = True
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
 _RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
 # Refusal kinds, formatted only when the trace is read (see _walk_text).
@@ -153,7 +151,7 @@ class _Cycle:
     def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
               budgets: Sequence[PdbBudget]) -> _Cycle | None:
         """The cycle's arithmetic dry run, or ``None`` where only the general path applies."""
-        if not FAST_RECLAIM:
+        if not ctx.fast.reclaim:
             return None
         rules = ctx.profile.active(VICTIM_RULES.name).rules
         if tuple(a.rule.name for a in rules) != _DEFAULT_RULES:

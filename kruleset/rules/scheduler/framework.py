@@ -25,6 +25,7 @@ from ..profile import Profile
 from ..registry import define_ruleset
 
 __all__ = [
+    "ALL_FAST",
     "FEASIBLE",
     "FILTERS",
     "PREENQUEUE",
@@ -32,6 +33,7 @@ __all__ = [
     "PREFILTER_NODES",
     "QUEUE",
     "SCORES",
+    "FastPaths",
     "FitError",
     "PerNode",
     "ScheduleContext",
@@ -68,6 +70,27 @@ SCORES = define_ruleset(
 )
 
 
+@attrs.frozen(slots=True)
+class FastPaths:
+    """Which fast paths a simulation takes: an explicit option, not a module switch.
+
+    Each decides as the reference rules it shortcuts, with the same trace
+    (the differential tests run simulations with each on and off):
+    ``cycle_cache`` keeps filter searches and dry runs across cycles
+    (:mod:`~kruleset.rules.scheduler.fast.cycle_cache`), ``victims`` selects
+    preemption victims as arithmetic (:mod:`~kruleset.rules.scheduler.fast.plan`),
+    ``reclaim`` runs quota reclaim's dry run as arithmetic
+    (:mod:`~kruleset.rules.quota.fast_reclaim`).
+    """
+
+    cycle_cache: bool = True
+    victims: bool = True
+    reclaim: bool = True
+
+
+ALL_FAST = FastPaths()
+
+
 class ScheduleContext:
     """What rules see during one scheduling cycle.
 
@@ -75,7 +98,7 @@ class ScheduleContext:
     rule modules keep under their own keys.
     """
 
-    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra", "memo")
+    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra", "memo", "fast")
 
     def __init__(self, state: ClusterState, profile: Profile, trace: Trace | None = None,
                  now: int = 0) -> None:
@@ -89,6 +112,8 @@ class ScheduleContext:
         # Results kept across cycles (a kruleset.rules.scheduler.fast.cycle_cache.CycleCache);
         # only a caller that keeps the cluster's change log honest sets it.
         self.memo: Any = None
+        # The fast paths this cycle may take (the simulation's option).
+        self.fast: FastPaths = ALL_FAST
 
 
 @attrs.frozen(slots=True)

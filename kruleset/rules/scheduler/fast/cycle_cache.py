@@ -37,10 +37,7 @@ from kruleset.rules.engine import UNSCHEDULABLE, Failure
 from ..framework import failure_reasons
 from .plan import fast_plan
 
-__all__ = ["ENABLED", "CycleCache", "Prefix", "Recorder", "shape_of"]
-
-# False: the scheduler keeps nothing across cycles (tests compare both ways).
-ENABLED = True
+__all__ = ["CycleCache", "Prefix", "Recorder", "shape_of"]
 
 
 def shape_of(pod: Pod) -> Hashable | None:

@@ -11,7 +11,7 @@ conflicts; every other filter looks at the node only and runs once per node.
 :func:`fast_plan` says whether that holds for a pod in this cycle and what
 the arithmetic needs.  Victim selection
 (:mod:`kruleset.rules.scheduler.preemption.victims`), quota reclaim and the
-cycle cache use it; with :data:`FAST_PATH` off they take the general path,
+cycle cache use it; with the simulation's ``FastPaths.victims`` off they take the general path,
 which decides the same (tests compare the two).
 """
 
@@ -35,11 +35,7 @@ from ..filters.interpodaffinity import STATE as INTERPOD_STATE
 from ..filters.podtopologyspread import STATE as SPREAD_STATE
 from ..node_selection import _ALL_RULES, OVERLAY, prepare_cycle
 
-__all__ = ["FAST_PATH", "FastPlan", "fast_plan"]
-
-# Whether victim selection may take its arithmetic fast path; False forces
-# the general path, which the fast path must match decision for decision.
-FAST_PATH = True
+__all__ = ["FastPlan", "fast_plan"]
 
 _NODE_ONLY = NODE_ONLY_FILTERS
 _PORTS = FILTER_NODE_PORTS
@@ -74,7 +70,7 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     selection does) and a trace that takes deferred groups.
     """
     trace = ctx.trace
-    if not FAST_PATH or OVERLAY in ctx.extra or (
+    if not ctx.fast.victims or OVERLAY in ctx.extra or (
             trace is not None and not (traced and hasattr(trace, "defer"))):
         return None
     prepared = prepare_cycle(ctx, pod)

@@ -556,7 +556,7 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
                   ) -> None:
     pick = ctx.profile.active(PICK.name)
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-    if keys is not None and len(candidates) > 1 and is_default(pick):
+    if keys is not None and len(candidates) > 1 and is_default(ctx, pick):
         # The default criteria: each comparison follows from the two keys, read
         # now (later cycles change the caller's mapping).
         others = [c.node for c in candidates if c is not best]

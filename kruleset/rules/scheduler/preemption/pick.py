@@ -32,7 +32,6 @@ from kruleset.model.quantity import format_duration
 from kruleset.rules.engine import ActiveRuleSet
 from kruleset.rules.registry import define_ruleset, rule
 
-from ..fast import plan
 from .postfilter import Candidate
 
 __all__ = ["DEFAULT_PICK", "PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys",
@@ -170,9 +169,9 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
     return key
 
 
-def is_default(order: ActiveRuleSet) -> bool:
+def is_default(ctx: Any, order: ActiveRuleSet) -> bool:
     """Whether ``order`` is the default criteria, which :func:`default_pick_key` computes."""
-    return plan.FAST_PATH and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
+    return ctx.fast.victims and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
 
 
 def decide_by_keys(a: tuple[int, ...], b: tuple[int, ...]) -> str:
@@ -225,7 +224,7 @@ def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
     if len(candidates) == 1:
         return candidates[0], ""
     act = order if order is not None else ctx.profile.active(PICK.name)
-    if is_default(act):
+    if is_default(ctx, act):
         # The default criteria's composite key computed inline: the same tuple
         # as the rules give, without seven calls per candidate.
         key = default_pick_key(ctx)
