@@ -21,11 +21,11 @@ from .model.scenario import Scenario
 from .model.state import ClusterState
 from .rules.profile import Profile, load_profile
 from .rules.registry import register
-from .rules.scheduling import ScheduleResult, schedule_pod
+from .rules.scheduler.cycle import ScheduleResult, schedule_pod
 from .sim.core import Decision
 from .sim.result import ExpectationResult, Result
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "ClusterState",

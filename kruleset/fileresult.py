@@ -69,7 +69,7 @@ def report_file(path: str, opts: FileOptions) -> FileReport:
 def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
     """The report of ``path`` and its Result (None when it did not run)."""
     from . import api, progress
-    from .lang.diagnose import every_error
+    from .diagnose import every_error
 
     progress.ACTIVITY.begin(path)
     try:

@@ -125,7 +125,7 @@ def test_a_class_created_later_counts_for_the_pods_after_it() -> None:
 def test_pods_sharing_tolerations_get_their_own_answer() -> None:
     """The default-tolerations memo answers by the tolerations tuple itself: equal
     answers for one tuple, and a different tuple at a reused place is not mistaken."""
-    from kruleset.rules.taint_eviction import default_toleration_changes
+    from kruleset.rules.disruption.taint_manager import default_toleration_changes
 
     shared = _TOLERATIONS[4]
     a = default_toleration_changes(Pod("default", "a", tolerations=shared))

@@ -6,7 +6,7 @@ import attrs
 
 import kruleset
 from kruleset.model.objects import Pod
-from kruleset.rules.api_eviction import VIOLATION_MESSAGE
+from kruleset.rules.disruption.eviction_api import VIOLATION_MESSAGE
 
 
 def run(text: str, *, daemonset: tuple[str, ...] = ()) -> kruleset.Result:

@@ -8,13 +8,13 @@ from kruleset.model.objects import Node, Pod, PodDisruptionBudget
 from kruleset.model.resources import Resources
 from kruleset.model.selectors import LabelSelector, Requirement
 from kruleset.model.state import ClusterState, PodState
-from kruleset.rules.api_eviction import (
+from kruleset.rules.disruption.eviction_api import (
     MULTIPLE_PDBS_MESSAGE,
     VIOLATION_MESSAGE,
     evict,
 )
+from kruleset.rules.disruption.pdb import pdb_status
 from kruleset.rules.engine import Trace
-from kruleset.rules.pdb import pdb_status
 from kruleset.rules.profile import Override, Profile
 
 SEL = LabelSelector((Requirement("app", "In", ("web",)),))

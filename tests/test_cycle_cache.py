@@ -2,9 +2,9 @@
 
 The scheduler keeps, per pod shape, each node's filter failure and
 preemption dry-run result, and re-judges only the nodes the cluster's touched
-log names (``kruleset.rules.cycle_cache``).  Here seeded random clusters where
+log names (``kruleset.rules.scheduler.fast.cycle_cache``).  Here seeded random clusters where
 many pending pods share a shape (ranges) are simulated with the cache and
-without it (``cycle_cache.ENABLED = False``): decisions, every PostFilter
+without it (``Simulation(..., fast=FastPaths(cycle_cache=False))``): decisions, every PostFilter
 result and the pods' final states must be identical, with events in between
 (taints, cordons, deletes, new pods) that move the epoch, terminating
 victims (grace periods), PodDisruptionBudgets, nominated pods of several
@@ -20,8 +20,11 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import cycle_cache, preemption, quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import capacity_scheduling as quota_reclaim
+from kruleset.rules.scheduler.fast import cycle_cache
+from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
@@ -90,7 +93,6 @@ def _view(r: PostFilterResult | None) -> Any:
 
 def _simulate(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
               ) -> tuple[list[Any], list[Any], list[Any], int]:
-    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
     results: list[Any] = []
     original = preemption.preempt
 
@@ -101,7 +103,7 @@ def _simulate(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(preemption, "preempt", preempt)
     try:
-        sim = Simulation(kruleset.load(text))
+        sim = Simulation(kruleset.load(text), fast=FastPaths(cycle_cache=enabled))
         sim.run()
     finally:
         monkeypatch.setattr(preemption, "preempt", original)
@@ -177,7 +179,6 @@ def _reclaim_view(r: PostFilterResult | None) -> Any:
 
 def _simulate_reclaim(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
                       ) -> tuple[list[Any], list[Any], int]:
-    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
     results: list[Any] = []
     original = quota_reclaim.reclaim
     candidates = [0]
@@ -191,7 +192,7 @@ def _simulate_reclaim(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(quota_reclaim, "reclaim", reclaim)
     try:
-        sim = Simulation(kruleset.load(text))
+        sim = Simulation(kruleset.load(text), fast=FastPaths(cycle_cache=enabled))
         sim.run()
     finally:
         monkeypatch.setattr(quota_reclaim, "reclaim", original)
@@ -225,8 +226,7 @@ def test_the_reclaim_generator_prunes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _traced(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
             ) -> tuple[list[Any], list[Any], int]:
-    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
-    sim = Simulation(kruleset.load(text), trace=True)
+    sim = Simulation(kruleset.load(text), trace=True, fast=FastPaths(cycle_cache=enabled))
     sim.run()
     assert sim.trace is not None
     hits = sum(c.memo.hits for c in sim.controllers if isinstance(c, SchedulerController))
@@ -260,8 +260,7 @@ def test_traced_runs_use_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _traced_reclaim(text: str, enabled: bool, monkeypatch: pytest.MonkeyPatch
                     ) -> tuple[list[Any], list[Any], list[Any]]:
-    monkeypatch.setattr(cycle_cache, "ENABLED", enabled)
-    sim = Simulation(kruleset.load(text), trace=True)
+    sim = Simulation(kruleset.load(text), trace=True, fast=FastPaths(cycle_cache=enabled))
     sim.run()
     assert sim.trace is not None
     entries = [(e.rule, e.subject, e.result, e.why, e.time) for e in sim.trace.entries]
@@ -303,7 +302,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
     from kruleset.rules.engine import Failure, Trace
-    from kruleset.rules.node_selection import _trace_kept
+    from kruleset.rules.scheduler.node_selection import _trace_kept
 
     monkeypatch.setattr(cycle_cache, "_REBASE", 1 << 30)
     state = ClusterState()
@@ -341,7 +340,7 @@ def test_a_dry_run_prefix_is_dropped_when_one_of_its_nodes_changes() -> None:
     from kruleset.model.objects import Node
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
-    from kruleset.rules.preemption_victims import NO_VICTIMS_FAILURE
+    from kruleset.rules.scheduler.preemption.victims import NO_VICTIMS_FAILURE
 
     state = ClusterState()
     nodes = tuple(state.add_node(Node(f"n{i}", Resources(cpu=1000, pods=10))) for i in (1, 2, 3))

@@ -20,7 +20,7 @@ from kruleset.model.dra import (
     ResourceSlice,
     Version,
 )
-from kruleset.rules.dra import cel
+from kruleset.model import dra_cel as cel
 from kruleset.rules.dra.allocator import AllocationError, ClaimInput, allocate, gather_pools
 from kruleset.rules.dra.state import generated_name
 

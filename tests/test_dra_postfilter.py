@@ -9,8 +9,8 @@ from pathlib import Path
 
 import kruleset
 from kruleset.model.config import PluginSet, SchedulerConfig
-from kruleset.rules.postfilter import POSTFILTER
-from kruleset.rules.scheduler_profile import profile_for
+from kruleset.rules.scheduler.config import profile_for
+from kruleset.rules.scheduler.preemption.postfilter import POSTFILTER
 
 ROOT = Path(__file__).resolve().parent.parent
 

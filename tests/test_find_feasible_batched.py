@@ -18,9 +18,9 @@ import pytest
 from kruleset.model.objects import Container, Node, Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, PodState
-from kruleset.rules import node_selection
 from kruleset.rules.profile import Profile
-from kruleset.rules.scheduling import FitError, ScheduleContext, fit_message
+from kruleset.rules.scheduler import node_selection
+from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, fit_message
 
 GI = 1 << 30
 

@@ -14,8 +14,8 @@ from kruleset.errors import ScenarioError
 from kruleset.model.objects import Container, Node, Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState
-from kruleset.rules.scheduling import schedule_pod
-from kruleset.rules.scores_image import image_score, normalized_image_name
+from kruleset.rules.scheduler.cycle import schedule_pod
+from kruleset.rules.scheduler.scores.imagelocality import image_score, normalized_image_name
 
 MB = 1024 * 1024
 RULE = "scheduler.score.ImageLocality"

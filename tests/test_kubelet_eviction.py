@@ -7,14 +7,19 @@ from fractions import Fraction
 import pytest
 from kubelet_helpers import Gi, Mi, node, pod, res
 
-from kruleset.lang.kubelet import make_kubelet_config
 from kruleset.model.config import EvictionThreshold, KubeletConfig
+from kruleset.model.kubelet_settings import make_kubelet_config
 from kruleset.model.objects import SYSTEM_CRITICAL_PRIORITY, EmptyDir
 from kruleset.model.state import ClusterState
-from kruleset.rules.eviction_manager import eviction_pass, format_binary, format_decimal
-from kruleset.rules.eviction_rank import rank_pods
-from kruleset.rules.eviction_signals import layout, set_node_signal, set_pod_usage, usage_index
-from kruleset.rules.eviction_thresholds import (
+from kruleset.rules.kubelet.eviction.manager import eviction_pass, format_binary, format_decimal
+from kruleset.rules.kubelet.eviction.rank import rank_pods
+from kruleset.rules.kubelet.eviction.signals import (
+    layout,
+    set_node_signal,
+    set_pod_usage,
+    usage_index,
+)
+from kruleset.rules.kubelet.eviction.thresholds import (
     effective_thresholds,
     percentage_quantity,
     thresholds_met,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules.eviction_manager import manager_state
+from kruleset.rules.kubelet.eviction.manager import manager_state
 from kruleset.sim import kubelet
 from kruleset.sim.core import Simulation
 
@@ -146,7 +146,7 @@ def test_idle_pass_decides_as_the_full_pass(seed: int, monkeypatch: pytest.Monke
 
 def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most seeds evict and then take idle passes while conditions are held."""
-    from kruleset.rules import eviction_manager
+    from kruleset.rules.kubelet.eviction import manager as eviction_manager
 
     taken = [0]
     original = eviction_manager.idle_pass

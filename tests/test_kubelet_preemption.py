@@ -7,8 +7,8 @@ from kubelet_helpers import Mi, node, pod, res
 
 from kruleset.model.objects import SYSTEM_CRITICAL_PRIORITY
 from kruleset.model.state import ClusterState
-from kruleset.rules.kubelet_admission import admit_pod
-from kruleset.rules.kubelet_preemption import (
+from kruleset.rules.kubelet.admission import admit_pod
+from kruleset.rules.kubelet.critical_preemption import (
     PreemptionError,
     Requirement,
     distance,

@@ -5,7 +5,12 @@ from __future__ import annotations
 from kubelet_helpers import pod
 
 from kruleset.model.selectors import Taint, Toleration
-from kruleset.rules.taint_eviction import NOT_READY, UNREACHABLE, decide, default_tolerations
+from kruleset.rules.disruption.taint_manager import (
+    NOT_READY,
+    UNREACHABLE,
+    decide,
+    default_tolerations,
+)
 
 NE = Taint("k", "v", "NoExecute")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kruleset.lang.diagnose import statement_lines
+from kruleset.diagnose import statement_lines
 
 SOURCE = """\
 node n1 cpu=4 memory=8Gi   # a comment with ( and {

@@ -6,7 +6,7 @@ import pytest
 from kubelet_helpers import Gi, pod, res
 
 from kruleset.model.objects import SYSTEM_CRITICAL_PRIORITY, Container, Pod
-from kruleset.rules.oom import oom_score_adj
+from kruleset.rules.kubelet.eviction.oom import oom_score_adj
 
 CAP = 4 * Gi
 

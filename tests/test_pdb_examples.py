@@ -6,7 +6,8 @@ import doctest
 
 import pytest
 
-from kruleset.rules import api_eviction, pdb
+from kruleset.rules.disruption import eviction_api as api_eviction
+from kruleset.rules.disruption import pdb
 
 
 @pytest.mark.parametrize("module", [pdb, api_eviction], ids=lambda m: m.__name__)

@@ -9,7 +9,7 @@ from kruleset.model.objects import Deployment, Node, Pod, PodDisruptionBudget
 from kruleset.model.resources import Resources
 from kruleset.model.selectors import LabelSelector, Requirement
 from kruleset.model.state import ClusterState, PodState
-from kruleset.rules.pdb import DELETION_TIMEOUT, pdb_status, scaled_value
+from kruleset.rules.disruption.pdb import DELETION_TIMEOUT, pdb_status, scaled_value
 
 SEL = LabelSelector((Requirement("app", "In", ("web",)),))
 

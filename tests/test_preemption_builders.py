@@ -15,7 +15,7 @@ from kruleset.model.resources import Resources
 from kruleset.model.selectors import LabelSelector, Requirement
 from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.profile import Profile
-from kruleset.rules.scheduling import FitError, ScheduleContext, schedule_one
+from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, schedule_one
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 SMALL, MEDIUM, LARGE, VERY_LARGE = 100, 200, 300, 500

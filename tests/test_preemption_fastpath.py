@@ -3,7 +3,7 @@
 Victim selection has an arithmetic fast path (free resources and host ports
 counted directly instead of re-running the filters with an overlay) that is
 only taken when no other filter can change its answer by removing pods.  The
-general path stays callable (``preemption_victims.FAST_PATH = False``).  Here
+general path stays callable (``FastPaths(victims=False)``).  Here
 seeded random clusters (priorities, start times, PDBs, host ports, extended
 resources, pod (anti-)affinity, spread constraints, nominated pods,
 ElasticQuotas) are simulated both ways and everything preemption decides is
@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import preemption, preemption_victims, quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import capacity_scheduling as quota_reclaim
+from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
 SEEDS = range(150)
@@ -117,7 +119,6 @@ def _result_view(r: PostFilterResult | None) -> Any:
 
 def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatch
               ) -> tuple[list[Any], list[Any], list[Any]]:
-    monkeypatch.setattr(preemption_victims, "FAST_PATH", fast)
     results: list[Any] = []
     original_preempt = preemption.preempt
     original_reclaim = quota_reclaim.reclaim
@@ -135,7 +136,7 @@ def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(preemption, "preempt", preempt)
     monkeypatch.setattr(quota_reclaim, "reclaim", reclaim)
     try:
-        sim = Simulation(kruleset.load(text), trace=trace)
+        sim = Simulation(kruleset.load(text), trace=trace, fast=FastPaths(victims=fast))
         sim.run()
     finally:
         monkeypatch.setattr(preemption, "preempt", original_preempt)
@@ -157,13 +158,6 @@ def test_fast_path_decides_as_the_general_path(seed: int,
     assert fast[2] == slow[2]
 
 
-def test_state_keys_match_the_filters() -> None:
-    from kruleset.rules import filters_interpod, filters_spread
-
-    assert preemption_victims.SPREAD_STATE == filters_spread._STATE
-    assert preemption_victims.INTERPOD_STATE == filters_interpod._STATE
-
-
 def test_the_generator_exercises_preemption(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most seeds preempt, some fail to, some reclaim quota: the comparison is not vacuous."""
     chosen = failed = 0
@@ -177,3 +171,23 @@ def test_the_generator_exercises_preemption(monkeypatch: pytest.MonkeyPatch) -> 
             else:
                 failed += 1
     assert chosen >= 40 and failed >= 10
+
+
+def test_the_simulation_option_switches_the_plan() -> None:
+    """``FastPaths(victims=False)`` on the context means no plan: the general path runs."""
+    from kruleset.model.objects import Container, Node, Pod
+    from kruleset.model.resources import Resources
+    from kruleset.model.state import ClusterState
+    from kruleset.rules.profile import Profile
+    from kruleset.rules.scheduler.fast.plan import fast_plan
+    from kruleset.rules.scheduler.framework import ScheduleContext
+
+    state = ClusterState()
+    state.add_node(Node("n1", Resources(cpu=1000, memory=2**30, pods=10)))
+    pod = Pod("default", "p", containers=(Container("c", Resources(cpu=100)),))
+    ctx = ScheduleContext(state, Profile.default())
+    ctx.pod = pod
+    assert fast_plan(ctx, pod) is not None
+    ctx.fast = FastPaths(victims=False)
+    ctx.extra.clear()
+    assert fast_plan(ctx, pod) is None

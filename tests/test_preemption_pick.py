@@ -20,11 +20,15 @@ from test_preemption_builders import (
 )
 
 from kruleset.model.state import ClusterState
-from kruleset.rules.postfilter import Candidate
-from kruleset.rules.preemption import preempt_for
-from kruleset.rules.preemption_pick import PRIORITY_SHIFT, earliest_start_of_highest, pick_candidate
 from kruleset.rules.profile import Profile
-from kruleset.rules.scheduling import ScheduleContext
+from kruleset.rules.scheduler.cycle import ScheduleContext
+from kruleset.rules.scheduler.preemption.defaultpreemption import preempt_for
+from kruleset.rules.scheduler.preemption.pick import (
+    PRIORITY_SHIFT,
+    earliest_start_of_highest,
+    pick_candidate,
+)
+from kruleset.rules.scheduler.preemption.postfilter import Candidate
 
 Spec = tuple[str, str, int, int, int]  # (name, node, priority, cpu, start)
 

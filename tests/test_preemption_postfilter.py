@@ -24,8 +24,8 @@ from kruleset.errors import ScenarioError
 from kruleset.model.objects import NEVER
 from kruleset.model.selectors import Taint
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
-from kruleset.rules.postfilter import POSTFILTER_MESSAGE, run_postfilter
-from kruleset.rules.preemption import (
+from kruleset.rules.scheduler.cycle import FitError
+from kruleset.rules.scheduler.preemption.defaultpreemption import (
     NOT_HELPFUL,
     dry_run,
     num_candidates,
@@ -35,8 +35,8 @@ from kruleset.rules.preemption import (
     terminating_by_preemption,
     validate_args,
 )
-from kruleset.rules.preemption_victims import PdbBudget
-from kruleset.rules.scheduling import FitError
+from kruleset.rules.scheduler.preemption.postfilter import POSTFILTER_MESSAGE, run_postfilter
+from kruleset.rules.scheduler.preemption.victims import PdbBudget
 
 # v1.35's default profile runs DynamicResources' PostFilter before DefaultPreemption;
 # for a pod without claims it rejects first, and the reasons are joined.

@@ -23,7 +23,9 @@ from test_preemption_builders import (
 
 from kruleset.model.state import PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from kruleset.rules.preemption_victims import (
+from kruleset.rules.profile import Profile
+from kruleset.rules.scheduler.cycle import ScheduleContext
+from kruleset.rules.scheduler.preemption.victims import (
     NO_VICTIMS,
     NodeVictims,
     PdbBudget,
@@ -32,8 +34,6 @@ from kruleset.rules.preemption_victims import (
     select_victims_on_node,
     split_by_pdb,
 )
-from kruleset.rules.profile import Profile
-from kruleset.rules.scheduling import ScheduleContext
 
 
 def _select(st, ps: PodState, node: str = "n1", budgets=(), **kw) -> NodeVictims | Failure:
@@ -65,7 +65,7 @@ def test_pod_without_priority_counts_as_zero() -> None:
 
 def test_no_victims_is_decided_before_any_filter(monkeypatch) -> None:
     # dryrun-higher-priority-pods-no-preemption: zero filter calls on such a node.
-    import kruleset.rules.preemption_victims as pv
+    import kruleset.rules.scheduler.preemption.victims as pv
 
     st = cluster(["n1"])
     run(st, make_pod("hi", VERY_HIGH, LARGE), "n1")

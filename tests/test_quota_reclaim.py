@@ -12,15 +12,10 @@ from kruleset.model.objects import NEVER, Container, ElasticQuota, Node, Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from kruleset.rules.quota_reclaim import (
-    GLOBAL_QUOTA,
-    NodeReclaim,
-    reclaim,
-    reclaim_victims,
-    select_victims_on_node,
-)
-from kruleset.rules.scheduler_profile import profile_for
-from kruleset.rules.scheduling import FitError, ScheduleContext, schedule_one
+from kruleset.rules.quota.capacity_scheduling import reclaim, reclaim_victims
+from kruleset.rules.quota.reclaim import GLOBAL_QUOTA, NodeReclaim, select_victims_on_node
+from kruleset.rules.scheduler.config import profile_for
+from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, schedule_one
 
 
 def cluster(nodes: int = 1, cpu: int = 4000, **quotas: tuple[int, int]) -> ClusterState:

@@ -1,10 +1,10 @@
 """Differential test: CapacityScheduling's arithmetic dry run decides exactly as the general one.
 
-``quota_reclaim._Cycle`` walks a node's pods, takes potential victims out of
+``kruleset.rules.quota.fast_reclaim._Cycle`` walks a node's pods, takes potential victims out of
 the quota usage and reprieves them on four integers per namespace, and
 refuses nodes without any possible victim before sorting; the general path
-(``quota_reclaim.FAST_RECLAIM = False``) runs the victim rules, a
-:class:`~kruleset.rules.quota.QuotaView` and the filters.  Seeded random
+(``FastPaths(reclaim=False)``) runs the victim rules, a
+:class:`~kruleset.rules.quota.accounting.QuotaView` and the filters.  Seeded random
 clusters (quota namespaces lending and borrowing, a namespace without quota,
 priorities, start times, PDBs, nominated pods, host ports, taints, some
 extended resources that send a cycle to the general path) are simulated both
@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules import quota_reclaim
-from kruleset.rules.postfilter import PostFilterResult
+from kruleset.rules.quota import capacity_scheduling as quota_reclaim
+from kruleset.rules.quota import fast_reclaim
+from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.preemption.postfilter import PostFilterResult
 from kruleset.sim.core import Simulation
 
 SEEDS = range(120)
@@ -93,11 +95,10 @@ def _result_view(r: PostFilterResult | None) -> Any:
 
 def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatch
               ) -> tuple[list[Any], list[Any], list[Any], int]:
-    monkeypatch.setattr(quota_reclaim, "FAST_RECLAIM", fast)
     results: list[Any] = []
     judged = [0]
     original_reclaim = quota_reclaim.reclaim
-    original_select = quota_reclaim._Cycle.select
+    original_select = fast_reclaim._Cycle.select
 
     def reclaim(*args: Any, **kwargs: Any) -> Any:
         out = original_reclaim(*args, **kwargs)
@@ -110,13 +111,13 @@ def _simulate(text: str, fast: bool, trace: bool, monkeypatch: pytest.MonkeyPatc
         return out
 
     monkeypatch.setattr(quota_reclaim, "reclaim", reclaim)
-    monkeypatch.setattr(quota_reclaim._Cycle, "select", select)
+    monkeypatch.setattr(fast_reclaim._Cycle, "select", select)
     try:
-        sim = Simulation(kruleset.load(text), trace=trace)
+        sim = Simulation(kruleset.load(text), trace=trace, fast=FastPaths(reclaim=fast))
         sim.run()
     finally:
         monkeypatch.setattr(quota_reclaim, "reclaim", original_reclaim)
-        monkeypatch.setattr(quota_reclaim._Cycle, "select", original_select)
+        monkeypatch.setattr(fast_reclaim._Cycle, "select", original_select)
     entries = ([(e.rule, e.subject, e.result, e.why) for e in sim.trace.entries]
                if sim.trace is not None else [])
     return [d.to_json() for d in sim.decisions], results, entries, judged[0]

@@ -14,7 +14,7 @@ import pytest
 from kruleset.model.objects import Container, ElasticQuota, Node, Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState
-from kruleset.rules.quota import (
+from kruleset.rules.quota.accounting import (
     MAX_INT64,
     MAX_RULE,
     TOTAL_MIN_RULE,
@@ -29,8 +29,8 @@ from kruleset.rules.quota import (
     quota_usage,
     quota_used,
 )
-from kruleset.rules.scheduler_profile import profile_for
-from kruleset.rules.scheduling import ScheduleContext
+from kruleset.rules.scheduler.config import profile_for
+from kruleset.rules.scheduler.cycle import ScheduleContext
 
 GPU = "nvidia.com/gpu"
 

@@ -7,7 +7,7 @@ from kruleset.model.resources import Resources
 from kruleset.model.selectors import Taint
 from kruleset.model.state import ClusterState
 from kruleset.rules.engine import Trace
-from kruleset.rules.scheduling import schedule_pod
+from kruleset.rules.scheduler.cycle import schedule_pod
 
 GI = 2**30
 

@@ -22,7 +22,7 @@ from kruleset.model.objects import Container, Pod
 from kruleset.model.resources import Resources
 from kruleset.model.selectors import LabelSelector
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE
-from kruleset.rules.scheduling import fit_message, schedule_pod
+from kruleset.rules.scheduler.cycle import fit_message, schedule_pod
 
 
 def failure(state, p, node_name):

@@ -6,7 +6,7 @@ import pytest
 
 from kruleset.errors import ScenarioError
 from kruleset.model.config import PluginSet, SchedulerConfig
-from kruleset.rules.scheduler_profile import PLUGINS, profile_for, register_plugin
+from kruleset.rules.scheduler.config import PLUGINS, profile_for, register_plugin
 
 
 def test_no_config_is_upstream_defaults():

@@ -23,10 +23,10 @@ from test_scheduling_support import (
 )
 
 from kruleset.model.config import SchedulerConfig
-from kruleset.rules.scheduler_profile import profile_for
-from kruleset.rules.scheduling import schedule_pod
-from kruleset.rules.scores_node import default_normalize
-from kruleset.rules.scores_resources import (
+from kruleset.rules.scheduler.config import profile_for
+from kruleset.rules.scheduler.cycle import schedule_pod
+from kruleset.rules.scheduler.scores.node import default_normalize
+from kruleset.rules.scheduler.scores.noderesources import (
     balanced_score,
     broken_linear,
     least_allocated,

@@ -13,9 +13,9 @@ from test_scheduling_support import (
     term,
 )
 
-from kruleset.rules import node_selection as nsel
 from kruleset.rules.profile import Profile
-from kruleset.rules.scheduling import ScheduleContext, schedule_one, schedule_pod
+from kruleset.rules.scheduler import node_selection as nsel
+from kruleset.rules.scheduler.cycle import ScheduleContext, schedule_one, schedule_pod
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_scheduling_support import bind, cluster, node, node_term, pod, required, sel, spread
 
 from kruleset.model.selectors import Requirement, Taint
-from kruleset.rules.scheduling import schedule_pod
+from kruleset.rules.scheduler.cycle import schedule_pod
 
 Z = "zone"
 

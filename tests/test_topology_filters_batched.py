@@ -21,9 +21,9 @@ import pytest
 
 import kruleset
 from kruleset.model.state import PodState
-from kruleset.rules import node_selection
-from kruleset.rules.filters_topology import pod_index, resolve_term
-from kruleset.rules.scheduling import FitError, ScheduleContext
+from kruleset.rules.scheduler import node_selection
+from kruleset.rules.scheduler.cycle import FitError, ScheduleContext
+from kruleset.rules.scheduler.filters.topology_index import pod_index, resolve_term
 from kruleset.sim.core import Simulation
 
 
@@ -108,8 +108,8 @@ def test_fast_topology_filters_decide_as_general(seed: int,
     sim.run()
     # Imported only now, as the simulation does: importing a rule module
     # registers its rules, and the default profile keeps registration order.
-    filters_spread = importlib.import_module("kruleset.rules.filters_spread")
-    filters_interpod = importlib.import_module("kruleset.rules.filters_interpod")
+    filters_spread = importlib.import_module("kruleset.rules.scheduler.filters.podtopologyspread")
+    filters_interpod = importlib.import_module("kruleset.rules.scheduler.filters.interpodaffinity")
     checked = 0
     for ps in list(sim.state.pods.values()):
         if ps.gone:

@@ -38,11 +38,12 @@ from ..model.dra import (
 )
 from ..model.quantity import QuantityError, _exact
 from ..model.scenario import Object
-from ..rules.dra.cel import CelCompileError, check
-from ..rules.dra.state import GATES, LOCKED_GATES
+from ..model.dra import GATES, LOCKED_GATES
+from ..model.dra_cel import CelCompileError, check
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs, split_commas
 from .errors import Source
+from .expect_words import _kv, _refs
 from .syntax import Group, Item, Statement, Word, describe
 from .values import RangeError, check_name, expand_range, integer, node_terms, pod_ref
 
@@ -135,7 +136,7 @@ def _attr_value(src: Source, entry: list[Item], index: int | None) -> Any:
         inner = entry[1].items
         if len(inner) != 1 or not isinstance(inner[0], Word) or inner[0].kind != "STRING":
             raise src.error('a version is written version("1.2.3")', entry[1].open)
-        from ..rules.dra.cel import _SEMVER
+        from ..model.dra_cel import _SEMVER
 
         if not _SEMVER.match(inner[0].text or ""):
             raise src.error(f"'{inner[0].text}' is not a semantic version", inner[0],
@@ -708,8 +709,6 @@ CLAIM_STATES = ("allocated", "pending", "reserved-for", "deleted")
 def parse_expect_dra(src: Source, subject: str, cur: Cursor, args: dict[str, Any],
                      checks: list[Any]) -> tuple[str, str, str]:
     """``expect claim …`` / ``expect claims …`` / ``expect device …``: (form, ref, state)."""
-    from .expectations import _kv, _refs
-
     if subject == "device":
         w = cur.word("a device: NAME, NODE/NAME or DRIVER/POOL/NAME")
         state = cur.keyword("free", "allocated").value

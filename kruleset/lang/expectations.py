@@ -36,9 +36,10 @@ from typing import Any
 
 from ..errors import Span
 from ..model.scenario import Expectation
-from .cursor import Cursor, split_commas
+from .cursor import Cursor
 from .errors import Source
-from .syntax import BList, Item, Word, describe, first_word, last_word
+from .expect_words import Check, _kv, _ref, _refs
+from .syntax import Item, Word, first_word, last_word
 from .values import integer, pod_ref, resources, taint
 
 __all__ = ["Check", "parse_expect", "statement_text", "POD_STATES"]
@@ -54,9 +55,6 @@ QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
             "claim", "claims", "device")
 
-Check = tuple[str, str, Item]
-"""A reference to check once the names are known: (kind, key, item)."""
-
 
 def statement_text(src: Source, items: list[Item]) -> str:
     """The source text of ``items`` (several lines joined by single spaces)."""
@@ -70,49 +68,11 @@ def statement_text(src: Source, items: list[Item]) -> str:
     return " ".join(text.split())
 
 
-def _ref(src: Source, w: Word, checks: list[Check], *, glob: bool = True) -> str:
-    ns, name = pod_ref(src, w, glob=glob)
-    key = f"{ns}/{name}"
-    if "*" not in key:
-        checks.append(("pod", key, w))
-    return key
-
-
-def _refs(src: Source, blist: BList, checks: list[Check]) -> tuple[str, ...]:
-    out = []
-    for entry in split_commas(src, blist):
-        w = entry[0]
-        if len(entry) != 1 or not isinstance(w, Word) or w.kind != "WORD":
-            bad = entry[1] if len(entry) > 1 else w
-            raise src.error(f"unexpected {describe(bad)} in the list", bad,
-                            expected="pod references separated by commas")
-        if "*" in w.value:
-            raise src.error("a glob is not allowed in a list of pods; name each pod", w)
-        key = _ref(src, w, checks, glob=False)
-        if key in out:
-            raise src.error(f"'{key}' is listed twice", w)
-        out.append(key)
-    return tuple(out)
-
-
 def _choice(src: Source, w: Word, choices: tuple[str, ...], what: str) -> str:
     text = w.text if w.text is not None else w.value
     if text not in choices:
         raise src.unknown(what, text, w, choices, expected=" | ".join(choices))
     return text
-
-
-def _kv(cur: Cursor, key: str) -> Word:
-    """Read ``key=VALUE`` and return the value's word."""
-    w = cur.word(f"{key}=…")
-    name, eq, value = w.value.partition("=")
-    if name != key or not eq:
-        raise cur.error(f"expected {key}=…, found '{w.value}'", w, expected=f"{key}=…")
-    if not value and w.text is None:
-        raise cur.error(f"missing value after '{key}='", w, expected=f"{key}=VALUE")
-    sub = w.at(len(key) + 1, value)
-    sub.text = w.text
-    return sub
 
 
 def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,

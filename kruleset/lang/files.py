@@ -9,6 +9,9 @@ is the simulation's :class:`~kruleset.model.scenario.ApplyObject` and
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..errors import ScenarioError, Span
 from ..model.objects import Node, Pod
 from ..model.scenario import Action, ApplyObject, DeleteObjectOf
 from .context import Context
@@ -16,18 +19,27 @@ from .cursor import Cursor
 from .declarations import resolve_path
 from .syntax import Word
 
-__all__ = ["file_actions"]
+__all__ = ["call_loader", "file_actions"]
+
+
+def call_loader(name: str, path: Any, span: Span) -> Any:
+    """Call a loader of kruleset.manifests, imported only when a file needs it."""
+    from .. import manifests
+
+    loader = getattr(manifests, name, None)
+    if loader is None:
+        raise ScenarioError(f"reading Kubernetes files is not available in this version "
+                            f"({name} is missing)", span)
+    return loader(path, span)
 
 
 def file_actions(ctx: Context, cur: Cursor, verb: str, span: object) -> list[Action]:
     """The actions of ``apply "FILE"`` / ``delete "FILE"`` (the cursor is at the file name)."""
-    from .loader import _call_loader
-
     w = cur.peek()
     assert isinstance(w, Word)
     cur.pos += 1
     path = resolve_path(ctx, w)
-    loaded = _call_loader("load_manifests", path, span)  # type: ignore[arg-type]
+    loaded = call_loader("load_manifests", path, span)  # type: ignore[arg-type]
     where = f"from {w.text}"
     out: list[Action] = []
     for obj in loaded.objects:

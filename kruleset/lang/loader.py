@@ -43,6 +43,7 @@ from .dra import finish as dra_finish
 from .dra import register_included as dra_register
 from .errors import Source
 from .expectations import Check, parse_expect
+from .files import call_loader as _call_loader
 from .grammar import parse_statements_raw
 from .kubelet import kubelet_block
 from .syntax import Statement, Word
@@ -403,17 +404,6 @@ def _within_horizon(src: Source, word: Word, ms: int) -> int:
                         expected="a time of 7 days (168h) or less")
     return ms
 _QUOTED = re.compile(r"'([^']+)'")
-
-
-def _call_loader(name: str, path: Any, span: Span) -> Any:
-    """Call a loader of kruleset.manifests, imported only when a file needs it."""
-    from .. import manifests
-
-    loader = getattr(manifests, name, None)
-    if loader is None:
-        raise ScenarioError(f"reading Kubernetes files is not available in this version "
-                            f"({name} is missing)", span)
-    return loader(path, span)
 
 
 def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None,

@@ -42,9 +42,9 @@ from ..model.dra import (
     qualified,
 )
 from ..model.quantity import QuantityError, _exact
-from ..rules.dra.cel import _SEMVER, CelCompileError, check
+from ..model.dra_cel import _SEMVER, CelCompileError, check
 from ._fields import Doc, boolean, choice, integer, mapping, seq, string
-from .pods import _node_term
+from ._node_terms import _node_term
 
 __all__ = ["DRA_KINDS", "DRA_VERSIONS", "dra_object", "pod_resource_claims"]
 

@@ -25,6 +25,7 @@ from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fields import Doc, choice, integer, mapping, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
+from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .kinds import (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -37,7 +38,6 @@ from .kinds import (
     resource_quota_from,
 )
 from .known_fields import OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
-from .dra import DRA_KINDS, DRA_VERSIONS, dra_object
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,

@@ -24,7 +24,7 @@ from ..model.objects import (
     WeightedPodAffinityTerm,
 )
 from ..model.resources import ZERO, Resources
-from ..model.selectors import EFFECTS, NodeSelectorTerm, Requirement, Toleration
+from ..model.selectors import EFFECTS, Toleration
 from ._fastpod import PER_POD, build_pod, copier, pod_labels, template_values
 from ._fields import (
     MATCH_NOTHING,
@@ -41,11 +41,11 @@ from ._fields import (
     string_list,
     string_map,
 )
+from ._node_terms import _node_term
 
 __all__ = ["PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod", "pod_from_spec",
            "spec_fields"]
 
-_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 _PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 
@@ -179,45 +179,6 @@ def _host_ports(doc: Doc, containers: list[Any], field: str,
                 proto = choice(doc, p.get("protocol"), f"{pf}.protocol", _PROTOCOLS, "TCP")
                 out.append((host, proto))
     return tuple(out)
-
-
-def _node_requirements(doc: Doc, raw: object, field: str,
-                       fields: bool = False) -> tuple[Requirement, ...]:
-    out = []
-    for i, expr in enumerate(seq(doc, raw, field)):
-        ef = f"{field}[{i}]"
-        e = mapping(doc, expr, ef)
-        key = string(doc, e.get("key"), f"{ef}.key")
-        if not key:
-            doc.fail(f"{ef}.key", "a requirement needs a key")
-        if fields and key != "metadata.name":
-            doc.fail(f"{ef}.key", f"'{key}' is not a supported field; matchFields supports "
-                                  "only metadata.name")
-        op = choice(doc, e.get("operator"), f"{ef}.operator", _NODE_OPERATORS, "")
-        values = string_list(doc, e.get("values"), f"{ef}.values")
-        if op in ("In", "NotIn") and not values:
-            doc.fail(f"{ef}.values", f"operator {op} needs at least one value")
-        if op in ("Exists", "DoesNotExist") and values:
-            doc.fail(f"{ef}.values", f"operator {op} takes no values")
-        if op in ("Gt", "Lt"):
-            if len(values) != 1:
-                doc.fail(f"{ef}.values", f"operator {op} takes exactly one value")
-            try:
-                int(values[0], 10)
-            except ValueError:
-                doc.fail(f"{ef}.values[0]", f"'{values[0]}' is not an integer")
-        if fields and op not in ("In", "NotIn"):
-            doc.fail(f"{ef}.operator", "matchFields supports only In and NotIn")
-        out.append(Requirement(key, op, values))
-    return tuple(out)
-
-
-def _node_term(doc: Doc, raw: object, field: str) -> NodeSelectorTerm:
-    t = mapping(doc, raw, field)
-    return NodeSelectorTerm(
-        _node_requirements(doc, t.get("matchExpressions"), f"{field}.matchExpressions"),
-        _node_requirements(doc, t.get("matchFields"), f"{field}.matchFields", fields=True),
-    )
 
 
 def _node_affinity(doc: Doc, raw: object, field: str) -> NodeAffinity | None:

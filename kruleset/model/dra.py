@@ -202,3 +202,14 @@ class FeatureGates:
 
     gates: tuple[tuple[str, bool], ...] = ()
     span: Span = _span()
+
+
+# DRA feature gates kruleset reads, at their v1.35 defaults.
+GATES: dict[str, bool] = {
+    "DRAAdminAccess": True,
+    "DRAPrioritizedList": True,
+    "DRADeviceTaints": False,
+    "DRAPartitionableDevices": False,
+}
+# GA gates locked to true: setting them false is refused, as the components refuse to start.
+LOCKED_GATES = ("DynamicResourceAllocation",)

@@ -233,8 +233,8 @@ class ClusterState:
     limit_ranges: dict[str, LimitRange] = attrs.field(factory=dict)
     resource_quotas: dict[str, ResourceQuota] = attrs.field(factory=dict)
     # status.disruptedPods of each PDB: PDB key -> {pod name: time (ms) the
-    # Eviction API recorded it}.  Written by kruleset.rules.api_eviction, read
-    # (with expiry) by kruleset.rules.pdb.pdb_status.
+    # Eviction API recorded it}.  Written by kruleset.rules.disruption.eviction_api, read
+    # (with expiry) by kruleset.rules.disruption.pdb.pdb_status.
     pdb_disrupted: dict[str, dict[str, int]] = attrs.field(factory=dict)
     by_namespace: dict[str, dict[str, PodState]] = attrs.field(factory=dict)
     ns_bound: dict[str, Tally] = attrs.field(factory=dict)

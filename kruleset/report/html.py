@@ -19,7 +19,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from .formats import Format, register
 from .model import FileReport, Summary
 

@@ -1,35 +1,52 @@
 """Imports every built-in rules module so their rules register themselves.
 
-One module per mechanism; add a new module here.
+One module per mechanism; add a new module here.  The order of this list
+does not decide the order of any scheduler rule set: that is
+:mod:`kruleset.rules.scheduler.defaults`.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .scheduler.defaults import arrange
 
 _MODULES = (
     "priority",
-    "scheduling",
-    "filters_basic",
-    "filters_spread",
-    "filters_interpod",
-    "scores_resources",
-    "scores_node",
-    "scores_spread",
-    "scores_interpod",
-    "scores_image",
-    "postfilter",
-    "dra_postfilter",
-    "preemption",
-    "quota_reclaim",
-    "kubelet_preemption",
-    "kubelet_admission",
-    "eviction_rank",
-    "eviction_manager",
-    "taint_eviction",
-    "api_eviction",
+    "scheduler.cycle",
+    "scheduler.filters.basic",
+    "scheduler.filters.podtopologyspread",
+    "scheduler.filters.interpodaffinity",
+    "scheduler.scores.noderesources",
+    "scheduler.scores.node",
+    "scheduler.scores.podtopologyspread",
+    "scheduler.scores.interpodaffinity",
+    "scheduler.scores.imagelocality",
+    "scheduler.preemption.postfilter",
+    "scheduler.dynamicresources",
+    "scheduler.preemption.defaultpreemption",
+    "quota.capacity_scheduling",
+    "kubelet.critical_preemption",
+    "kubelet.admission",
+    "kubelet.eviction.rank",
+    "kubelet.eviction.manager",
+    "disruption.taint_manager",
+    "disruption.eviction_api",
     "dra.plugin",
 )
 
-for _name in _MODULES:
-    importlib.import_module(f"{__package__}.{_name}")
+
+
+def load(registered: Callable[[], Iterable[Any]]) -> None:
+    """Import every built-in rules module, then order the scheduler's rule sets.
+
+    ``registered()`` lists the rule sets defined once the modules are in (the
+    registry passes its own).  The scheduler's rule sets then take their
+    order, weights and args from the default profile's data, whatever order
+    the modules above registered in.
+    """
+    for name in _MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+    arrange(registered())

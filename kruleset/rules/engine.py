@@ -138,7 +138,7 @@ class Trace:
         self._count = 0
         self.now = 0
         # Every scheduling attempt as plain values (see
-        # kruleset.rules.scheduling._record_attempt; kruleset.report.json
+        # kruleset.rules.scheduler.cycle._record_attempt; kruleset.report.json
         # writes them as the report's "attempts").
         self.attempts: list[tuple[Any, ...]] = []
 

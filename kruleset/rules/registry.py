@@ -75,4 +75,6 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
-    from . import builtin  # noqa: F401  (imports every built-in rules module)
+    from . import builtin
+
+    builtin.load(lambda: list(_RULESETS.values()))

@@ -96,7 +96,7 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
 def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     st = sim.state
     if a.kind in ("claim", "deviceclass", "claimtemplate"):  # DRA objects
-        from ..rules.dra.claims import delete_dra_object
+        from .dra_claims import delete_dra_object
 
         delete_dra_object(sim, a.kind, a.name)
         return

@@ -31,7 +31,7 @@ import attrs
 from ..model.objects import NodeAffinity, Pod, Workload
 from ..model.selectors import NodeSelectorTerm, Requirement, Toleration
 from ..model.state import PodState
-from ..rules.filters_basic import find_untolerated_taint, node_matches_pod_affinity
+from ..rules.scheduler.filters.basic import find_untolerated_taint, node_matches_pod_affinity
 from .core import Simulation, register_controller
 from .setup import create_pod
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 import heapq
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
-
-import attrs
+from typing import Any
 
 from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError, Span
 from ..model.config import KubeletConfig
@@ -26,6 +24,18 @@ from ..model.scenario import MAX_SIMULATED_TIME, Scenario
 from ..model.state import FAILED, ClusterState, PodState
 from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
+from ..rules.scheduler.framework import FastPaths
+from .registry import (
+    _ACTIONS,
+    _CONTROLLERS,
+    _POD_ADMISSION,
+    _POD_CHANGES,
+    Controller,
+    register_action,
+    register_controller,
+    register_pod_admission,
+)
+from .result import Decision
 
 __all__ = [
     "Controller",
@@ -77,21 +87,6 @@ class SimulationDidNotSettle(KrulesetError):
         super().__init__("\n".join(parts))
 
 
-class Controller(Protocol):
-    """A mechanism that acts over time (see module doc for phases)."""
-
-    name: str
-    phase: int
-
-    def step(self, sim: Simulation) -> bool: ...  # noqa: D102
-    def next_time(self, sim: Simulation) -> int | None: ...  # noqa: D102
-
-
-_CONTROLLERS: list[Callable[[Simulation], Controller]] = []
-_ACTIONS: dict[type, Callable[[Simulation, Any], None]] = {}
-_POD_ADMISSION: list[Callable[[Simulation, Any], Any]] = []
-_POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
-
 # Modules that register controllers and action handlers; a module that does
 # not exist yet simply registers nothing (its actions then report exit 3).
 _SIM_MODULES = (
@@ -99,32 +94,6 @@ _SIM_MODULES = (
     "scheduler", "kubelet", "taints", "drain",
 )
 _loaded = False
-
-
-def register_controller(factory: Callable[[Simulation], Controller]) -> None:
-    """Add a controller factory; every :class:`Simulation` builds one of each."""
-    _CONTROLLERS.append(factory)
-
-
-def register_action(cls: type, handler: Callable[[Simulation, Any], None]) -> None:
-    """Say which function carries out timeline actions of type ``cls``."""
-    _ACTIONS[cls] = handler
-
-
-def register_pod_admission(
-    fn: Callable[[Simulation, Any], Any], *,
-    changes: Callable[[Simulation, Any], Mapping[str, Any] | Failure | None] | None = None,
-) -> None:
-    """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``).
-
-    ``changes(sim, pod)``, if given, says what ``fn`` would do as the fields it
-    sets (empty: none), a refusal, or None (ask ``fn``).  It must read only
-    fields no other step sets.  When every step has one, a pod is admitted
-    with a single copy instead of one per step (creating 150,000 pods copied
-    each of them twice).
-    """
-    _POD_ADMISSION.append(fn)
-    _POD_CHANGES.append(changes)
 
 
 def _load() -> None:
@@ -139,38 +108,18 @@ def _load() -> None:
             if e.name != f"{__package__}.{name}":
                 raise
     # DRA: the resource-claim controller lives with its mechanism.
-    importlib.import_module("kruleset.rules.dra.claims")
-
-
-@attrs.frozen(slots=True)
-class Decision:
-    """One thing the simulated cluster decided, with the rules that decided it."""
-
-    time: int
-    kind: str
-    pod: str
-    node: str | None = None
-    by: str = ""
-    reason: str = ""
-    message: str = ""
-    rules: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The decision as DESIGN.md's JSON form."""
-        from ..model.quantity import format_duration
-
-        return {
-            "time": format_duration(self.time), "kind": self.kind, "pod": self.pod,
-            "node": self.node, "by": self.by or None, "reason": self.reason,
-            "message": self.message, "rules": list(self.rules),
-        }
+    importlib.import_module("kruleset.sim.dra_claims")
 
 
 class Simulation:
     """Simulates a :class:`Scenario`; see :func:`kruleset.run` for the usual entry."""
 
     def __init__(self, scenario: Scenario, *, profile: Profile | None = None,
-                 trace: bool = False, until: int | None = None) -> None:
+                 trace: bool = False, until: int | None = None,
+                 fast: FastPaths | None = None) -> None:
+        # Which fast paths the mechanisms take (all by default); each decides
+        # as the reference rules, which the differential tests check.
+        self.fast = fast if fast is not None else FastPaths()
         _load()
         from .setup import build_profile
 
@@ -246,30 +195,27 @@ class Simulation:
              admit: bool = True) -> bool:
         """Bind ``ps`` to ``node`` through kubelet admission; False if the kubelet refused."""
         if admit:
-            try:
-                from ..rules import kubelet_admission
-            except ImportError:
-                kubelet_admission = None  # type: ignore[assignment]
-            if kubelet_admission is not None:
-                result = kubelet_admission.admit(self, self.state.nodes[node], ps)
-                if not result.admitted:
-                    ps.node = None
-                    # The scheduler's binding went through (and ended the
-                    # nomination) before the kubelet refused the pod; a
-                    # nomination left behind would keep holding room.
-                    if ps.nominated is not None:
-                        ps.nominated = None
-                    self.reject(ps, result.reason, result.message,
-                                tuple(f.rule for f in result.failures if f.rule))
-                    return False
-                for v in result.victims:
-                    if not v.terminating:
-                        self.terminate(v, "preempted", by=ps.key, reason="Preempting",
-                                       message=getattr(result, "victim_message", "")
-                                       or "Preempted in order to admit critical pod",
-                                       grace=None, rules=("kubelet.preemption",))
-                if result.victims:
-                    self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
+            from ..rules.kubelet import admission as kubelet_admission
+
+            result = kubelet_admission.admit(self, self.state.nodes[node], ps)
+            if not result.admitted:
+                ps.node = None
+                # The scheduler's binding went through (and ended the
+                # nomination) before the kubelet refused the pod; a
+                # nomination left behind would keep holding room.
+                if ps.nominated is not None:
+                    ps.nominated = None
+                self.reject(ps, result.reason, result.message,
+                            tuple(f.rule for f in result.failures if f.rule))
+                return False
+            for v in result.victims:
+                if not v.terminating:
+                    self.terminate(v, "preempted", by=ps.key, reason="Preempting",
+                                   message=getattr(result, "victim_message", "")
+                                   or "Preempted in order to admit critical pod",
+                                   grace=None, rules=("kubelet.preemption",))
+            if result.victims:
+                self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
         self.state.bind(ps, node, self.now)
         self.bind_version += 1
         return True

@@ -1,6 +1,6 @@
 """`evict pod` and `drain node`: clients of the Eviction API over time (seed 003 §13).
 
-``evict pod REF [dry-run]`` sends one eviction request (kruleset.rules.api_eviction)
+``evict pod REF [dry-run]`` sends one eviction request (kruleset.rules.disruption.eviction_api)
 and, on 200, deletes the pod gracefully as the API server does.
 
 ``drain node NAME`` is ``kubectl drain NAME --ignore-daemonsets
@@ -48,7 +48,7 @@ import attrs
 from ..model import scenario as sc
 from ..model.objects import PodDisruptionBudget
 from ..model.state import PodState
-from ..rules.api_eviction import EvictionResponse, evict
+from ..rules.disruption.eviction_api import EvictionResponse, evict
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
@@ -259,7 +259,7 @@ class DrainController:
 class DisruptionController:
     """Phase 3: the disruption controller observes new and changed PDBs.
 
-    Status itself is computed on demand (kruleset.rules.pdb.pdb_status); what
+    Status itself is computed on demand (kruleset.rules.disruption.pdb.pdb_status); what
     this controller keeps is which PDB objects it has synced, so that an
     eviction requested in the same instant as a PDB's creation, before the
     controller ran, gets upstream's "still being processed" 429.

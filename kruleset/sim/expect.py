@@ -11,13 +11,15 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.scenario import Expectation
 from ..model.selectors import Taint
 from ..model.state import FAILED, RUNNING, SUCCEEDED, PodState
-from .core import Simulation
 from .result import NOT_SIMULATED, ExpectationResult
+
+if TYPE_CHECKING:
+    from .core import Simulation
 
 __all__ = ["check_expectations", "pod_in_state"]
 
@@ -151,8 +153,8 @@ def _victims(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _evictions(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    if not _has("kubelet_admission") and not sim.kubelet_evictions:
-        _require("eviction_manager", "kubelet node-pressure eviction")
+    if not _has("kubelet.admission") and not sim.kubelet_evictions:
+        _require("kubelet.eviction.manager", "kubelet node-pressure eviction")
     want = [_norm(r) for r in x.args["refs"]]
     return sim.kubelet_evictions == want, f"evictions were [{', '.join(sim.kubelet_evictions)}]"
 
@@ -188,14 +190,9 @@ def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     from ..model.quantity import format_quantity
+    from ..rules.quota.accounting import quota_used
 
-    try:
-        from ..rules.quota import quota_used
-        used = quota_used(sim.state, x.ref)
-        get = used.get
-    except ImportError:
-        tally = sim.state.ns_bound.get(x.ref)
-        get = tally.get if tally is not None else (lambda name: 0)
+    get = quota_used(sim.state, x.ref).get
     bad = []
     for name, want in x.args["used"].items():
         have = get(name)
@@ -206,7 +203,7 @@ def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _pdb_allowed(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    pdb_mod = _require("pdb", "PodDisruptionBudget status")
+    pdb_mod = _require("disruption.pdb", "PodDisruptionBudget status")
     pdb = sim.state.pdbs.get(_norm(x.ref))
     if pdb is None:
         return False, f"no PodDisruptionBudget {_norm(x.ref)}"
@@ -247,7 +244,7 @@ def _critical(sim: Simulation, x: Expectation) -> tuple[bool, str]:
 
 
 def _oom(sim: Simulation, x: Expectation) -> tuple[bool, str]:
-    oom = _require("oom", "OOM score adjust")
+    oom = _require("kubelet.eviction.oom", "OOM score adjust")
     pods = _one_pod(sim, x)
     bad = []
     for ps in pods:

@@ -10,9 +10,9 @@ A pass on a node where nothing changed since its last pass, with nothing met,
 timing or held, would decide nothing, so it is skipped: this keeps thousands
 of idle nodes cheap.  One where nothing changed and the last pass met nothing
 but conditions are still held (the pressure transition period) can only let
-them expire: :func:`kruleset.rules.eviction_manager.idle_pass` computes it
+them expire: :func:`kruleset.rules.kubelet.eviction.manager.idle_pass` computes it
 without running the steps.  Per-node usage sums are incremental
-(:class:`kruleset.rules.eviction_signals.UsageIndex`).
+(:class:`kruleset.rules.kubelet.eviction.signals.UsageIndex`).
 
 Timeline actions handled here: ``usage pod`` (:class:`PodUsage`), ``usage
 node`` (:class:`NodeUsage`) and ``node NAME ready|not-ready``
@@ -24,14 +24,15 @@ from __future__ import annotations
 from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
-from ..rules.eviction_manager import (
+from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
+from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
     PassResult,
     eviction_pass,
     idle_pass,
     manager_state,
 )
-from ..rules.eviction_signals import (
+from ..rules.kubelet.eviction.signals import (
     clear_dirty,
     is_dirty,
     layout,
@@ -39,7 +40,6 @@ from ..rules.eviction_signals import (
     set_pod_usage,
     usage_index,
 )
-from ..rules.taint_eviction import CONDITION_TAINTS, NOT_READY_TAINTS
 from .core import Simulation, register_action, register_controller
 
 __all__ = ["KubeletController", "apply_conditions"]

@@ -9,11 +9,34 @@ import attrs
 from ..model.scenario import Expectation, Scenario
 from ..model.state import ClusterState
 from ..rules.engine import Trace
-from .core import Decision
 
-__all__ = ["ExpectationResult", "Result", "NOT_SIMULATED"]
+__all__ = ["Decision", "ExpectationResult", "Result", "NOT_SIMULATED"]
 
 NOT_SIMULATED = "not simulated yet"
+
+
+@attrs.frozen(slots=True)
+class Decision:
+    """One thing the simulated cluster decided, with the rules that decided it."""
+
+    time: int
+    kind: str
+    pod: str
+    node: str | None = None
+    by: str = ""
+    reason: str = ""
+    message: str = ""
+    rules: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as DESIGN.md's JSON form."""
+        from ..model.quantity import format_duration
+
+        return {
+            "time": format_duration(self.time), "kind": self.kind, "pod": self.pod,
+            "node": self.node, "by": self.by or None, "reason": self.reason,
+            "message": self.message, "rules": list(self.rules),
+        }
 
 
 @attrs.frozen(slots=True)

@@ -11,11 +11,14 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..model.state import PodState
-from ..rules import cycle_cache
-from ..rules.cycle_cache import CycleCache
 from ..rules.engine import ActiveRuleSet
-from ..rules.postfilter import POSTFILTER_MESSAGE, PostFilterResult, run_postfilter
-from ..rules.scheduling import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
+from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
+from ..rules.scheduler.fast.cycle_cache import CycleCache
+from ..rules.scheduler.preemption.postfilter import (
+    POSTFILTER_MESSAGE,
+    PostFilterResult,
+    run_postfilter,
+)
 from .core import Simulation, register_controller
 
 __all__ = ["TIMINGS", "SchedulerController"]
@@ -68,7 +71,8 @@ class SchedulerController:
         if not pending:
             return False
         ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
-        ctx.memo = self.memo if cycle_cache.ENABLED else None
+        ctx.fast = sim.fast
+        ctx.memo = self.memo if sim.fast.cycle_cache else None
         queue = sim.profile.active(QUEUE.name)
         gates = sim.profile.active(PREENQUEUE.name)
         changed = False

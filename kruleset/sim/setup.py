@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -25,17 +25,18 @@ from ..model.state import PodState
 from ..rules.engine import Failure
 from ..rules.priority import admission_rules, admit_priority, priority_changes
 from ..rules.profile import Profile
-from .core import Simulation, register_pod_admission
+from .registry import register_pod_admission
+
+if TYPE_CHECKING:
+    from .core import Simulation
 
 __all__ = ["apply_declarations", "build_profile", "create_object"]
 
 
 def build_profile(scenario: Scenario) -> Profile:
     """The scheduler profile: upstream defaults, a `config scheduler` file, quotas."""
-    try:
-        from ..rules.scheduler_profile import profile_for
-    except ImportError:
-        return Profile.default()
+    from ..rules.scheduler.config import profile_for
+
     quotas = any(isinstance(o, ElasticQuota) for o in scenario.objects) or any(
         isinstance(getattr(e.action, "obj", None), ElasticQuota) for e in scenario.events)
     return profile_for(scenario.scheduler, quotas_present=quotas)
@@ -126,7 +127,7 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
         st.quotas[obj.namespace] = obj
     else:
         # DRA objects (slices, classes, claims, templates, feature gates).
-        from ..rules.dra.claims import create_dra_object
+        from .dra_claims import create_dra_object
 
         if not create_dra_object(sim, obj):  # pragma: no cover - the parser makes no other kind
             raise TypeError(f"cannot create {type(obj).__name__}")
@@ -154,7 +155,7 @@ def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState 
     ps.usage = dict(admitted.usage)
     ps.ready = admitted.ready
     if admitted.resource_claims:  # DRA: the claim controller and kubelet watch it
-        from ..rules.dra.claims import watch_pod
+        from .dra_claims import watch_pod
 
         watch_pod(sim, ps)
     if admitted.node_name:
@@ -167,7 +168,7 @@ def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState 
                        "" if initial else "nodeName", "", "",
                        () if initial else ("spec.nodeName",))
             if admitted.resource_claims:  # DRA: the kubelet waits for the claims
-                from ..rules.dra.claims import kubelet_wait
+                from .dra_claims import kubelet_wait
 
                 kubelet_wait(sim, ps)
     return ps

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.state import NodeState, PodState
-from ..rules.taint_eviction import (
+from ..rules.disruption.taint_manager import (
     TAINT_MESSAGE,
     TAINT_REASON,
     decide,

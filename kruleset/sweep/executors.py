@@ -243,8 +243,8 @@ def _warm(sim: Simulation) -> None:
     A cluster loaded with every pod bound has not scheduled anything yet:
     without this each copy would index its 20,000 pods again.
     """
-    from ..rules.filters_topology import pod_index
-    from ..rules.node_selection import node_order
+    from ..rules.scheduler.filters.topology_index import pod_index
+    from ..rules.scheduler.node_selection import node_order
 
     pod_index(sim.state)
     node_order(sim.state)

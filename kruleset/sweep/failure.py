@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model.state import NodeState
-from ..rules.node_selection import invalidate_node_order
+from ..rules.scheduler.node_selection import invalidate_node_order
 from ..sim.core import Simulation
 
 __all__ = ["POD_GC_MESSAGE", "POD_GC_REASON", "ZONE_LABELS", "remove_nodes", "zone_of",

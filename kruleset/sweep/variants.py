@@ -90,7 +90,7 @@ def load_choice(path: str) -> Choice:
     try:
         if kind == "KubeSchedulerConfiguration":
             from ..manifests.scheduler_config import load_scheduler_config
-            from ..rules.scheduler_profile import profile_for
+            from ..rules.scheduler.config import profile_for
 
             cfg = load_scheduler_config(p)
             profile_for(cfg, quotas_present=False)  # refuse bad plugin args now

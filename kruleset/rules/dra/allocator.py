@@ -32,7 +32,7 @@ from ...model.dra import (
     ResourceSlice,
 )
 from ...model.selectors import NodeSelectorTerm
-from .cel import CelRuntimeError, Evaluator
+from ...model.dra_cel import CelRuntimeError, Evaluator
 
 __all__ = ["Allocation", "AllocationError", "Candidate", "Pool", "allocate", "gather_pools"]
 

@@ -28,16 +28,21 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..dra_postfilter import NO_CLAIMS, register_claims_postfilter, register_pod_claims
-from ..dra_postfilter import PLUGIN as POSTFILTER_RULE
 from ..engine import UNRESOLVABLE, Failure
-from ..node_selection import register_batch_filter, register_prepare
-from ..postfilter import POSTFILTER_MESSAGE
 from ..registry import rule
 from ..registry import rulesets as _rulesets
-from ..scheduler_profile import register_plugin
-from ..scheduling import FILTERS, PREENQUEUE, PREFILTER, SCORES, register_batch_score
-from ..scores_node import default_normalize
+from ..scheduler.cycle import register_batch_score
+from ..scheduler.defaults import (
+    FILTER_DYNAMIC_RESOURCES,
+    PREENQUEUE_DYNAMIC_RESOURCES,
+    PREFILTER_DYNAMIC_RESOURCES,
+    SCORE_DYNAMIC_RESOURCES,
+)
+from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
+from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
+from ..scheduler.node_selection import register_batch_filter, register_prepare
+from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
+from ..scheduler.scores.node import default_normalize
 from .allocator import Allocation, AllocationError, ClaimInput, allocate
 from .state import ClaimState, DraState
 
@@ -55,10 +60,10 @@ __all__ = [
 ]
 
 PLUGIN = "DynamicResources"
-PREENQUEUE_RULE = "scheduler.preenqueue.DynamicResources"
-PREFILTER_RULE = "scheduler.prefilter.DynamicResources"
-FILTER_RULE = "scheduler.filter.DynamicResources"
-SCORE_RULE = "scheduler.score.DynamicResources"
+PREENQUEUE_RULE = PREENQUEUE_DYNAMIC_RESOURCES
+PREFILTER_RULE = PREFILTER_DYNAMIC_RESOURCES
+FILTER_RULE = FILTER_DYNAMIC_RESOURCES
+SCORE_RULE = SCORE_DYNAMIC_RESOURCES
 CYCLE = "dra.cycle"
 DEALLOCATED = "dra.deallocated"
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -345,13 +350,6 @@ def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
 
 register_claims_postfilter(_claims_postfilter)
 register_pod_claims(lambda pod: pod.resource_claims)
-register_plugin(PLUGIN, {
-    "preEnqueue": (PREENQUEUE_RULE,),
-    "preFilter": (PREFILTER_RULE,),
-    "filter": (FILTER_RULE,),
-    "postFilter": (POSTFILTER_RULE,),
-    "score": (SCORE_RULE,),
-})
 
 
 def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:

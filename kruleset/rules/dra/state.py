@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...model.dra import (
+    GATES,
+    LOCKED_GATES,
     ClaimSpec,
     DeviceClass,
     ResourceClaim,
@@ -21,19 +23,11 @@ from ...model.dra import (
     ResourceSlice,
 )
 from .allocator import Allocation, Pool, gather_pools
-from .cel import Evaluator
+from ...model.dra_cel import Evaluator
 
 __all__ = ["ClaimState", "DraState", "GATES", "LOCKED_GATES", "dra_of", "generated_name"]
 
-# v1.35's DRA feature gates a user may set, with their defaults.
-GATES: dict[str, bool] = {
-    "DRAAdminAccess": True,
-    "DRAPrioritizedList": True,
-    "DRADeviceTaints": False,
-    "DRAPartitionableDevices": False,
-}
-# GA gates locked to true: setting them false is refused, as the components refuse to start.
-LOCKED_GATES = ("DynamicResourceAllocation",)
+
 
 # Upstream's generateName suffix alphabet (k8s.io/apimachinery/pkg/util/rand).
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"

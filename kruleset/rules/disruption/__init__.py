@@ -1,0 +1,1 @@
+"""Voluntary and taint-based disruption: the Eviction API, PDB status, the taint manager."""

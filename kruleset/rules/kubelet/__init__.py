@@ -1,0 +1,1 @@
+"""The kubelet: pod admission, critical-pod preemption and node-pressure eviction."""

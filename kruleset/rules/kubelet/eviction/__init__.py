@@ -1,0 +1,1 @@
+"""The kubelet's eviction manager: signals, thresholds, ranking, the pass, OOM scores."""

@@ -1,0 +1,1 @@
+"""Elastic quotas (scheduler-plugins CapacityScheduling): accounting, PreFilter, reclaim."""

@@ -1,0 +1,260 @@
+"""The CapacityScheduling PostFilter: elastic quota reclaim over the nodes (seed 004 §2-§4).
+
+Upstream: ``capacity_scheduling.go`` ``PostFilter`` run by the scheduler's
+preemption ``Evaluator``: eligibility, every node with an Unschedulable
+status dry-run (:mod:`~kruleset.rules.quota.reclaim` holds the rules and one
+node's victims, :mod:`~kruleset.rules.quota.fast_reclaim` the same as
+arithmetic), then the pick.  Embedding: :func:`reclaim_victims`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kruleset.model.objects import Pod
+from kruleset.model.state import ClusterState, PodState
+
+from ..engine import UNRESOLVABLE, Failure, Trace
+from ..profile import Profile
+from ..registry import rule
+from ..scheduler.config import profile_for, register_plugin
+from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
+from ..scheduler.fast import cycle_cache
+from ..scheduler.fast.plan import fast_plan
+from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL, lower_nominated, potential_nodes
+from ..scheduler.preemption.pick import (
+    DEFAULT_PICK,
+    PICK,
+    PRIORITY_SHIFT,
+    decide,
+    default_pick_key,
+    pick_candidate,
+    trace_not_chosen,
+)
+from ..scheduler.preemption.postfilter import (
+    POSTFILTER,
+    POSTFILTER_MESSAGE,
+    Candidate,
+    PostFilterRequest,
+    PostFilterResult,
+)
+from ..scheduler.preemption.victims import (
+    pdb_budgets,
+)
+from . import fast_reclaim
+from .accounting import (
+    MAX_RULE,
+    RESERVE_RULE,
+    TOTAL_MIN_RULE,
+    QuotaView,
+    prefilter_state,
+    quota_usage,
+)
+from .reclaim import (
+    ELIGIBILITY,
+    PLUGIN,
+    _mode_text,
+    select_victims_on_node,
+)
+
+__all__ = ["reclaim", "reclaim_victims"]
+
+# --- the PostFilter plugin --------------------------------------------------------------------
+
+def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResult | None:
+    """Upstream ``Evaluator.Preempt`` with CapacityScheduling's preemptor, for ``ps``.
+
+    ``None``: not eligible (the reason is left in ``ctx.extra[POSTFILTER_MESSAGE]``;
+    any nomination stays).  Otherwise the chosen node and victims, or
+    ``nominated_node == ""`` with the ``0/N nodes are available: …`` message.
+
+    In a simulation with the default pick criteria, a node where even the best
+    key a candidate could have loses to the runner-up so far is not dry-run
+    (upstream dry-runs it; it could be neither chosen nor the runner-up, so
+    the result is the same); the trace says ``<node>: not dry-run`` and which
+    criterion the runner-up wins by.
+    """
+    pod = ps.pod
+    state = ctx.state
+    trace = ctx.trace
+    refusal = ctx.profile.active(ELIGIBILITY.name).first_failure(ctx, ps, fit, subject=ps.key)
+    if refusal is not None:
+        ctx.extra[POSTFILTER_MESSAGE] = refusal.reason
+        return None
+    pre = prefilter_state(ctx, pod)
+    if trace is not None and pre.has_quota:
+        view = QuotaView(quota_usage(state))
+        trace.add(PLUGIN, ps.key, "mode",
+                  _mode_text(pod, pre, view, view.over_min_with(pod.namespace, pre.req_in_eq)))
+    elif trace is not None:
+        trace.add(PLUGIN, ps.key, "mode",
+                  f"namespace {pod.namespace} has no ElasticQuota: victims are lower-priority "
+                  f"pods of namespaces without one")
+    nodes = potential_nodes(state, fit)
+    budgets = pdb_budgets(state, ctx.now)
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    statuses: dict[str, Failure] = {}
+    # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
+    plan = fast_plan(ctx, pod)  # once for every node
+    cycle = fast_reclaim._Cycle.start(ctx, pod, pre, budgets)
+    # In a simulation, with the default pick: only the two best
+    # candidates matter (the winner and the runner-up it is told apart from),
+    # so a node whose least possible key is above the runner-up's is skipped.
+    bounds: dict[str, Any] | None = None
+    key_of: Any = None
+    # With tracing on, a skipped node gets an entry saying why (the runner-up beats it).
+    top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
+    if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
+            and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
+            == DEFAULT_PICK):
+        bounds = cycle_cache.pick_bounds(ctx.memo)
+        key_of = default_pick_key(ctx)
+    for node in nodes:
+        if bounds is not None and len(top) == 2:
+            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+            if least is None or least > top[1][0]:
+                if cycle is not None and trace is not None:
+                    cycle.skip(node.name, least, top[1])
+                elif trace is not None:
+                    trace.add(*fast_reclaim._skip_entry(ps.key, node.name, least, top[1]))
+                continue
+        found = cycle.select(node) if cycle is not None else None
+        if found is None:
+            if cycle is not None:
+                cycle.flush()  # the general path records at once
+            found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
+        if isinstance(found, Failure):
+            statuses[node.name] = found
+            if cycle is not None and trace is not None:
+                cycle.not_candidate(node.name, found.reason)
+            elif trace is not None:
+                trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
+            continue
+        if not found.victims:
+            statuses[node.name] = Failure(f"expected at least one victim pod on node {node.name}",
+                                          "Error", PLUGIN)
+            continue
+        c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
+                      {"violating": found.violating, "why": found.why})
+        (non_violating if c.num_pdb_violations == 0 else violating).append(c)
+        if bounds is not None:
+            top.append((key_of(c), c.node))
+            top.sort()
+            del top[2:]
+        if cycle is not None and trace is not None:
+            cycle.add_candidate(ps.key, c)
+        elif trace is not None:
+            trace.add(PLUGIN, ps.key, f"{node.name}: candidate",
+                      f"victims [{', '.join(v.key for v in c.victims)}], "
+                      f"{c.num_pdb_violations} PDB violation(s), reprieved "
+                      f"[{', '.join(r.key for r in c.reprieved)}]")
+    if cycle is not None:
+        cycle.flush()
+    candidates = tuple(non_violating + violating)
+    if not candidates:
+        all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
+                        for name in state.nodes}
+        message = fit_message(len(state.nodes), all_statuses)
+        if trace is not None:
+            trace.add(PLUGIN, ps.key, "no candidate", message)
+        return PostFilterResult("", message=message, plugin=PLUGIN)
+    best, decided = pick_candidate(ctx, candidates)
+    assert best is not None
+    clear = lower_nominated(state, ps, best.node)
+    if trace is not None:
+        pick = ctx.profile.active(PICK.name)
+        trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
+        _trace_not_chosen(ctx, trace, pick, ps.key, best, candidates)
+        why: Mapping[str, str] = best.details.get("why", {})
+        for v in best.victims:
+            trace.add(PLUGIN, v.key, f"victim of {ps.key} on {best.node}", why.get(v.key, ""))
+        for r in best.reprieved:
+            trace.add(PLUGIN, r.key, f"reprieved on {best.node}",
+                      f"{ps.key} still fits and the quotas still hold with it back")
+    return PostFilterResult(best.node, best.victims, "", candidates, decided, PLUGIN, clear)
+
+
+def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
+                      candidates: Sequence[Candidate]) -> None:
+    """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
+
+    With the default pick rules (which read the candidates' victims and the
+    nodes' declaration index only) each candidate's keys are taken now and
+    the entries formatted when read; otherwise they are formatted at once.
+    """
+    others = [c for c in candidates if c is not best]
+    if not others:
+        return
+    if (not ctx.fast.reclaim or tuple(a.rule.name for a in pick.rules) != DEFAULT_PICK
+            or not hasattr(trace, "defer")):
+        for c in others:
+            trace.add(PICK.name, subject, f"{c.node} not chosen",
+                      decide(ctx, pick, best, c) or "tied")
+        return
+    key_of = default_pick_key(ctx)
+    trace_not_chosen(trace, subject, key_of(best), [c.node for c in others],
+                     [key_of(c) for c in others])
+
+
+@rule(POSTFILTER, PLUGIN,
+      doc="Preempt for a quota pod on one node: within its min it reclaims from quotas above "
+          "their min whatever their priority; above its min only its own lower-priority pods.",
+      source="seed 004 §3; capacity_scheduling.go PostFilter, SelectVictimsOnNode; "
+             "pkg/scheduler/framework/preemption Evaluator.Preempt",
+      enabled=False)
+def _capacity_scheduling(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+                         ) -> PostFilterResult | None:
+    return reclaim(ctx, request.ps, request.fit_error)
+
+
+register_plugin("CapacityScheduling", {
+    "preFilter": (MAX_RULE, TOTAL_MIN_RULE),
+    "postFilter": (PLUGIN,),
+    "reserve": (RESERVE_RULE,),
+})
+
+
+# --- embedding --------------------------------------------------------------------------------
+
+def reclaim_victims(state: ClusterState, pod: Pod | PodState, node: str | None = None, *,
+                    profile: Profile | None = None, trace: Trace | None = None
+                    ) -> tuple[PodState, ...]:
+    """The pods CapacityScheduling would preempt for ``pod`` now (``()``: none, or it fits).
+
+    With ``node``, only that node is dry-run (its victims, or ``()`` when it is
+    no candidate); otherwise the node preemption would pick.  ``profile``
+    defaults to upstream's with CapacityScheduling on.  Nothing changes.
+
+    Example (seed 004 §6: tenant B reclaims what tenant A borrowed)::
+
+        >>> from kruleset.model.objects import Container, ElasticQuota, Node
+        >>> from kruleset.model.resources import Resources
+        >>> st = ClusterState()
+        >>> _ = st.add_node(Node("w1", Resources(cpu=8000, memory=32 << 30, pods=110)))
+        >>> st.quotas["ns-a"] = ElasticQuota("ns-a", Resources(cpu=6000), Resources(cpu=10_000))
+        >>> st.quotas["ns-b"] = ElasticQuota("ns-b", Resources(cpu=12_000), Resources(cpu=14_000))
+        >>> def pod(ns, name, cpu, prio=0, started=0):
+        ...     return Pod(ns, name, (Container("c", Resources(cpu=cpu)),), priority=prio,
+        ...                started=started)
+        >>> st.bind(st.add_pod(pod("ns-a", "notebook", 2000, 1_000_000)), "w1")
+        >>> for i in range(3):   # job-2 started last: the least important at equal priority
+        ...     st.bind(st.add_pod(pod("ns-a", f"job-{i}", 2000, started=i * 1000)), "w1")
+        >>> [v.key for v in reclaim_victims(st, pod("ns-b", "job-2", 2000))]
+        ['ns-a/job-2']
+    """
+    ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
+    prof = profile if profile is not None else profile_for(None, quotas_present=True)
+    ctx = ScheduleContext(state, prof, trace, state.now)
+    result = schedule_one(ctx, ps, advance=False)
+    if result.node is not None or result.fit_error is None:
+        return ()
+    if node is not None:
+        target = state.nodes.get(node)
+        if target is None:
+            raise KeyError(f"no node {node!r}")
+        found = select_victims_on_node(ctx, ps.pod, target, pdb_budgets(state, ctx.now))
+        return () if isinstance(found, Failure) else found.victims
+    out = reclaim(ctx, ps, result.fit_error)
+    return out.victims if out is not None else ()

@@ -1,0 +1,548 @@
+"""CapacityScheduling's dry run as arithmetic: the fast path of quota reclaim.
+
+:class:`_Cycle` walks a node's pods, takes potential victims out of integer
+copies of the quotas' usage and the node's totals, and reprieves them again,
+deciding as the reference (:func:`kruleset.rules.quota.reclaim.select_victims_on_node`
+with the default victim rules) and recording the same trace.  With
+the simulation's ``FastPaths.reclaim`` off every node goes through the reference; the
+differential tests compare both.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from kruleset.model.objects import Pod
+from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
+from kruleset.model.state import NodeState, PodState
+
+from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from ..scheduler.fast import cycle_cache
+from ..scheduler.fast.plan import FastPlan, fast_plan
+from ..scheduler.node_selection import run_filters_with_nominated
+from ..scheduler.preemption.pick import (
+    decide_by_keys,
+)
+from ..scheduler.preemption.postfilter import (
+    Candidate,
+)
+from ..scheduler.preemption.victims import (
+    _DEFAULT_ORDER,
+    _FIT,
+    _PORTS,
+    PORTS_MESSAGE,
+    VICTIMS,
+    NodeFit,
+    PdbBudget,
+    fast_importance_order,
+    split_by_pdb,
+)
+from .accounting import (
+    Bound,
+    PreFilterState,
+    QuotaUsage,
+    QuotaView,
+    quota_usage,
+)
+from .reclaim import (
+    GLOBAL_QUOTA,
+    NO_QUOTA_PREEMPTOR,
+    NO_QUOTA_SPARED,
+    OWN_NAMESPACE,
+    PLUGIN,
+    RECLAIM,
+    VICTIM_RULES,
+    NodeReclaim,
+)
+
+_DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
+_RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
+# Refusal kinds, formatted only when the trace is read (see _walk_text).
+_NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
+# What the cycle's trace log holds (one deferred group per flush): records laid out flat,
+# each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
+# nothing the collector must keep tracking.
+_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED, _NOT_CANDIDATE = range(7)
+_WALK_FIELDS = 6
+
+Core = tuple[int, int, int, int]
+
+
+def _over(cpu: int, memory: int, eph: int, pods: int, y: Bound) -> tuple[str, int, int] | None:
+    """:func:`~kruleset.rules.quota.accounting.over` for amounts without extended resources."""
+    if cpu > y.cpu:
+        return CPU, cpu, y.cpu
+    if memory > y.memory:
+        return MEMORY, memory, y.memory
+    if eph > y.ephemeral_storage:
+        return EPHEMERAL, eph, y.ephemeral_storage
+    if pods > y.pods:
+        return PODS, pods, y.pods
+    return None
+
+
+def _walk_key(ps: PodState) -> tuple[int, int]:
+    # The default victim order's composite key (lower priority, then later start, first).
+    return ps.pod.effective_priority, -ps.effective_start
+
+
+def _describe(c: Core) -> str:
+    return Resources(c[0], c[1], c[2], c[3]).describe() or "nothing"
+
+
+class _Cycle:
+    """:func:`select_victims_on_node` for one preemptor, by arithmetic on core resources.
+
+    The general path copies the quota usage per node (:class:`QuotaView`),
+    runs every victim rule per pod through the rule engine and, with tracing
+    on, formats every explanation and runs the filters.  Here, for the
+    default victim rules and victim order, a preemptor the
+    :class:`~kruleset.rules.scheduler.preemption.victims.FastPlan` covers and quotas
+    without extended resources, the same walk, checks and reprieve are done
+    on four integers per namespace: what a node's dry run took out is a delta
+    against the cycle's usage, so nothing is copied.  A node whose pods all
+    lie outside the namespaces that could give victims (decided once per
+    cycle: used only decreases during a walk) is refused without sorting.
+    Trace entries are recorded as deferred groups with the values they need
+    captured, and formatted only when read.  :meth:`select` answers ``None``
+    where the general path must judge (a node the plan's arithmetic does not
+    cover); ``tests/test_quota_reclaim_fastpath.py`` compares both.
+    """
+
+    __slots__ = ("ctx", "pod", "ns", "prio", "pre", "mode", "infos", "used", "total", "total_min",
+                 "possible", "plan", "order", "budgets", "trace", "no_victims_reason", "log",
+                 "logged", "walks", "quota_names")
+
+    def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
+                 usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
+                 order: Any, budgets: Sequence[PdbBudget]) -> None:
+        self.ctx = ctx
+        self.pod = pod
+        self.ns = pod.namespace
+        self.prio = pod.effective_priority
+        self.pre = pre
+        self.mode = mode
+        self.infos = usage.infos
+        self.quota_names = frozenset(usage.infos)
+        self.used = used
+        t = usage.total
+        self.total: Core = (t.cpu, t.memory, t.ephemeral_storage, t.pods)
+        self.total_min = usage.total_min
+        # Reclaiming: the quota namespaces (not the preemptor's) above their min now.
+        self.possible = frozenset(
+            n for n, c in used.items()
+            if n != self.ns and _over(*c, usage.infos[n].min) is not None)
+        self.plan = plan
+        self.order = order
+        self.budgets = budgets
+        self.trace: Trace | None = ctx.trace
+        self.no_victims_reason = f"for preemptor pod {pod.name}"
+        self.log: list[Any] = []
+        self.logged = 0
+        # Traced: per node, its pods in walk order (kept until the node is touched).
+        memo = getattr(ctx, "memo", None)
+        self.walks: dict[str, Any] = (
+            cycle_cache.victims_entry(memo, ("reclaim-walk",))
+            if self.trace is not None and memo is not None else {})
+
+    @classmethod
+    def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
+              budgets: Sequence[PdbBudget]) -> _Cycle | None:
+        """The cycle's arithmetic dry run, or ``None`` where only the general path applies."""
+        if not ctx.fast.reclaim:
+            return None
+        rules = ctx.profile.active(VICTIM_RULES.name).rules
+        if tuple(a.rule.name for a in rules) != _DEFAULT_RULES:
+            return None
+        order = ctx.profile.active(VICTIMS.name)
+        if tuple(a.rule.name for a in order.rules) != _DEFAULT_ORDER:
+            return None
+        if pre.pod_req.scalars or pre.req_in_eq.scalars or pre.req_all.scalars:
+            return None
+        usage = quota_usage(ctx.state)
+        if usage.total.scalars or usage.total_min.scalars:
+            return None
+        used: dict[str, Core] = {}
+        for n, info in usage.infos.items():
+            u = info.used
+            if u.scalars:
+                return None
+            used[n] = (u.cpu, u.memory, u.ephemeral_storage, u.pods)
+        plan = fast_plan(ctx, pod, traced=True)
+        if plan is None:
+            return None
+        if not pre.has_quota:
+            mode = _NO_QUOTA
+        elif QuotaView(usage).over_min_with(pod.namespace, pre.req_in_eq) is None:
+            mode = _RECLAIMING
+        else:
+            mode = _OWN
+        return cls(ctx, pod, pre, mode, usage, used, plan, order, budgets)
+
+    def _may_go(self, ps: PodState) -> bool:
+        """Could ``ps`` be a victim at all in this cycle (ignoring the walk's changes)?"""
+        p = ps.pod
+        if self.mode == _RECLAIMING:
+            return p.namespace in self.possible
+        if self.mode == _OWN:
+            return p.namespace == self.ns and p.effective_priority < self.prio
+        return p.namespace not in self.infos and p.effective_priority < self.prio
+
+    def select(self, node: NodeState) -> NodeReclaim | Failure | None:
+        """The general path's answer for ``node``; ``None``: the general path must judge."""
+        pod = self.pod
+        trace = self.trace
+        pods = node.pods.values()
+        if not any(self._may_go(ps) for ps in pods):
+            if trace is not None:
+                # Every pod's entry follows from its namespace and priority and the
+                # cycle's usage: logged as the node's walk order, formatted when read.
+                walk = self.walks.get(node.name)
+                if walk is None:
+                    walk = self.walks[node.name] = tuple(
+                        (ps.key, ps.pod.namespace, ps.pod.effective_priority)
+                        for ps in sorted(pods, key=_walk_key))
+                self.log.extend((_REFUSED, node.name, walk))
+                self.logged += len(walk)
+            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
+                           UNRESOLVABLE, PLUGIN)
+        ns, prio, mode, infos, used = self.ns, self.prio, self.mode, self.infos, self.used
+        # What the walk took out (counted pods only), per namespace and in total.
+        delta: dict[str, list[int]] = {}
+        tot = [0, 0, 0, 0]
+        reqs: dict[str, tuple[str, Resources]] = {}
+        gone: set[str] = set()
+        potential: list[PodState] = []
+        # With tracing: the walk's entries go straight into the cycle's log (dropped again
+        # if the general path has to judge the node).
+        notes = self.log if trace is not None else None
+        mark = len(self.log)
+
+        def now(n: str) -> Core:
+            c = used[n]
+            d = delta.get(n)
+            if d is None:
+                return c
+            return c[0] - d[0], c[1] - d[1], c[2] - d[2], c[3] - d[3]
+
+        def change(key: str, sign: int) -> None:
+            n, r = reqs[key]
+            d = delta.get(n)
+            if d is None:
+                d = delta[n] = [0, 0, 0, 0]
+            d[0] -= sign * r.cpu
+            d[1] -= sign * r.memory
+            d[2] -= sign * r.ephemeral_storage
+            d[3] -= sign * r.pods
+            tot[0] -= sign * r.cpu
+            tot[1] -= sign * r.memory
+            tot[2] -= sign * r.ephemeral_storage
+            tot[3] -= sign * r.pods
+
+        for ps in sorted(pods, key=_walk_key):   # least important first
+            p = ps.pod
+            ons = p.namespace
+            kind = -1
+            arg: Any = None
+            if mode == _RECLAIMING:
+                if ons not in infos:
+                    kind = _NS_NO_QUOTA
+                elif ons == ns:
+                    kind = _OWN_WITHIN_MIN
+                else:
+                    c = now(ons)
+                    if _over(*c, infos[ons].min) is None:
+                        kind, arg = _NOT_ABOVE_MIN, c
+            elif mode == _OWN:
+                if ons not in infos:
+                    kind = _NS_NO_QUOTA
+                elif ons != ns:
+                    kind = _OTHER_NS
+                elif p.effective_priority >= prio:
+                    kind = _NOT_LOWER
+            elif ons in infos:
+                kind = _HAS_QUOTA
+            elif p.effective_priority >= prio:
+                kind = _NOT_LOWER
+            if kind >= 0:
+                if notes is not None:
+                    notes.extend((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
+                continue
+            potential.append(ps)
+            info = infos.get(ons)
+            if info is not None:
+                r = info.pods.get(ps.key)
+                if r is not None:
+                    reqs[ps.key] = (ons, r)
+                    gone.add(ps.key)
+                    change(ps.key, -1)
+            if notes is not None:
+                notes.extend((_WALK, node.name, ps.key, p.effective_priority, -1,
+                              now(ons) if mode == _RECLAIMING else None))
+        if not potential:
+            self.logged += (len(self.log) - mark) // _WALK_FIELDS
+            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
+                           UNRESOLVABLE, PLUGIN)
+        ctx, plan = self.ctx, self.plan
+        fit = NodeFit.start(ctx, pod, node, plan, potential)
+        if fit is None:
+            del self.log[mark:]
+            return None  # nothing recorded: the general path starts afresh
+        self.logged += (len(self.log) - mark) // _WALK_FIELDS
+        away = len(potential)
+        runs: list[tuple[int, str | None, str | None]] | None = None
+        if fit.reason() is not None:
+            # Not a candidate: the filters give the exact failure (and trace their run).
+            self.flush()
+            f = run_filters_with_nominated(ctx, pod, node,
+                                           removed=frozenset(ps.key for ps in potential))
+            if f is not None:
+                return f
+            runs = [] if trace is not None else None
+        elif trace is not None:
+            runs = [(away, None, None)]
+        pre = self.pre
+        with_quota = pre.has_quota
+        total, total_min = self.total, self.total_min
+        if with_quota:
+            mine = infos[ns].max
+            c = now(ns)
+            r = pre.pod_req
+            if (_over(r.cpu + c[0], r.memory + c[1], r.ephemeral_storage + c[2], r.pods + c[3],
+                      mine) is not None
+                    or _over(r.cpu + total[0] - tot[0], r.memory + total[1] - tot[1],
+                             r.ephemeral_storage + total[2] - tot[2], r.pods + total[3] - tot[3],
+                             total_min) is not None):
+                self._trace_runs(node, fit, runs)
+                return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+        ordered = fast_importance_order(ctx, potential, self.order)
+        violating, fine = split_by_pdb(ordered, self.budgets)
+        victims: list[PodState] = []
+        reprieved: list[PodState] = []
+        why: dict[str, str] = {}
+        num_violations = 0
+        in_eq, req_all = pre.req_in_eq, pre.req_all
+        for group, counts in ((violating, True), (fine, False)):
+            for ps in group:
+                key = ps.key
+                away -= 1
+                if key in gone:
+                    gone.discard(key)
+                    change(key, 1)
+                fit.put_back(ps)
+                why_not = fit.reason()
+                if runs is not None:
+                    runs.append((away, None if why_not is None else
+                                 _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+                if why_not is not None:
+                    away += 1
+                    if key in reqs and key not in gone:
+                        gone.add(key)
+                        change(key, -1)
+                    fit.take_away(ps)
+                    victims.append(ps)
+                    why[key] = why_not
+                    if counts:
+                        num_violations += 1
+                if with_quota:
+                    c = now(ns)
+                    quota_hit = _over(in_eq.cpu + c[0], in_eq.memory + c[1],
+                                      in_eq.ephemeral_storage + c[2], in_eq.pods + c[3],
+                                      infos[ns].max) or \
+                        _over(req_all.cpu + total[0] - tot[0], req_all.memory + total[1] - tot[1],
+                              req_all.ephemeral_storage + total[2] - tot[2],
+                              req_all.pods + total[3] - tot[3], total_min)
+                    if quota_hit is not None:
+                        if why_not is not None:
+                            self._trace_runs(node, fit, runs)
+                            return Failure(f"pod {key} is not found on node {node.name} "
+                                           f"(removed twice while reprieving)", "Error", PLUGIN)
+                        away += 1
+                        if key in reqs and key not in gone:
+                            gone.add(key)
+                            change(key, -1)
+                        fit.take_away(ps)
+                        victims.append(ps)
+                        why[key] = (f"the quota checks fail with it back: "
+                                    f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
+                        continue
+                if why_not is None:
+                    reprieved.append(ps)
+        self._trace_runs(node, fit, runs)
+        return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
+                           frozenset(ps.key for ps in violating), why)
+
+    def _trace_runs(self, node: NodeState, fit: NodeFit,
+                    runs: list[tuple[int, str | None, str | None]] | None) -> None:
+        """Log the filter runs the general path makes (as ``_trace_runs`` of DefaultPreemption).
+
+        Per check, upstream's two passes: with pods nominated to the node, a
+        run of every enabled filter with them added (its failure stands),
+        then, when it passed, one without them; a run with pods away uses
+        every enabled filter, one with none away only those PreFilter kept.
+        Each run records ``pass`` per filter up to the one that fails.
+        """
+        if not runs:
+            return
+        every, kept = self.plan.all_names, self.plan.prepared_names
+        subject = f"{self.pod.key} on {node.name}"
+        log = self.log
+        count = 0
+        for away, failed, why in runs:
+            names = every if away else kept
+            if fit.nominated:
+                log.extend((_RUN, subject, every, failed, why))
+                count += len(every) if failed is None else every.index(failed) + 1
+                if failed is None:
+                    log.extend((_RUN, subject, names, None, None))
+                    count += len(names)
+            else:
+                log.extend((_RUN, subject, names, failed, why))
+                count += len(names) if failed is None else names.index(failed) + 1
+        self.logged += count
+
+    def add(self, rule_name: str, subject: str, result: str, why: str) -> None:
+        """Log one entry (in order with the deferred ones)."""
+        self.log.extend((_ADD, rule_name, subject, result, why))
+        self.logged += 1
+
+    def add_candidate(self, subject: str, c: Candidate) -> None:
+        """Log the ``candidate`` entry of ``c``, formatted when read (from its keys only)."""
+        self.log.extend((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
+                         c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
+        self.logged += 1
+
+    def skip(self, node: str, least: tuple[int, ...] | None,
+             runner_up: tuple[tuple[int, ...], str]) -> None:
+        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
+        self.log.extend((_SKIP, node, least, runner_up))
+        self.logged += 1
+
+    def not_candidate(self, node: str, reason: str) -> None:
+        """Log ``node``'s ``not a candidate`` entry (formatted when read: hundreds a cycle)."""
+        self.log.extend((_NOT_CANDIDATE, node, reason))
+        self.logged += 1
+
+    def flush(self) -> None:
+        """Record what was logged as one deferred group, before anything recorded at once."""
+        trace = self.trace
+        if trace is None or not self.log:
+            return
+        # A tuple of plain values: once the collector has seen it, it is untracked, so the
+        # trace's thousands of entries per preemptor are not traversed by every collection.
+        log = tuple(self.log)
+        self.log = []
+        count, self.logged = self.logged, 0
+        # A partial of plain values, not a closure (the trace keeps one per flush).
+        context = (self.ns, self.prio, self.mode, self.pod.key, self.quota_names, self.used)
+        trace.defer(count, functools.partial(_cycle_entries, log, context))
+
+
+def _cycle_entries(log: tuple[Any, ...], context: tuple[str, int, int, str, frozenset[str],
+                                                       dict[str, Core]]
+                   ) -> Iterator[tuple[str, str, str, str]]:
+    """The entries a :class:`_Cycle` logged, formatted (see :meth:`_Cycle.flush`)."""
+    ns, prio, mode, pod_key, infos, used = context
+    i, end = 0, len(log)
+    while i < end:
+        tag = log[i]
+        if tag == _WALK:
+            yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
+            i += _WALK_FIELDS
+        elif tag == _RUN:
+            _, subject, names, failed, why = log[i:i + 5]
+            i += 5
+            for name in names:
+                if name == failed:
+                    yield name, subject, "fail", why or ""
+                    break
+                yield name, subject, "pass", ""
+        elif tag == _ADD:
+            yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
+            i += 5
+        elif tag == _SKIP:
+            yield _skip_entry(pod_key, *log[i + 1:i + 4])
+            i += 4
+        elif tag == _NOT_CANDIDATE:
+            yield PLUGIN, pod_key, f"{log[i + 1]}: not a candidate", log[i + 2]
+            i += 3
+        elif tag == _REFUSED:
+            name = log[i + 1]
+            for key, ons, p in log[i + 2]:
+                kind = _refused_kind(mode, ns, prio, infos, ons, p)
+                arg = used[ons] if kind == _NOT_ABOVE_MIN else None
+                yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
+                                  mode)
+            i += 3
+        else:
+            _, subject, node, victims, violations, reprieved = log[i:i + 6]
+            i += 6
+            yield (PLUGIN, subject, f"{node}: candidate",
+                   f"victims [{', '.join(victims)}], "
+                   f"{violations} PDB violation(s), reprieved "
+                   f"[{', '.join(reprieved)}]")
+
+
+def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str, p: int
+                  ) -> int:
+    """Why a pod of a node with no possible victim is no victim: what the walk
+    finds for it when nothing was taken out yet."""
+    if mode == _RECLAIMING:
+        if ons not in infos:
+            return _NS_NO_QUOTA
+        return _OWN_WITHIN_MIN if ons == ns else _NOT_ABOVE_MIN
+    if mode == _OWN:
+        if ons not in infos:
+            return _NS_NO_QUOTA
+        return _OTHER_NS if ons != ns else _NOT_LOWER
+    return _HAS_QUOTA if ons in infos else _NOT_LOWER
+
+
+def _skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
+                runner_up: tuple[tuple[int, ...], str]) -> tuple[str, str, str, str]:
+    """The entry of a node left out of the dry run: no candidate there could be
+    chosen, nor be the runner-up that the criterion is read against."""
+    if least is None:
+        why = "no pod runs there, so there is no victim"
+    else:
+        why = (f"no candidate there can come before the runner-up so far, {runner_up[1]}: "
+               f"even its best possible keys lose "
+               f"({decide_by_keys(runner_up[0], least) or 'tied'})")
+    return PLUGIN, subject, f"{node}: not dry-run", why
+
+
+def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
+                ) -> tuple[str, str, str, str]:
+    """The trace entry of one pod of a node's walk (what the victim rules said)."""
+    _, name, key, p, kind, arg = item
+    if kind < 0:
+        if mode == _RECLAIMING:
+            text = (f"{key.split('/', 1)[0]} is above its min (used "
+                    f"{_describe(arg)} before this pod goes), priority {p} does not "
+                    f"matter when reclaiming")
+        elif mode == _OWN:
+            text = f"priority {p} < {prio} in the preemptor's own namespace"
+        else:
+            text = f"priority {p} < {prio}, no ElasticQuota"
+        return PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
+    ons = key.split("/", 1)[0]
+    if kind == _NS_NO_QUOTA:
+        rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
+    elif kind == _OWN_WITHIN_MIN:
+        rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
+                                    f"quotas, not its own pods")
+    elif kind == _NOT_ABOVE_MIN:
+        rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
+                                    f"{_describe(arg)}): it has nothing borrowed")
+    elif kind == _OTHER_NS:
+        rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
+                                          f"lower-priority pods may go")
+    elif kind == _NOT_LOWER:
+        rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
+        text = f"priority {p} is not lower than {prio}"
+    else:
+        rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
+                                               f"and the preemptor has none")
+    return rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"

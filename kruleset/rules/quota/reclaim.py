@@ -1,0 +1,403 @@
+"""Elastic quota reclaim: the CapacityScheduling PostFilter (seed 004 §2-§4).
+
+Upstream: ``capacity_scheduling.go`` (``PostFilter``, ``PodEligibleToPreemptOthers``,
+``SelectVictimsOnNode``) run by the scheduler's preemption ``Evaluator``.
+``scheduler.postfilter.CapacityScheduling`` replaces DefaultPreemption when
+the plugin is on:
+
+1. **eligibility** (rule set ``scheduler.quota.eligibility``): preemptionPolicy
+   Never never preempts; a pod nominated to a node with a terminating pod it
+   could have made room with (same namespace and lower priority; or, while
+   its quota stays within min, a pod of another quota above its min) waits;
+2. **every** node whose filter status is Unschedulable is dry-run (no
+   sampling), each with its own view of the quota usage;
+3. on each node the pods are walked least important first (rule set
+   ``scheduler.preemption.victims``) and the **victim rules**
+   (``scheduler.quota.victims``) decide who may go, each potential victim
+   leaving its quota's used at once:
+
+   * the preemptor's quota stays within its min with the pod
+     (``used + request + nominated <= min``): pods of *other* quotas that are
+     above their min at that moment, **whatever their priority** — so a
+     borrower stops being a victim once it is back at its min;
+   * the preemptor's quota goes above its min: only strictly lower-priority
+     pods of its own namespace;
+   * the preemptor has no quota: strictly lower-priority pods of namespaces
+     without a quota.  Pods of namespaces without a quota are never victims
+     of a quota pod;
+
+4. none: ``No victims found on node N for preemptor pod P``
+   (UnschedulableAndUnresolvable); with all of them gone the pod must pass
+   the filters (nominated pods included) and the quota checks (``global quota
+   max exceeded`` otherwise);
+5. reprieve, most important first, PDB-violating pods before the others: a
+   pod is put back, and goes again if the pod no longer fits *or* the quota
+   checks (with nominated pods) fail;
+6. the node is picked as DefaultPreemption picks (``scheduler.preemption.pick``).
+
+Victims are on one node only (no cross-node preemption).  Unlike
+DefaultPreemption the message carries no ``preemption:`` prefix (upstream's
+CapacityScheduling returns the Evaluator's status as it is).
+
+This module holds the reference rules (eligibility, the victim rules, one
+node's victims); :mod:`~kruleset.rules.quota.capacity_scheduling` runs the
+PostFilter over the nodes, and :mod:`~kruleset.rules.quota.fast_reclaim` is its
+arithmetic dry run.  Embedding: :func:`~kruleset.rules.quota.capacity_scheduling.reclaim_victims`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from kruleset.model.objects import NEVER, Pod
+from kruleset.model.state import NodeState, PodState
+
+from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from ..registry import define_ruleset, rule
+from ..scheduler.cycle import FitError
+from ..scheduler.fast.plan import FastPlan, fast_plan
+from ..scheduler.node_selection import run_filters_with_nominated
+from ..scheduler.preemption.victims import (
+    VICTIMS,
+    NodeFit,
+    PdbBudget,
+    fast_importance_order,
+    split_by_pdb,
+)
+from .accounting import (
+    PreFilterState,
+    QuotaUsage,
+    QuotaView,
+    prefilter_state,
+    quota_usage,
+)
+
+__all__ = [
+    "ELIGIBILITY",
+    "GLOBAL_QUOTA",
+    "PLUGIN",
+    "VICTIM_RULES",
+    "NodeReclaim",
+    "VictimContext",
+    "select_victims_on_node",
+]
+
+PLUGIN = "scheduler.postfilter.CapacityScheduling"
+GLOBAL_QUOTA = "global quota max exceeded"
+_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+
+ELIGIBILITY = define_ruleset(
+    "scheduler.quota.eligibility", "predicate",
+    "Whether a quota pod that fits nowhere may preempt now (CapacityScheduling's "
+    "PodEligibleToPreemptOthers).",
+)
+VICTIM_RULES = define_ruleset(
+    "scheduler.quota.victims", "predicate",
+    "Which pods of a node may be victims of a CapacityScheduling preemptor; every rule must "
+    "pass, and each applies in one mode (preemptor within its min, above it, without quota).",
+)
+
+
+# --- the dry run's view -----------------------------------------------------------------------
+
+@attrs.define(slots=True)
+class VictimContext:
+    """What the victim rules see while one node is walked.
+
+    ``over_min`` is the preemptor's mode, decided once (its quota's used +
+    the PreFilter's ``req_in_eq`` above its min); ``view`` changes as
+    potential victims are taken out.
+    """
+
+    preemptor: Pod
+    pre: PreFilterState
+    view: QuotaView
+    over_min: tuple[str, int, int] | None
+
+
+def _has_quota(usage: QuotaUsage, ns: str) -> bool:
+    return ns in usage.infos
+
+
+# --- eligibility ------------------------------------------------------------------------------
+
+@rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
+      doc="A pod with preemptionPolicy Never never preempts, whatever its quota.",
+      source="seed 004 §2; capacity_scheduling.go PodEligibleToPreemptOthers")
+def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    if ps.pod.effective_preemption_policy == NEVER:
+        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
+    return None
+
+
+@rule(ELIGIBILITY, "scheduler.quota.eligibility.nominated-node-terminating",
+      doc="A pod nominated to a node where a pod it may preempt is terminating (any deletion) "
+          "waits instead of preempting again, unless that node is now "
+          "UnschedulableAndUnresolvable.",
+      source="capacity_scheduling.go PodEligibleToPreemptOthers")
+def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    name = ps.nominated
+    if not name:
+        return None
+    status = fit.failures.get(name)
+    # Upstream's NodeToStatus gives a node without a status the absent status,
+    # UnschedulableAndUnresolvable.
+    if status is None or status.code == UNRESOLVABLE:
+        return None
+    node = ctx.state.nodes.get(name)
+    if node is None:
+        return None
+    pod = ps.pod
+    prio = pod.effective_priority
+    usage = quota_usage(ctx.state)
+    ns = pod.namespace
+    if _has_quota(usage, ns):
+        pre = prefilter_state(ctx, pod)
+        view = QuotaView(usage)
+        within_min = view.over_min_with(ns, pre.req_in_eq) is None
+        for other in node.pods.values():
+            if not other.terminating or not _has_quota(usage, other.pod.namespace):
+                continue
+            ons = other.pod.namespace
+            if ons == ns and other.pod.effective_priority < prio:
+                return Failure(_TERMINATING, UNSCHEDULABLE, detail={"terminating": other.key})
+            if ons != ns and within_min and view.over_min(ons) is not None:
+                return Failure(_TERMINATING, UNSCHEDULABLE, detail={"terminating": other.key})
+        return None
+    for other in node.pods.values():
+        if _has_quota(usage, other.pod.namespace):
+            continue
+        if other.terminating and other.pod.effective_priority < prio:
+            return Failure(_TERMINATING, UNSCHEDULABLE, detail={"terminating": other.key})
+    return None
+
+
+# --- victim rules -----------------------------------------------------------------------------
+
+NO_QUOTA_SPARED = "scheduler.quota.victims.no-quota-pods-spared"
+RECLAIM = "scheduler.quota.victims.reclaim-from-borrowers"
+OWN_NAMESPACE = "scheduler.quota.victims.own-namespace-lower-priority"
+NO_QUOTA_PREEMPTOR = "scheduler.quota.victims.no-quota-preemptor"
+
+
+@rule(VICTIM_RULES, NO_QUOTA_SPARED,
+      doc="A preemptor with a quota never takes pods of namespaces without a quota.",
+      source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode")
+def _no_quota_spared(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+                     ps: PodState) -> Failure | None:
+    usage = vc.view.usage
+    if _has_quota(usage, vc.preemptor.namespace) and not _has_quota(usage, ps.pod.namespace):
+        return Failure(f"namespace {ps.pod.namespace} has no ElasticQuota")
+    return None
+
+
+@rule(VICTIM_RULES, RECLAIM,
+      doc="While the preemptor's quota stays within its min, the victims are pods of other "
+          "quotas above their min at that moment, whatever their priority; its own "
+          "namespace is untouched.",
+      source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
+             "(moreThanMinWithPreemptor false)")
+def _reclaim(ctx: Any, args: Mapping[str, Any], vc: VictimContext, ps: PodState) -> Failure | None:
+    usage = vc.view.usage
+    ns = vc.preemptor.namespace
+    if vc.over_min is not None or not _has_quota(usage, ns):
+        return None
+    ons = ps.pod.namespace
+    if not _has_quota(usage, ons):
+        return None  # the rule above refuses it
+    if ons == ns:
+        return Failure(f"{ns} is within its min: it reclaims from other quotas, not its own pods")
+    if vc.view.over_min(ons) is None:
+        used = vc.view.used(ons).freeze().describe() or "nothing"
+        return Failure(f"{ons} is not above its min (used {used}): it has nothing borrowed")
+    return None
+
+
+@rule(VICTIM_RULES, OWN_NAMESPACE,
+      doc="When the preemptor's quota goes above its min, the victims are only pods of its own "
+          "namespace with strictly lower priority.",
+      source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
+             "(moreThanMinWithPreemptor true)")
+def _own_namespace(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+                   ps: PodState) -> Failure | None:
+    if vc.over_min is None:
+        return None
+    ns = vc.preemptor.namespace
+    if ps.pod.namespace != ns:
+        return Failure(f"{ns} is above its min: only its own lower-priority pods may go")
+    if ps.pod.effective_priority >= vc.preemptor.effective_priority:
+        return Failure(f"priority {ps.pod.effective_priority} is not lower than "
+                       f"{vc.preemptor.effective_priority}")
+    return None
+
+
+@rule(VICTIM_RULES, NO_QUOTA_PREEMPTOR,
+      doc="A preemptor without a quota takes only lower-priority pods of namespaces without one.",
+      source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode (preemptor without quota)")
+def _no_quota_preemptor(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+                        ps: PodState) -> Failure | None:
+    usage = vc.view.usage
+    if _has_quota(usage, vc.preemptor.namespace):
+        return None
+    if _has_quota(usage, ps.pod.namespace):
+        return Failure(f"namespace {ps.pod.namespace} has an ElasticQuota and the preemptor "
+                       f"has none")
+    if ps.pod.effective_priority >= vc.preemptor.effective_priority:
+        return Failure(f"priority {ps.pod.effective_priority} is not lower than "
+                       f"{vc.preemptor.effective_priority}")
+    return None
+
+
+# --- one node ---------------------------------------------------------------------------------
+
+@attrs.frozen(slots=True)
+class NodeReclaim:
+    """The victims CapacityScheduling found on one node (most important first)."""
+
+    node: str
+    victims: tuple[PodState, ...]
+    num_pdb_violations: int
+    reprieved: tuple[PodState, ...]
+    violating: frozenset[str]
+    why: Mapping[str, str]
+
+
+def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
+               hit: tuple[str, int, int] | None) -> str:
+    ns = pod.namespace
+    used = view.used(ns).freeze().describe() or "nothing"
+    if hit is None:
+        return (f"{ns} used {used} + {pre.req_in_eq.describe() or 'nothing'} stays within its "
+                f"min: victims are pods of other quotas above their min, whatever their priority")
+    from .accounting import _show
+
+    return (f"{ns} used {used} + {pre.req_in_eq.describe() or 'nothing'} is above its min "
+            f"({_show(hit[0], hit[1])} > {_show(hit[0], hit[2])}): only pods of {ns} with "
+            f"priority lower than {pod.effective_priority} may be victims")
+
+
+def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+                           pre: PreFilterState | None = None,
+                           plan: FastPlan | None | bool = True) -> NodeReclaim | Failure:
+    """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
+
+    Returns the victims, or the node's failure: ``No victims found on node N
+    for preemptor pod P`` (UnschedulableAndUnresolvable), the filter failure
+    with every potential victim gone, ``global quota max exceeded``, or an
+    ``Error`` where upstream's reprieve removes a pod twice (a pod that failed
+    the fit check when the nominated-inclusive quota check fails too).
+    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.fast_plan`
+    (``True``: computed here); with one, the fit checks are arithmetic
+    (:class:`~kruleset.rules.scheduler.preemption.victims.NodeFit`) where it allows.
+    """
+    pre = pre if pre is not None else prefilter_state(ctx, pod)
+    usage = quota_usage(ctx.state)
+    view = QuotaView(usage)
+    ns = pod.namespace
+    with_quota = pre.has_quota
+    hit = view.over_min_with(ns, pre.req_in_eq) if with_quota else None
+    vc = VictimContext(pod, pre, view, hit)
+    trace: Trace | None = ctx.trace
+    rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
+    order = ctx.profile.active(VICTIMS.name)
+    potential: list[PodState] = []
+    for ps in order.sort(ctx, node.pods.values()):   # least important first
+        refusal = None
+        for fn, args, name in rules:
+            f = fn(ctx, args, vc, ps)
+            if f is not None:
+                refusal = (name, f.reason)
+                break
+        if refusal is None:
+            potential.append(ps)
+            view.remove(ps)
+            if trace is not None:
+                trace.add(PLUGIN, ps.key, f"potential victim on {node.name}",
+                          f"for {pod.key}: {_victim_text(vc, ps)}")
+        elif trace is not None:
+            trace.add(refusal[0], ps.key, f"not a victim on {node.name}",
+                      f"for {pod.key}: {refusal[1]}")
+    if not potential:
+        return Failure(f"No victims found on node {node.name} for preemptor pod {pod.name}",
+                       UNRESOLVABLE, PLUGIN)
+    removed = {ps.key for ps in potential}
+    if plan is True:
+        plan = fast_plan(ctx, pod)
+    fit = NodeFit.start(ctx, pod, node, plan, potential) if plan else None
+
+    def fits() -> Failure | None:
+        return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
+
+    # With the arithmetic the filters run only for a node that is no candidate
+    # (its exact failure is the answer).
+    f = fits() if fit is None or fit.reason() is not None else None
+    if f is not None:
+        return f
+    if with_quota and (view.over_max_with(ns, pre.pod_req) is not None
+                       or view.total_over_min_with(pre.pod_req) is not None):
+        return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+    ordered = fast_importance_order(ctx, potential, order)
+    violating, fine = split_by_pdb(ordered, budgets)
+    victims: list[PodState] = []
+    reprieved: list[PodState] = []
+    why: dict[str, str] = {}
+    num_violations = 0
+    for group, counts in ((violating, True), (fine, False)):
+        for ps in group:
+            removed.discard(ps.key)
+            view.add(ps)
+            if fit is not None:
+                fit.put_back(ps)
+                why_not = fit.reason()
+            else:
+                f = fits()
+                why_not = f.reason if f is not None else None
+            if why_not is not None:
+                removed.add(ps.key)
+                view.remove(ps)
+                if fit is not None:
+                    fit.take_away(ps)
+                victims.append(ps)
+                why[ps.key] = why_not
+                if counts:
+                    num_violations += 1
+            if with_quota:
+                quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
+                    view.total_over_min_with(pre.req_all)
+                if quota_hit is not None:
+                    if why_not is not None:
+                        # Upstream removes the pod a second time and the node
+                        # reports the error instead of being a candidate.
+                        return Failure(f"pod {ps.key} is not found on node {node.name} "
+                                       f"(removed twice while reprieving)", "Error", PLUGIN)
+                    removed.add(ps.key)
+                    view.remove(ps)
+                    if fit is not None:
+                        fit.take_away(ps)
+                    victims.append(ps)
+                    why[ps.key] = (f"the quota checks fail with it back: "
+                                   f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
+                    continue
+            if why_not is None:
+                reprieved.append(ps)
+    # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
+    # first, each group most important first); it does not re-sort them.
+    return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
+                       frozenset(ps.key for ps in violating), why)
+
+
+def _victim_text(vc: VictimContext, ps: PodState) -> str:
+    ons = ps.pod.namespace
+    usage = vc.view.usage
+    if vc.pre.has_quota and vc.over_min is None:
+        used = vc.view.used(ons).freeze().describe() or "nothing"
+        return (f"{ons} is above its min (used {used} before this pod goes), priority "
+                f"{ps.pod.effective_priority} does not matter when reclaiming")
+    if _has_quota(usage, ons):
+        return (f"priority {ps.pod.effective_priority} < {vc.preemptor.effective_priority} in "
+                f"the preemptor's own namespace")
+    return (f"priority {ps.pod.effective_priority} < {vc.preemptor.effective_priority}, no "
+            f"ElasticQuota")

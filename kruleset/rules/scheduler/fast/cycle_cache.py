@@ -1,0 +1,578 @@
+"""Results that outlive one scheduling cycle, for pods of the same shape.
+
+A burst of pods from one template (a Deployment scaled up, a pods range) is
+judged node by node against a cluster that, between two attempts, changed on
+one or two nodes.  Upstream re-runs every filter and every preemption dry run
+each cycle; kruleset gets the same answers by keeping, per pod *shape* (what
+the node-local filters read: requests, host ports, priority, node name,
+selector, node affinity, tolerations, labels, namespace), each node's result
+and re-judging only the nodes the cluster state's ``touched`` log names.
+
+Only what depends on nothing but the node is kept: a pod is cached only when
+preemption's fast plan exists for it (no inter-pod affinity, no topology
+spread, only the filters whose answer is a function of the node), it is not
+nominated anywhere (pods nominated to a node count there for every other
+pod).  With tracing on, what a node's judgement recorded is kept with it
+(:class:`Recorder`) and replayed for the next pod of the shape, the pod's
+own subject (``"<pod> on <node>"``) substituted; traced and untraced results
+are kept apart (a traced dry run builds every failure exactly).  Anything
+the log does not describe (an event, a controller other than the scheduler,
+the clock moving) starts a new epoch and every entry is dropped.  The
+scheduler controller owns one cache per simulation; embedding calls
+(``schedule_pod``, ``preempt_for``) have none and compute everything, as
+before.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from kruleset.model.objects import Pod
+from kruleset.model.state import ClusterState, NodeState
+from kruleset.rules.engine import UNSCHEDULABLE, Failure
+
+from ..framework import failure_reasons
+from .plan import fast_plan
+
+__all__ = ["CycleCache", "Prefix", "Recorder", "shape_of"]
+
+
+def shape_of(pod: Pod) -> Hashable | None:
+    """What the node-local filters and victim selection read of ``pod``, or None.
+
+    None for a pod with inter-pod (anti-)affinity or spread constraints (their
+    answers depend on other nodes) or a field that cannot be hashed.
+    """
+    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread or pod.resource_claims:
+        return None  # DRA: the answer depends on devices allocated anywhere
+    key = (pod.namespace, pod.requests, pod.host_ports, pod.effective_priority,
+           pod.node_name, tuple(pod.node_selector.items()), pod.node_affinity,
+           pod.tolerations, tuple(pod.labels.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+class _Entry:
+    """One shape's per-node results, valid for ``epoch`` up to ``pos`` in the log."""
+
+    __slots__ = ("epoch", "pos", "results", "extra")
+
+    def __init__(self, epoch: int, pos: int, results: dict[str, Any]) -> None:
+        self.epoch = epoch
+        self.pos = pos
+        self.results = results
+        self.extra: dict[str, Any] = {}
+
+
+class CycleCache:
+    """Per-node results by pod shape, kept in step with the cluster's touched log."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
+        self._entries: dict[Hashable, _Entry] = {}
+        # The failures mapping last handed out by the filter search, and its entry.
+        self.handed: tuple[Mapping[str, Failure], _Entry] | None = None
+        self.hits = 0  # searches and dry-run nodes answered from the cache
+        # Other mechanisms' memos that follow their own change counters, by name.
+        self.extra: dict[str, Any] = {}
+
+    def fresh(self, key: Hashable) -> tuple[_Entry, list[str]] | None:
+        """The entry for ``key`` and the nodes changed since it was brought up to date.
+
+        None when there is no entry or its epoch is over (it is dropped).  The
+        caller re-judges the changed nodes and then calls :meth:`caught_up`.
+        """
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        state = self.state
+        if entry.epoch != state.epoch:
+            del self._entries[key]
+            return None
+        log = state.touched
+        if entry.pos == len(log):
+            return entry, []
+        changed = list(dict.fromkeys(log[entry.pos:]))
+        return entry, changed
+
+    # The filter search's questions, asked on ``ctx.memo`` so that the search
+    # (node_selection) never imports this module: see the functions of the
+    # same names below.
+    def filters_key(self, ctx: Any, pod: Pod) -> Hashable | None:
+        """:func:`filters_key`."""
+        return filters_key(ctx, pod)
+
+    def all_failed(self, key: Hashable, order: Sequence[NodeState], start: int,
+                   judge: Callable[[NodeState], Failure | None]) -> dict[str, Failure] | None:
+        """:func:`all_failed` on this cache."""
+        return all_failed(self, key, order, start, judge)
+
+    def all_failed_traced(self, key: Hashable, order: Sequence[NodeState], start: int,
+                          names: Sequence[str],
+                          judge: Callable[[NodeState], tuple[Failure | None, Any]]) -> Any:
+        """:func:`all_failed_traced` on this cache."""
+        return all_failed_traced(self, key, order, start, names, judge)
+
+    def keep_all_failed(self, key: Hashable, failures: Mapping[str, Failure],
+                        start: int) -> None:
+        """:func:`keep_all_failed` on this cache."""
+        keep_all_failed(self, key, failures, start)
+
+    def keep_all_failed_traced(self, key: Hashable, failures: Mapping[str, Failure],
+                               start: int, names: Sequence[str],
+                               info: dict[str, TraceInfo]) -> None:
+        """:func:`keep_all_failed_traced` on this cache."""
+        keep_all_failed_traced(self, key, failures, start, names, info)
+
+    def tally_for(self, failures: Mapping[str, Failure]
+                  ) -> tuple[dict[str, int], dict[str, int]] | None:
+        """:func:`tally_for` on this cache."""
+        return tally_for(self, failures)
+
+    def caught_up(self, entry: _Entry) -> None:
+        """The entry now reflects every change logged so far."""
+        entry.pos = len(self.state.touched)
+
+    def store(self, key: Hashable, results: dict[str, Any]) -> _Entry:
+        """Keep ``results`` (node name -> result) for ``key`` as of now."""
+        entry = _Entry(self.state.epoch, len(self.state.touched), results)
+        self._entries[key] = entry
+        return entry
+
+    def drop(self, key: Hashable) -> None:
+        """Forget ``key``'s entry."""
+        self._entries.pop(key, None)
+
+
+# --- trace records kept with a result -------------------------------------------------
+
+# Entries are (rule, subject, result, why); groups (count, produce) as Trace.defer takes.
+Recorded = list[tuple[Any, ...]]
+
+
+class Recorder:
+    """A stand-in trace that keeps what one node's judgement records, for replay.
+
+    Takes :meth:`add` and :meth:`defer` like :class:`~kruleset.rules.engine.Trace`;
+    ``count`` is the number of entries recorded.
+    """
+
+    __slots__ = ("items", "count", "now")
+
+    def __init__(self, now: int = 0) -> None:
+        self.items: Recorded = []
+        self.count = 0
+        self.now = now
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
+        """Keep one entry."""
+        self.items.append((rule, subject, result, why))
+        self.count += 1
+
+    def defer(self, count: int, produce: Callable[[], Iterable[tuple[str, str, str, str]]]
+              ) -> None:
+        """Keep a group of ``count`` entries; ``produce`` may be called once per replay."""
+        self.items.append((count, produce))
+        self.count += count
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]],
+               visits: tuple[Sequence[int], int, Sequence[int]], count: int) -> None:
+    """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
+
+    ``visits`` are places in ``log`` (the first ``visits[1]`` of ``visits[0]``,
+    then ``visits[2]``), each (result, entries, count, subject
+    recorded, node name): every entry whose subject is the one recorded (the
+    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
+    instead.  ``count`` is the sum of their counts.
+    """
+    if not count:
+        return
+    # A partial of plain values rather than a closure: one object fewer per cell
+    # for every full collection to walk while the trace keeps it.
+    trace.defer(count, functools.partial(_replayed, key, log, visits))
+
+
+def _replayed(key: str, log: Sequence[tuple[Any, ...]],
+              visits: tuple[Sequence[int], int, Sequence[int]]
+              ) -> Iterator[tuple[str, str, str, str]]:
+    lead, size, own = visits
+    for at in itertools.chain(itertools.islice(lead, size), own):
+        _, items, n, old, node = log[at]
+        if not n:
+            continue
+        new = f"{key} on {node}"
+        for item in items:
+            group: Iterable[tuple[str, str, str, str]] = (
+                (item,) if len(item) == 4 else item[1]())
+            for rule, subject, result, why in group:
+                yield rule, (new if subject == old else subject), result, why
+
+
+class Prefix:
+    """The leading nodes of a dry run that are no candidate, as the last dry run found.
+
+    A dry run walks the potential nodes from the first until it has enough
+    candidates; once many nodes are full of preemptors, most of each walk is
+    the same failing nodes.  Kept with the victims entry (valid for the same
+    potential-nodes sequence, dropped when one of its nodes changes), so a
+    dry run copies them (and, traced, their places in the judgement log)
+    instead of looking each up again.
+    """
+
+    __slots__ = ("nodes", "failed", "replays", "replayed", "pending")
+
+    def __init__(self, nodes: Sequence[NodeState]) -> None:
+        self.nodes = nodes  # the potential nodes walked (compared by identity)
+        self.failed: dict[str, Failure | None] = {}
+        self.replays: list[int] = []
+        self.replayed = 0
+        self.pending = False  # some failure is left to be built (None)
+
+
+def prefix_for(memo: CycleCache, key: Hashable, nodes: Sequence[NodeState]) -> Prefix:
+    """The :class:`Prefix` kept for ``key`` over ``nodes`` (a new, empty one if none)."""
+    extra = _extra(memo, key)
+    prefix: Prefix | None = extra.get("prefix")
+    if prefix is None or prefix.nodes is not nodes:
+        prefix = extra["prefix"] = Prefix(nodes)
+    return prefix
+
+
+def judgement_log(memo: CycleCache, key: Hashable) -> list[tuple[Any, ...]]:
+    """The append-only log of traced judgements kept for ``key`` (see :func:`victims_key`).
+
+    Nodes map to their place in it; entries stay (a trace may still read
+    them) until the key's entry is dropped.
+    """
+    log: list[tuple[Any, ...]] = _extra(memo, key).setdefault("log", [])
+    return log
+
+
+def _extra(memo: CycleCache, key: Hashable) -> dict[str, Any]:
+    """The extras of ``key``'s entry, brought up to date by :func:`victims_and_keys` first."""
+    got = memo.fresh(key)
+    if got is None:
+        raise KeyError(key)
+    return got[0].extra
+
+
+# --- preemption's dry run ----------------------------------------------------------
+
+def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
+    """The cache key for DefaultPreemption's victims of ``pod`` per node, or None.
+
+    A traced dry run keeps each node's result with what it recorded (a
+    :class:`Recorder`'s items and count) under a key of its own.
+    """
+    if ctx.memo is None or (ctx.trace is not None and not hasattr(ctx.trace, "defer")):
+        return None
+    ps = ctx.ps
+    if ps is None or ps.pod is not pod or ps.nominated is not None:
+        return None
+    shape = shape_of(pod)
+    if shape is None:
+        return None
+    key = ("victims", shape, tuple(budgets), ctx.trace is not None)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def victims_entry(memo: CycleCache, key: Hashable) -> dict[str, Any]:
+    """The per-node results for ``key``, without the nodes changed since (judge them again)."""
+    return victims_and_keys(memo, key)[0]
+
+
+def victims_and_keys(memo: CycleCache, key: Hashable
+                     ) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
+    """:func:`victims_entry` and, by node, the pick keys of the candidates kept there."""
+    got = memo.fresh(key)
+    if got is None:
+        entry = memo.store(key, {})
+    else:
+        entry, changed = got
+        results = entry.results
+        picks = entry.extra.get("pick")
+        prefix: Prefix | None = entry.extra.get("prefix")
+        for name in changed:
+            results.pop(name, None)
+            if picks:
+                picks.pop(name, None)
+            if prefix is not None and name in prefix.failed:
+                entry.extra["prefix"] = prefix = None
+        memo.caught_up(entry)
+    return entry.results, entry.extra.setdefault("pick", {})
+
+
+# --- lower bounds of preemption pick keys ---------------------------------------------
+
+_NO_BOUND: Any = object()
+
+
+def pick_bounds(memo: CycleCache) -> dict[str, Any]:
+    """The per-node memo of :func:`pick_bound` (without the nodes changed since)."""
+    return victims_entry(memo, ("pick-bound",))
+
+
+def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int, ...] | None:
+    """The least default pick key any candidate on ``node`` can have, or None (no pods).
+
+    Componentwise at most every real key (``preemption_pick.default_pick_key``):
+    0 PDB violations, the lowest priority of any pod there as the highest
+    victim's, that priority (shifted) as the sum, one victim, the latest start
+    of any pod as the earliest, the node's own index.  Keys compare as tuples,
+    so a node whose bound is above the runner-up's key cannot be among the two
+    best candidates.  Depends on the node's pods only (kept until touched).
+    """
+    got = bounds.get(node.name, _NO_BOUND)
+    if got is _NO_BOUND:
+        got = None
+        if node.pods:
+            low = min(ps.pod.effective_priority for ps in node.pods.values())
+            latest = max(ps.effective_start for ps in node.pods.values())
+            got = (0, low, low + shift, 1, -latest, node.rank)
+        bounds[node.name] = got
+    return got  # type: ignore[no-any-return]
+
+
+# --- the filter search --------------------------------------------------------------
+
+def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
+    """The cache key for the filter search of ``pod`` in this cycle, or None (no caching).
+
+    A traced search is kept under a key of its own, with what it recorded
+    per node (:func:`keep_all_failed_traced`).
+    """
+    trace = ctx.trace
+    if trace is not None and not hasattr(trace, "defer"):
+        return None
+    ps = ctx.ps
+    if ps is None or ps.pod is not pod or ps.nominated is not None:
+        return None
+    shape = shape_of(pod)
+    if shape is None:
+        return None
+    if fast_plan(ctx, pod, traced=trace is not None) is None:
+        return None
+    return ("filters", shape, trace is not None)
+
+
+def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+               judge: Callable[[NodeState], Failure | None]) -> dict[str, Failure] | None:
+    """Every node's failure when the cached search says none fits, in visiting order.
+
+    Nodes changed since are re-judged with ``judge``; if one fits now the
+    entry is dropped and None returned (the caller searches as usual).
+    """
+    def judged(node: NodeState) -> tuple[Failure | None, Any]:
+        return judge(node), None
+
+    got = _caught_up(memo, key, order, start, judged)
+    return None if got is None else got[0]
+
+
+# A traced search's base mapping of failures is taken again after this many changes.
+_REBASE = 64
+
+# What a traced search recorded on one node: (rule position, reason) where the
+# rules ran one by one, or (entries, subject) for a node with nominated pods.
+TraceInfo = tuple[Any, str]
+
+
+def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+                      names: Sequence[str],
+                      judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
+                      ) -> tuple[dict[str, Failure], Mapping[str, Failure],
+                                 dict[str, tuple[Failure, TraceInfo | None]],
+                                 Mapping[str, TraceInfo], int] | None:
+    """:func:`all_failed` for a traced search, and what its trace entries are made of.
+
+    After the failures: the same in visiting order as a base mapping shared by
+    the searches of several cycles; the :data:`TraceInfo`, as of the base, of
+    the nodes whose entries do not follow from their failure (see
+    :func:`plain_info`); the nodes changed since the base was taken, each with
+    its failure and its TraceInfo or None; the number of entries.  The trace
+    keeps these until it is read: a copy of every node's failure per search
+    would keep millions of references alive.
+
+    ``names`` are the rules the search runs; an entry kept for other rules is dropped.
+    """
+    got = memo.fresh(key)
+    if got is not None and got[0].extra["names"] != tuple(names):
+        memo.drop(key)
+        return None
+    found = _caught_up(memo, key, order, start, judge)
+    if found is None:
+        return None
+    out, entry = found
+    extra = entry.extra
+    base = extra.get("base")
+    if base is None or base[0] != start or len(extra["since"]) > _REBASE:
+        base = extra["base"] = (start, out, dict(extra["odd"]))
+        extra["since"] = {}
+    return out, base[1], dict(extra["since"]), base[2], extra["count"]
+
+
+def plain_info(names: Sequence[str], f: Failure) -> TraceInfo:
+    """The :data:`TraceInfo` of a node where the rules ran one by one and ``f.rule`` failed
+    (the rules before it passed): what the trace of a search derives from the failure."""
+    return names.index(f.rule), f.reason
+
+
+def _is_plain(names: Sequence[str], f: Failure, info: TraceInfo) -> bool:
+    k = info[0]
+    return isinstance(k, int) and names[k] == f.rule and info[1] == f.reason
+
+
+def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
+               judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
+               ) -> tuple[dict[str, Failure], _Entry] | None:
+    got = memo.fresh(key)
+    if got is None:
+        return None
+    entry, changed = got
+    results: dict[str, Failure] = entry.results
+    nodes = memo.state.nodes
+    rotated = entry.extra.get("rotated")
+    reasons, rules = entry.extra["tally"]
+    odd: dict[str, TraceInfo] | None = entry.extra.get("odd")
+    since: dict[str, Any] | None = entry.extra.get("since")
+    names: tuple[str, ...] = entry.extra.get("names", ())
+    for name in changed:
+        node = nodes.get(name)
+        if node is None or name not in results:
+            memo.drop(key)
+            return None
+        f, seen = judge(node)
+        if f is None:
+            memo.drop(key)
+            return None
+        old = results[name]
+        if (f.code == UNSCHEDULABLE) != (old.code == UNSCHEDULABLE):
+            entry.extra.pop("potential", None)
+        _count(reasons, rules, old, -1)
+        _count(reasons, rules, f, 1)
+        results[name] = f
+        if odd is not None:
+            assert seen is not None
+            was = odd.get(name)
+            entry.extra["count"] += _entries(seen) - _entries(
+                was if was is not None else plain_info(names, old))
+            if _is_plain(names, f, seen):
+                odd.pop(name, None)
+            else:
+                odd[name] = seen
+            if since is not None:
+                since[name] = (f, odd.get(name))
+        if rotated is not None:
+            rotated[1][name] = f  # the key exists: its place is kept
+    memo.caught_up(entry)
+    if rotated is None or rotated[0] != start:
+        items = list(results.items())
+        first = _position(entry, order, start)
+        rotated = (start, dict(items[first:] + items[:first]))
+        entry.extra["rotated"] = rotated
+    out = dict(rotated[1])
+    memo.handed = (out, entry)
+    memo.hits += 1
+    return out, entry
+
+
+def _entries(info: TraceInfo) -> int:
+    """How many trace entries a node's :data:`TraceInfo` stands for."""
+    first = info[0]
+    return first + 1 if isinstance(first, int) else len(first)
+
+
+def _count(reasons: dict[str, int], rules: dict[str, int], f: Failure, sign: int) -> None:
+    for r in failure_reasons(f):
+        n = reasons.get(r, 0) + sign
+        if n:
+            reasons[r] = n
+        else:
+            del reasons[r]
+    n = rules.get(f.rule, 0) + sign
+    if n:
+        rules[f.rule] = n
+    else:
+        del rules[f.rule]
+
+
+def _position(entry: _Entry, order: Sequence[NodeState], start: int) -> int:
+    """Where ``order[start]`` is among the entry's results (kept in visiting order)."""
+    name = order[start].name
+    index = entry.extra.get("index")
+    if index is None:
+        index = entry.extra["index"] = {n: i for i, n in enumerate(entry.results)}
+    return int(index[name])
+
+
+def keep_all_failed(memo: CycleCache, key: Hashable, failures: Mapping[str, Failure],
+                    start: int) -> None:
+    """Remember a search that judged every node and found none fitting."""
+    entry = memo.store(key, dict(failures))
+    entry.extra["rotated"] = (start, dict(failures))
+    reasons: dict[str, int] = {}
+    rules: dict[str, int] = {}
+    for f in failures.values():
+        _count(reasons, rules, f, 1)
+    entry.extra["tally"] = (reasons, rules)
+    memo.handed = (failures, entry)
+
+
+def keep_all_failed_traced(memo: CycleCache, key: Hashable, failures: Mapping[str, Failure],
+                           start: int, names: Sequence[str], info: dict[str, TraceInfo]) -> None:
+    """:func:`keep_all_failed` for a traced search, with each node's :data:`TraceInfo`."""
+    keep_all_failed(memo, key, failures, start)
+    entry = memo.handed[1]  # type: ignore[index]
+    entry.extra["names"] = tuple(names)
+    # Only the nodes whose entries do not follow from their failure are kept apart.
+    entry.extra["odd"] = {name: i for name, i in info.items()
+                          if not _is_plain(names, failures[name], i)}
+    entry.extra["count"] = sum(_entries(i) for i in info.values())
+
+
+def tally_for(memo: CycleCache, failures: Mapping[str, Failure]
+              ) -> tuple[dict[str, int], dict[str, int]] | None:
+    """Reason and rule counts of ``failures`` when the cache handed them out (copies)."""
+    handed = memo.handed
+    if handed is None or handed[0] is not failures:
+        return None
+    entry = handed[1]
+    state = memo.state
+    if entry.epoch != state.epoch or entry.pos != len(state.touched):
+        return None
+    reasons, rules = entry.extra["tally"]
+    return dict(reasons), dict(rules)
+
+
+def potential_from(memo: CycleCache | None, failures: Mapping[str, Failure]
+                   ) -> Sequence[NodeState] | None:
+    """Preemption's potential nodes for ``failures`` when they came from the cache."""
+    if memo is None or memo.handed is None or memo.handed[0] is not failures:
+        return None
+    entry = memo.handed[1]
+    state = memo.state
+    if entry.epoch != state.epoch or entry.pos != len(state.touched):
+        return None
+    potential = entry.extra.get("potential")
+    if potential is None:
+        results = entry.results
+        potential = entry.extra["potential"] = tuple([
+            n for n in state.node_order()
+            if (f := results.get(n.name)) is not None and f.code == UNSCHEDULABLE])
+    # Shared (a trace keeps it for each preemptor): replaced, never changed, when
+    # a node's failure changes.
+    return potential  # type: ignore[no-any-return]

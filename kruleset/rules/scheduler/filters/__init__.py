@@ -1,0 +1,1 @@
+"""Filter plugins (rule set ``scheduler.filter``), named after their upstream plugin."""

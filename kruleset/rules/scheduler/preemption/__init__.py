@@ -1,0 +1,1 @@
+"""Scheduler preemption: PostFilter, DefaultPreemption, victim selection and the pick."""

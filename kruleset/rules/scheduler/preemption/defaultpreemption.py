@@ -1,0 +1,642 @@
+"""Scheduler preemption: the DefaultPreemption PostFilter (seed 002, seed 003 §11.4-§11.7).
+
+When no node fits a pod, ``scheduler.postfilter.DefaultPreemption`` decides
+whether evicting lower-priority pods would make room, as upstream's
+``Evaluator.Preempt`` (pkg/scheduler/framework/preemption) does:
+
+1. **eligibility** (predicate rule set ``scheduler.preemption.eligibility``):
+   preemptionPolicy Never never preempts; a pod nominated to a node where
+   lower-priority pods are still terminating because the scheduler preempted
+   them waits instead of preempting again, unless that node is now
+   UnschedulableAndUnresolvable.  Not eligible: the rule returns ``None`` and
+   any nomination stays;
+2. **potential nodes**: only nodes whose filter status is exactly
+   Unschedulable; UnschedulableAndUnresolvable nodes and nodes without a status
+   are never tried;
+3. **dry run** over a sample of them (minCandidateNodesPercentage /
+   minCandidateNodesAbsolute; kruleset starts at the first node of the
+   scheduler's node order instead of a random offset): victims per node
+   (:mod:`kruleset.rules.scheduler.preemption.victims`), candidates kept in two capped
+   lists (PDB-violating or not), stopping once there is a non-violating
+   candidate and enough candidates;
+4. **no candidate**: a result nominating ``""`` (clears an old nomination)
+   with upstream's ``preemption: 0/N nodes are available: …`` message;
+5. **pick** (ordering rule set ``scheduler.preemption.pick``,
+   :mod:`kruleset.rules.scheduler.preemption.pick`) and the lower-priority pods nominated
+   to the chosen node, which lose their nomination.
+
+Carrying it out (victims deleted with their grace period, the preemptor
+nominated) is the scheduler controller's job (``kruleset.sim.scheduler``).
+
+Limitations upstream has and kruleset keeps (seed 003 §11.5): the pod's
+inter-pod affinity to lower-priority pods is not taken into account (they are
+removed before the fit check, so the node is not a candidate), and there is no
+cross-node preemption (only pods on the candidate node are victims).
+
+Embedding: :func:`preempt_for` answers "if this pod came now, what would
+preemption do?" without a timeline.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from kruleset.errors import ScenarioError
+from kruleset.model.objects import NEVER, Pod
+from kruleset.model.state import ClusterState, NodeState, PodState
+from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from kruleset.rules.profile import Profile
+from kruleset.rules.registry import define_ruleset, rule
+
+from .. import defaults
+from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
+from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
+from ..fast import cycle_cache
+from ..fast.plan import fast_plan
+from .pick import (
+    PICK,
+    PRIORITY_SHIFT,
+    decide,
+    is_default,
+    pick_candidate,
+    trace_not_chosen,
+)
+from .postfilter import (
+    POSTFILTER,
+    POSTFILTER_MESSAGE,
+    Candidate,
+    PostFilterRequest,
+    PostFilterResult,
+    run_postfilter,
+)
+from .victims import (
+    NO_VICTIMS_FAILURE,
+    VICTIMS,
+    NodeVictims,
+    PdbBudget,
+    VictimPredicate,
+    pdb_budgets,
+    select_or_defer,
+    select_victims_on_node,
+)
+
+__all__ = [
+    "DEFAULT_ARGS",
+    "ELIGIBILITY",
+    "NOT_HELPFUL",
+    "PLUGIN",
+    "DryRun",
+    "dry_run",
+    "lower_nominated",
+    "num_candidates",
+    "potential_nodes",
+    "preempt",
+    "preempt_for",
+    "terminating_by_preemption",
+    "validate_args",
+]
+
+PLUGIN = POSTFILTER_DEFAULT_PREEMPTION
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+DEFAULT_ARGS: Mapping[str, int] = defaults.DEFAULT_ARGS[PLUGIN]
+_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+ELIGIBILITY = define_ruleset(
+    "scheduler.preemption.eligibility", "predicate",
+    "Whether a pod that fits nowhere may preempt now (upstream PodEligibleToPreemptOthers).",
+)
+
+
+# --- eligibility -----------------------------------------------------------------------------
+
+def terminating_by_preemption(ps: PodState) -> bool:
+    """Upstream ``podTerminatingByPreemption``: deleted, DisruptionTarget PreemptionByScheduler.
+
+    A pod terminating for another reason (an eviction, a plain delete) does not
+    count (older releases counted any terminating pod).
+    """
+    return ps.terminating and ps.conditions.get("DisruptionTarget") == _PREEMPTION_BY_SCHEDULER
+
+
+@rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
+      doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
+      source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go PodEligibleToPreemptOthers")
+def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    if ps.pod.effective_preemption_policy == NEVER:
+        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
+    return None
+
+
+@rule(ELIGIBILITY, "scheduler.preemption.eligibility.nominated-node-terminating",
+      doc="A pod nominated to a node where lower-priority pods it preempted are still terminating "
+          "waits, unless that node is now UnschedulableAndUnresolvable.",
+      source="seed 002 §2; seed 003 §11.4-§11.5; default_preemption.go "
+             "PodEligibleToPreemptOthers, podTerminatingByPreemption")
+def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+    name = ps.nominated
+    if not name:
+        return None
+    status = fit.failures.get(name)
+    # A node without a status has the absent status, UnschedulableAndUnresolvable
+    # (current upstream; seed 002's older code treated it as not eligible).
+    if status is None or status.code == UNRESOLVABLE:
+        return None
+    node = ctx.state.nodes.get(name)
+    if node is None:
+        return None
+    prio = ps.pod.effective_priority
+    for other in node.pods.values():
+        if other.pod.effective_priority < prio and terminating_by_preemption(other):
+            return Failure("not eligible due to a terminating pod on the nominated node.",
+                           UNSCHEDULABLE, detail={"terminating": other.key})
+    return None
+
+
+# --- potential nodes and sampling -------------------------------------------------------------
+
+def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
+    """Nodes whose filter status is exactly Unschedulable, in the scheduler's node order.
+
+    Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
+    nodes and nodes without a status (absent status: U&U) are never tried.
+    """
+    failures = fit.failures
+    out = []
+    for node in state.node_order():
+        f = failures.get(node.name)
+        if f is not None and f.code == UNSCHEDULABLE:
+            out.append(node)
+    return out
+
+
+def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
+    """Upstream ``calculateNumCandidates``: ``clamp(n * pct // 100, >= absolute, <= n)``."""
+    n = num_nodes * percentage // 100
+    if n < absolute:
+        n = absolute
+    if n > num_nodes:
+        n = num_nodes
+    return n
+
+
+def validate_args(args: Mapping[str, Any]) -> str | None:
+    """Upstream ``ValidateDefaultPreemptionArgs``: the refusal, or ``None``."""
+    pct = args.get("minCandidateNodesPercentage", DEFAULT_ARGS["minCandidateNodesPercentage"])
+    absolute = args.get("minCandidateNodesAbsolute", DEFAULT_ARGS["minCandidateNodesAbsolute"])
+    if not isinstance(pct, int) or isinstance(pct, bool) or not 0 <= pct <= 100:
+        return "minCandidateNodesPercentage: Invalid value: not in valid range [0, 100]"
+    if not isinstance(absolute, int) or isinstance(absolute, bool) or absolute < 0:
+        return "minCandidateNodesAbsolute: Invalid value: not in valid range [0, inf)"
+    if pct == 0 and absolute == 0:
+        return ("minCandidateNodesPercentage and minCandidateNodesAbsolute: Invalid value: "
+                "both cannot be zero")
+    return None
+
+
+# --- dry run ------------------------------------------------------------------------------------
+
+# Traced, from the cache: the judgement log, the kept prefix's places in it
+# (a list only ever appended to) and how many of them this dry run read, the
+# places of the nodes visited after them, and where the candidates are among those.
+Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
+
+
+@attrs.frozen(slots=True)
+class DryRun:
+    """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
+
+    candidates: tuple[Candidate, ...]
+    statuses: Mapping[str, Failure]
+    visited: int
+    num_candidates: int
+    # The candidates' default pick keys by node, kept across cycles (or None).
+    keys: dict[str, tuple[int, ...]] | None = None
+    # Traced, from the cache: the kept judgements (a log shared across cycles), which
+    # of them the visited nodes had, in order, and the candidates' places among those.
+    visits: Visits | None = None
+
+
+def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
+            offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
+            statuses: Mapping[str, Failure] | None = None) -> DryRun:
+    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough.
+
+    Non-violating and violating candidates go into two lists of capacity
+    ``wanted``; a full list drops further candidates silently.  The search stops
+    once there is a non-violating candidate and the two lists hold ``wanted``
+    candidates together, so it looks past ``wanted`` nodes while only
+    violating candidates were found.  ``statuses`` are the nodes' failures in
+    the cycle that failed.
+    """
+    n = len(nodes)
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    failed: dict[str, Failure | None] = {}
+    order = ctx.profile.active(VICTIMS.name)
+    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
+    kept: dict[str, Any] | None = None
+    keys: dict[str, tuple[int, ...]] | None = None
+    if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
+        key = cycle_cache.victims_key(ctx, pod, budgets)
+        if key is not None:
+            kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
+    # Otherwise, in a simulation, a node without a lower-priority pod is told
+    # apart by the least priority there (kept per node until it is touched).
+    bounds: dict[str, Any] | None = None
+    if (kept is None and may_be_victim is None and isinstance(ctx, ScheduleContext)
+            and ctx.memo is not None):
+        bounds = cycle_cache.pick_bounds(ctx.memo)
+    prio = pod.effective_priority
+    visited = 0
+    trace = ctx.trace
+    # Traced from the cache: judgements are kept in a log and nodes hold their
+    # place in it; the trace keeps plain numbers (which the collector does not
+    # track) for each preemptor's visits, not thousands of references.
+    replays: list[int] | None = None
+    lead: list[int] = []  # the places of the prefix's nodes (see below)
+    lead_size = 0
+    log: list[tuple[Any, ...]] = []
+    chosen: tuple[list[int], list[int]] = ([], [])
+    if trace is not None and kept is not None:
+        replays = []
+        log = cycle_cache.judgement_log(ctx.memo, key)
+    replayed = 0
+    # From the cache, walking from the first node: the leading nodes that were no
+    # candidate last time and did not change are copied, not looked up one by one.
+    prefix: cycle_cache.Prefix | None = None
+    pending = False
+    first = 0
+    if kept is not None and offset == 0:
+        prefix = cycle_cache.prefix_for(ctx.memo, key, nodes)
+        first = visited = len(prefix.failed)
+        failed = dict(prefix.failed)
+        pending = prefix.pending
+        if replays is not None:
+            # The prefix's places are read from its list (only ever appended to).
+            lead, lead_size = prefix.replays, len(prefix.replays)
+            replayed = prefix.replayed
+    leading = prefix is not None  # still in the run of failing nodes from the first
+    for i in range(first, n):
+        node = nodes[(offset + i) % n]
+        visited += 1
+        if replays is not None:
+            assert kept is not None
+            at = kept.get(node.name)
+            if at is None:
+                at = kept[node.name] = len(log)
+                log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
+            else:
+                ctx.memo.hits += 1
+            seen = log[at]
+            replays.append(at)
+            replayed += seen[2]
+            got = seen[0]
+        elif kept is not None:
+            got = kept.get(node.name, _MISSING)
+            if got is _MISSING:
+                got = kept[node.name] = _judge(ctx, pod, node, budgets, may_be_victim, order,
+                                               plan)
+            else:
+                ctx.memo.hits += 1
+        else:
+            if bounds is not None:
+                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+                if least is None or least[1] >= prio:
+                    failed[node.name] = NO_VICTIMS_FAILURE
+                    continue
+            got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
+        if got is None or isinstance(got, Failure):
+            failed[node.name] = got
+            if got is None:
+                pending = True
+            if leading:
+                assert prefix is not None
+                prefix.failed[node.name] = got
+                prefix.pending = pending
+                if replays is not None:
+                    prefix.replays.append(replays[-1])
+                    prefix.replayed = replayed
+            continue
+        leading = False
+        c = got
+        if c.num_pdb_violations == 0:
+            if len(non_violating) < wanted:
+                non_violating.append(c)
+                if replays is not None:
+                    chosen[0].append(len(replays) - 1)
+        elif len(violating) < wanted:
+            violating.append(c)
+            if replays is not None:
+                chosen[1].append(len(replays) - 1)
+        if non_violating and len(non_violating) + len(violating) >= wanted:
+            break
+    visits = None
+    if replays is not None:
+        # One record for both what the nodes recorded and the dry run's trace entries.
+        visits = (log, lead, lead_size, tuple(replays), tuple(chosen[0] + chosen[1]))
+        cycle_cache.replay_all(trace, pod.key, log, (lead, lead_size, visits[3]), replayed)
+    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed, pending)
+    if ctx.trace is not None or not (non_violating or violating):
+        statuses.resolve()  # read at once by the caller: build them now
+    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
+
+
+class _Statuses(Mapping[str, Failure]):
+    """The dry run's failed nodes, in visiting order, with their failures.
+
+    A node the fast path found to be no candidate has its exact failure (the
+    general path's) built only when the statuses are first read; read them
+    before the cluster changes.
+    """
+
+    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
+                 may_be_victim: VictimPredicate | None, order: Any,
+                 failed: dict[str, Failure | None], pending: bool) -> None:
+        self._args = (ctx, pod, budgets, may_be_victim, order)
+        self._failed = failed
+        self._pending = pending  # some failure is None (built on first read)
+
+    def resolve(self) -> dict[str, Failure | None]:
+        """Build every deferred failure; the complete mapping."""
+        if self._pending:
+            ctx, pod, budgets, may_be_victim, order = self._args
+            state = ctx.state
+            for name, f in self._failed.items():
+                if f is None:
+                    got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
+                                                 may_be_victim=may_be_victim, order=order,
+                                                 plan=None)
+                    assert isinstance(got, Failure), "a deferred node must stay no candidate"
+                    self._failed[name] = got
+            self._pending = False
+        return self._failed
+
+    def __getitem__(self, name: str) -> Failure:
+        f = self.resolve()[name]
+        assert f is not None
+        return f
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._failed)
+
+    def __len__(self) -> int:
+        return len(self._failed)
+
+
+def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
+    """The dry run's statuses with every deferred failure built."""
+    statuses = run.statuses
+    return statuses.resolve() if isinstance(statuses, _Statuses) else dict(statuses)
+
+
+_MISSING: Any = object()
+
+
+def _judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+           may_be_victim: VictimPredicate | None, order: Any, plan: Any
+           ) -> Candidate | Failure | None:
+    """One node of the dry run: a candidate, its failure, or None (no candidate, the
+    exact failure left for later)."""
+    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                            order=order, plan=plan)
+    if found is None or isinstance(found, Failure):
+        return found
+    if not found.victims:
+        return Failure(f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
+    return _candidate(found)
+
+
+def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+                  order: Any, plan: Any) -> tuple[Any, ...]:
+    """:func:`_judge` with tracing, kept with what it recorded for the next pod of the
+    shape: (result, entries, their number, the subject they name the pod by, node)."""
+    recorder = cycle_cache.Recorder(ctx.trace.now)
+    saved, ctx.trace = ctx.trace, recorder
+    try:
+        result = _judge(ctx, pod, node, budgets, None, order, plan)
+    finally:
+        ctx.trace = saved
+    return result, recorder.items, recorder.count, f"{pod.key} on {node.name}", node.name
+
+
+def _candidate(found: NodeVictims) -> Candidate:
+    return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
+                     {"violating": found.violating, "why": found.why})
+
+
+# --- the PostFilter plugin -----------------------------------------------------------------------
+
+@rule(POSTFILTER, PLUGIN,
+      doc="Preempt lower-priority pods on one node so the pod fits there.",
+      source="seed 002; seed 003 §11.4-§11.7; pkg/scheduler/framework/preemption "
+             "Evaluator.Preempt, plugins/defaultpreemption",
+      args=DEFAULT_ARGS)
+def _default_preemption(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+                        ) -> PostFilterResult | None:
+    return preempt(ctx, request.ps, request.fit_error, args)
+
+
+def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
+            args: Mapping[str, Any] = DEFAULT_ARGS, *, plugin: str = PLUGIN,
+            may_be_victim: VictimPredicate | None = None,
+            eligibility: str = ELIGIBILITY.name) -> PostFilterResult | None:
+    """Upstream ``Evaluator.Preempt`` for ``ps`` after the cycle failed with ``fit``.
+
+    ``None`` when the pod may not preempt now (its nomination stays; the reason,
+    prefixed ``preemption: ``, is left in ``ctx.extra[POSTFILTER_MESSAGE]``).
+    Otherwise a :class:`PostFilterResult`: ``nominated_node == ""`` with
+    upstream's message when no node can be helped, else the chosen node, its
+    victims, the candidates and the criterion that decided between them.
+    ``may_be_victim`` and ``eligibility`` let another plugin reuse the pipeline.
+    """
+    error = validate_args(args)
+    if error is not None:
+        raise ScenarioError(f"DefaultPreemption args: {error}")
+    pod = ps.pod
+    trace = ctx.trace
+    state = ctx.state
+    refusal = ctx.profile.active(eligibility).first_failure(ctx, ps, fit, subject=ps.key)
+    if refusal is not None:
+        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {refusal.reason}"
+        return None
+    nodes = cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(state, fit)
+    wanted = num_candidates(len(nodes), int(args.get("minCandidateNodesPercentage", 10)),
+                            int(args.get("minCandidateNodesAbsolute", 100)))
+    run = dry_run(ctx, pod, nodes, pdb_budgets(state, ctx.now), 0, wanted,
+                  may_be_victim=may_be_victim, statuses=fit.failures)
+    if trace is not None:
+        _trace_dry_run(trace, ps, nodes, run)
+    if not run.candidates:
+        found = _resolved(run)
+        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
+        statuses = {name: found.get(name) or unhelpful for name in state.nodes}
+        message = f"preemption: {fit_message(len(state.nodes), statuses)}"
+        if trace is not None:
+            trace.add(plugin, ps.key, "no candidate", message)
+        return PostFilterResult("", message=message, plugin=plugin)
+    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
+    assert best is not None
+    clear = lower_nominated(state, ps, best.node)
+    if trace is not None:
+        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear, run.keys)
+    return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
+
+
+def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
+    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
+    prio = ps.pod.effective_priority
+    at = state.nominations.get(node)
+    if not at:
+        return ()
+    return tuple(sorted((o for o in at.values()
+                         if o is not ps and o.node is None and not o.gone
+                         and o.pod.effective_priority < prio), key=_seq))
+
+
+def _seq(ps: PodState) -> int:
+    return ps.seq
+
+
+# --- explanations ------------------------------------------------------------------------
+
+def _keys(pods: Sequence[PodState]) -> str:
+    return "[" + ", ".join(p.key for p in pods) + "]"
+
+
+def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: DryRun) -> None:
+    # One deferred group: a dry run lists every potential node and candidate
+    # (hundreds), and nothing read here changes afterwards (names, keys,
+    # resolved failures, candidates).  A partial of plain values, not a
+    # closure: the trace keeps one per preemptor until it is read.
+    resolved = _resolved(run)
+    count = 1 + len(resolved) + len(run.candidates)
+    head = (len(nodes), nodes, run.num_candidates, run.visited)
+    if run.visits is None:
+        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, resolved,
+                                             run.candidates, None))
+    else:
+        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, None, None,
+                                             run.visits))
+
+
+def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
+                     statuses: Mapping[str, Any] | None,
+                     candidates: Sequence[Candidate] | None,
+                     visits: Visits | None
+                     ) -> Iterator[tuple[str, str, str, str]]:
+    size, nodes, num_candidates, visited = head
+    yield (PLUGIN, key, "potential nodes",
+           f"{size} node(s) failed only with Unschedulable: "
+           f"{', '.join(n.name for n in nodes) or 'none'}; "
+           f"{num_candidates} candidate(s) wanted, {visited} visited from the first")
+    found: Iterable[tuple[str, Failure]] = statuses.items() if statuses is not None else ()
+    listed: Iterable[Candidate] = candidates or ()
+    if visits is not None:
+        # Kept judgements are exact: each is a candidate or the node's failure.
+        log, lead, lead_size, own, chosen = visits
+        found = ((log[at][4], log[at][0]) for at in itertools.chain(
+            itertools.islice(lead, lead_size), own) if isinstance(log[at][0], Failure))
+        listed = (log[own[i]][0] for i in chosen)
+    for name, f in found:
+        yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
+    for c in listed:
+        yield ("scheduler.preemption.victims", key, f"{c.node}: candidate",
+               f"victims {_keys(c.victims)}, {c.num_pdb_violations} PDB violation(s), "
+               f"reprieved {_keys(c.reprieved)}")
+
+
+def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
+                  candidates: Sequence[Candidate], decided: str,
+                  clear: Sequence[PodState], keys: Mapping[str, tuple[int, ...]] | None = None
+                  ) -> None:
+    pick = ctx.profile.active(PICK.name)
+    trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
+    if keys is not None and len(candidates) > 1 and is_default(ctx, pick):
+        # The default criteria: each comparison follows from the two keys, read
+        # now (later cycles change the caller's mapping).
+        others = [c.node for c in candidates if c is not best]
+        trace_not_chosen(trace, ps.key, keys[best.node], others, [keys[n] for n in others])
+    else:
+        for c in candidates:
+            if c is not best:
+                trace.add(PICK.name, ps.key, f"{c.node} not chosen",
+                          decide(ctx, pick, best, c) or "tied")
+    order = ctx.profile.active(VICTIMS.name)
+    prio = ps.pod.effective_priority
+    why: Mapping[str, str] = best.details.get("why", {})
+    violating: frozenset[str] = best.details.get("violating", frozenset())
+    for v in best.victims:
+        kept = [(r.key, decide(ctx, order, v, r)) for r in best.reprieved]
+        ahead = "; ".join(f"{key} kept: {d}" for key, d in kept if d)
+        trace.add("scheduler.preemption.victims", v.key, f"victim of {ps.key} on {best.node}",
+                  f"priority {v.pod.effective_priority} < {prio}; {ps.key} does not fit if it "
+                  f"stays ({why.get(v.key, '')})"
+                  + ("; it violates a PodDisruptionBudget" if v.key in violating else "")
+                  + (f"; {ahead}" if ahead else ""))
+    for r in best.reprieved:
+        trace.add("scheduler.preemption.victims", r.key, f"reprieved on {best.node}",
+                  f"{ps.key} still fits with it back (tried most important first"
+                  + (", PDB-protected pods before the others)" if violating else ")"))
+    for o in clear:
+        trace.add(PLUGIN, o.key, "nomination cleared",
+                  f"{ps.key} (priority {prio}) preempts on {best.node}, which was nominated "
+                  f"for this lower-priority pod")
+
+
+# --- embedding ------------------------------------------------------------------------------------
+
+def preempt_for(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,
+                *, trace: Trace | None = None) -> PostFilterResult:
+    """What preemption would decide for ``pod`` in ``state`` now, without a timeline.
+
+    ``pod`` is a :class:`Pod` not yet in the state (admitted for priority if
+    its priority is not resolved yet) or one of its pending
+    :class:`PodState`\\ s.  Nothing in ``state`` changes.  The result:
+
+    * the pod fits a node already: ``nominated_node == ""``, no victims, and a
+      message ``preemption is not needed: the pod fits node N``;
+    * the pod may not preempt: ``eligible`` is False and the message says why;
+    * no node can be helped: ``nominated_node == ""`` with upstream's message;
+    * else the node, its victims, every candidate and ``decided_by``.
+
+    Example::
+
+        >>> from kruleset.model.objects import Container, Node, Pod
+        >>> from kruleset.model.resources import Resources
+        >>> from kruleset.model.state import ClusterState
+        >>> st = ClusterState()
+        >>> _ = st.add_node(Node("n1", Resources(cpu=2000, memory=4 << 30, pods=110)))
+        >>> def pod(name, prio, cpu):
+        ...     return Pod("default", name, (Container("c", Resources(cpu=cpu)),), priority=prio)
+        >>> st.bind(st.add_pod(pod("low", 10, 1500)), "n1")
+        >>> r = preempt_for(st, pod("high", 100, 1000))
+        >>> r.nominated_node, [v.key for v in r.victims]
+        ('n1', ['default/low'])
+    """
+    if isinstance(pod, PodState):
+        ps = pod
+    else:
+        if pod.priority is None:
+            from kruleset.rules.priority import admit_priority
+
+            admitted = admit_priority(pod, state.priority_classes, profile)
+            if isinstance(admitted, Failure):
+                raise ValueError(admitted.reason)
+            pod = admitted
+        ps = PodState(pod, 1 << 62, state.now)
+    ctx = ScheduleContext(state, profile or Profile.default(), trace, state.now)
+    result = schedule_one(ctx, ps, advance=False)
+    if result.node is not None:
+        return PostFilterResult("", message=f"preemption is not needed: the pod fits node "
+                                             f"{result.node}")
+    assert result.fit_error is not None
+    out = run_postfilter(ctx, ps, result.fit_error)
+    if out is None:
+        return PostFilterResult(ps.nominated or "", message=ctx.extra.get(POSTFILTER_MESSAGE, ""),
+                                eligible=False)
+    return out

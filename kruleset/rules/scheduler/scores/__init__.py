@@ -1,0 +1,1 @@
+"""Score plugins (rule set ``scheduler.score``), named after their upstream plugin."""

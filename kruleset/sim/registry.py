@@ -1,0 +1,62 @@
+"""What the simulation is made of: controllers, timeline-action handlers, API admission steps.
+
+Each mechanism's module registers its parts here when it is imported
+(:func:`register_controller`, :func:`register_action`,
+:func:`register_pod_admission`); :class:`~kruleset.sim.core.Simulation`
+builds one of each controller and calls the handlers.  Kept apart from the
+simulation so that mechanism modules depend on this registry, not on the
+simulation loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..rules.engine import Failure
+    from .core import Simulation
+
+__all__ = ["Controller", "register_action", "register_controller", "register_pod_admission"]
+
+
+class Controller(Protocol):
+    """A mechanism that acts over time (see module doc for phases)."""
+
+    name: str
+    phase: int
+
+    def step(self, sim: Simulation) -> bool: ...  # noqa: D102
+    def next_time(self, sim: Simulation) -> int | None: ...  # noqa: D102
+
+
+_CONTROLLERS: list[Callable[[Simulation], Controller]] = []
+_ACTIONS: dict[type, Callable[[Simulation, Any], None]] = {}
+_POD_ADMISSION: list[Callable[[Simulation, Any], Any]] = []
+_POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
+
+
+def register_controller(factory: Callable[[Simulation], Controller]) -> None:
+    """Add a controller factory; every :class:`Simulation` builds one of each."""
+    _CONTROLLERS.append(factory)
+
+
+def register_action(cls: type, handler: Callable[[Simulation, Any], None]) -> None:
+    """Say which function carries out timeline actions of type ``cls``."""
+    _ACTIONS[cls] = handler
+
+
+def register_pod_admission(
+    fn: Callable[[Simulation, Any], Any], *,
+    changes: Callable[[Simulation, Any], Mapping[str, Any] | Failure | None] | None = None,
+) -> None:
+    """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``).
+
+    ``changes(sim, pod)``, if given, says what ``fn`` would do as the fields it
+    sets (empty: none), a refusal, or None (ask ``fn``).  It must read only
+    fields no other step sets.  When every step has one, a pod is admitted
+    with a single copy instead of one per step (creating 150,000 pods copied
+    each of them twice).
+    """
+    _POD_ADMISSION.append(fn)
+    _POD_CHANGES.append(changes)
