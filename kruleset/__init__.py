@@ -15,6 +15,7 @@ Direct entry points embed one decision without a timeline:
 
 from __future__ import annotations
 
+from ._version import __version__ as __version__
 from .api import load, run
 from .errors import KrulesetError, ManifestError, NotImplementedMechanism, ScenarioError, Span
 from .model.scenario import Scenario
@@ -24,8 +25,6 @@ from .rules.registry import register
 from .rules.scheduler.cycle import ScheduleResult, schedule_pod
 from .sim.core import Decision
 from .sim.result import ExpectationResult, Result
-
-from ._version import __version__
 
 __all__ = [
     "ClusterState",

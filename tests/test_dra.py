@@ -9,6 +9,7 @@ import pytest
 
 from kruleset import api
 from kruleset.errors import ScenarioError
+from kruleset.model import dra_cel as cel
 from kruleset.model.dra import (
     ALL,
     CelSelector,
@@ -20,7 +21,6 @@ from kruleset.model.dra import (
     ResourceSlice,
     Version,
 )
-from kruleset.model import dra_cel as cel
 from kruleset.rules.dra.allocator import AllocationError, ClaimInput, allocate, gather_pools
 from kruleset.rules.dra.state import generated_name
 

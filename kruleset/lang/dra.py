@@ -21,6 +21,8 @@ from typing import Any
 from ..errors import ScenarioError, Span
 from ..model.dra import (
     ALL,
+    GATES,
+    LOCKED_GATES,
     CelSelector,
     ClaimSpec,
     Device,
@@ -36,10 +38,9 @@ from ..model.dra import (
     Version,
     qualified,
 )
+from ..model.dra_cel import CelCompileError, check
 from ..model.quantity import QuantityError, _exact
 from ..model.scenario import Object
-from ..model.dra import GATES, LOCKED_GATES
-from ..model.dra_cel import CelCompileError, check
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs, split_commas
 from .errors import Source

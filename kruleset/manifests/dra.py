@@ -41,8 +41,8 @@ from ..model.dra import (
     Version,
     qualified,
 )
-from ..model.quantity import QuantityError, _exact
 from ..model.dra_cel import _SEMVER, CelCompileError, check
+from ..model.quantity import QuantityError, _exact
 from ._fields import Doc, boolean, choice, integer, mapping, seq, string
 from ._node_terms import _node_term
 

@@ -31,8 +31,8 @@ from ...model.dra import (
     DeviceRequest,
     ResourceSlice,
 )
-from ...model.selectors import NodeSelectorTerm
 from ...model.dra_cel import CelRuntimeError, Evaluator
+from ...model.selectors import NodeSelectorTerm
 
 __all__ = ["Allocation", "AllocationError", "Candidate", "Pool", "allocate", "gather_pools"]
 

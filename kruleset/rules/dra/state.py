@@ -22,8 +22,8 @@ from ...model.dra import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from .allocator import Allocation, Pool, gather_pools
 from ...model.dra_cel import Evaluator
+from .allocator import Allocation, Pool, gather_pools
 
 __all__ = ["ClaimState", "DraState", "GATES", "LOCKED_GATES", "dra_of", "generated_name"]
 
