@@ -329,6 +329,12 @@ class ClusterState:
         ns = self.nodes[name]
         if any(ps.bound for ps in ns.pods.values()):
             raise ValueError(f"node {name} still has bound pods")
+        self.drop_node(name)
+
+    def drop_node(self, name: str) -> None:
+        """Remove a node whatever it still holds (a Node object deleted under its pods,
+        which PodGC then deletes); its nominations are cleared."""
+        ns = self.nodes[name]
         for ps in list(self.nominations.get(name, {}).values()):
             ps.nominated = None
         del self.nodes[name]

@@ -54,7 +54,7 @@ def create_dra_object(sim: Simulation, obj: Any) -> bool:
     elif isinstance(obj, ResourceClaimTemplate):
         dra_of(sim.state).templates[obj.key] = obj
     else:
-        from ...model.dra import FeatureGates
+        from ..model.dra import FeatureGates
 
         if not isinstance(obj, FeatureGates):
             return False

@@ -76,9 +76,7 @@ def remove_nodes(sim: Simulation, names: Iterable[str], why: str) -> int:
             continue
         sim.record("node-deleted", name, name, "sweep", "NodeDeleted", why, ("sweep.fail",))
         removed += _collect_orphans(sim, node)
-        for ps in list(state.nominations.get(name, {}).values()):
-            ps.nominated = None
-        del state.nodes[name]
+        state.drop_node(name)
         gone.add(name)
     invalidate_node_order(state)
     state.new_epoch()
