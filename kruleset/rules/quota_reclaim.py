@@ -402,8 +402,8 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
                     if why_not is not None:
                         # Upstream removes the pod a second time and the node
                         # reports the error instead of being a candidate.
-                        return Failure(f"pod {ps.key} is not found on node {node.name} "
-                                       f"(removed twice while reprieving)", "Error", PLUGIN)
+                        return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
+                                       f"{node.name}", "Error", PLUGIN)
                     removed.add(ps.key)
                     view.remove(ps)
                     if fit is not None:
@@ -738,8 +738,8 @@ class _Cycle:
                     if quota_hit is not None:
                         if why_not is not None:
                             self._trace_runs(node, fit, runs)
-                            return Failure(f"pod {key} is not found on node {node.name} "
-                                           f"(removed twice while reprieving)", "Error", PLUGIN)
+                            return Failure(f"no corresponding pod {key.split('/', 1)[1]} in "
+                                           f"pods of node {node.name}", "Error", PLUGIN)
                         away += 1
                         if key in reqs and key not in gone:
                             gone.add(key)
@@ -1025,7 +1025,14 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     if not candidates:
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
                         for name in state.nodes}
-        message = fit_message(len(state.nodes), all_statuses)
+        # Upstream's dry run collects the nodes' errors; with no candidate the
+        # preemption fails with them (an aggregate: one, or "[a, b]") instead
+        # of the per-node statuses.
+        errors = list(dict.fromkeys(f.reason for f in statuses.values() if f.code == "Error"))
+        if errors:
+            message = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        else:
+            message = fit_message(len(state.nodes), all_statuses)
         if trace is not None:
             trace.add(PLUGIN, ps.key, "no candidate", message)
         return PostFilterResult("", message=message, plugin=PLUGIN)
