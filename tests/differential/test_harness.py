@@ -98,3 +98,22 @@ def test_shrink_keeps_what_the_predicate_needs() -> None:
     small = shrink(case, holds, budget=400)
     assert [n["metadata"]["name"] for n in small["nodes"]] == [keep]
     assert len(small["incoming"]) == 1
+
+
+def test_reclaim_reprieve_error_without_candidates_is_the_message() -> None:
+    # Found by the differential tests: CapacityScheduling's reprieve removes a
+    # pod twice (quota checks after a fit failure); the node's dry run errs,
+    # and with no candidate anywhere upstream's preemption fails with that
+    # error alone (kube-scheduler v1.35.4's message, quoted).  Here in1 is
+    # retried after in2 preempted and was nominated on n2.
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "cases" / "quota-reprieve-error.json"
+    attempts = run_kruleset(json.loads(path.read_text()))
+    preempted = next(i for i, a in enumerate(attempts) if a.pod == "ns-a/in2")
+    assert attempts[preempted].nominated == "n2"
+    retry = next(a for a in attempts[preempted:] if a.pod == "ns-b/in1")
+    assert retry.message == (
+        "0/4 nodes are available: Pod ns-b/in1 is rejected in PreFilter because total "
+        "ElasticQuota used is more than min. no corresponding pod p12 in pods of node n2")
