@@ -48,7 +48,7 @@ from .pods import (
     spec_fields,
 )
 from .policy import elastic_quota_from, pdb_from, priority_class_from, runtime_class_from
-from .schema import MAX_ERRORS, notice, vet
+from .schema import ANY, MAX_ERRORS, notice, vet
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
            "read_documents"]
@@ -448,8 +448,8 @@ class _Reader:
             return
         assert isinstance(e, _Entry)
         doc, obj, kind = e.doc, e.obj, e.kind
-        if kind in OBJECTS:  # DRA kinds are read field by field by manifests.dra
-            vet(doc, obj, OBJECTS[kind], "", self.warnings)
+        # DRA kinds have no schema here: manifests.dra reads them field by field.
+        vet(doc, obj, OBJECTS.get(kind, ANY), "", self.warnings)
         if kind == "Pod":
             self._pod(doc, obj, e.namespace, e.name, e.meta, checked=True)
         elif kind == "Node":

@@ -156,7 +156,14 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     if not candidates:
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
                         for name in state.nodes}
-        message = fit_message(len(state.nodes), all_statuses)
+        # Upstream's dry run collects the nodes' errors; with no candidate the
+        # preemption fails with them (an aggregate: one, or "[a, b]") instead
+        # of the per-node statuses.
+        errors = list(dict.fromkeys(f.reason for f in statuses.values() if f.code == "Error"))
+        if errors:
+            message = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        else:
+            message = fit_message(len(state.nodes), all_statuses)
         if trace is not None:
             trace.add(PLUGIN, ps.key, "no candidate", message)
         return PostFilterResult("", message=message, plugin=PLUGIN)

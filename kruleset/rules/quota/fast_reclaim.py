@@ -357,8 +357,8 @@ class _Cycle:
                     if quota_hit is not None:
                         if why_not is not None:
                             self._trace_runs(node, fit, runs)
-                            return Failure(f"pod {key} is not found on node {node.name} "
-                                           f"(removed twice while reprieving)", "Error", PLUGIN)
+                            return Failure(f"no corresponding pod {key.split('/', 1)[1]} in "
+                                           f"pods of node {node.name}", "Error", PLUGIN)
                         away += 1
                         if key in reqs and key not in gone:
                             gone.add(key)

@@ -371,8 +371,8 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
                     if why_not is not None:
                         # Upstream removes the pod a second time and the node
                         # reports the error instead of being a candidate.
-                        return Failure(f"pod {ps.key} is not found on node {node.name} "
-                                       f"(removed twice while reprieving)", "Error", PLUGIN)
+                        return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
+                                       f"{node.name}", "Error", PLUGIN)
                     removed.add(ps.key)
                     view.remove(ps)
                     if fit is not None:
