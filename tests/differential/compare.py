@@ -13,7 +13,11 @@ instant by instant (an instant is one incoming pod's arrival):
 * an attempt only one side makes is skipped when it changes nothing (the pod
   stays pending, unnominated, with no victims);  when it changes the cluster
   (a bind, a nomination, victims), the two states have parted and nothing
-  after it is compared (``Comparison.parted`` says where and why);
+  after it is compared (``Comparison.parted`` says where and why);  on a
+  cluster of more than 100 nodes every attempt changes the scheduler's state:
+  it moves the start index (``nextStartNodeIndex``), which decides the nodes
+  later pods sample under percentageOfNodesToScore, so there an attempt only
+  one side makes parts the states too;
 * after a pod the kubelet refused (kruleset admits what is bound; a profile
   may disable a filter the kubelet checks), the oracle has no kubelet: later
   instants are not compared;
@@ -34,6 +38,9 @@ from typing import Any
 import attrs
 
 from .kr_side import Attempt
+
+# kube-scheduler's minFeasibleNodesToFind: below it every node is searched.
+MIN_FEASIBLE_NODES = 100
 
 __all__ = ["Comparison", "Mismatch", "compare", "FIELDS"]
 
@@ -100,6 +107,13 @@ def compare(case: dict[str, Any], oracle: list[dict[str, Any]], kr: list[Attempt
         by_instant.setdefault(a.instant, []).append(a)
     fields = FIELDS if scores else tuple(f for f in FIELDS if f != "scores")
     out = Comparison(0, 0)
+    # Past 100 nodes a search may stop before the last node, so the start index
+    # an attempt leaves behind decides what later pods see (see the module doc).
+    sampling = len(case.get("nodes") or ()) > MIN_FEASIBLE_NODES
+
+    def changes(a: Attempt) -> bool:
+        return a.changed or sampling
+
     for i, entry in enumerate(oracle):
         key = _key(incoming[i])
         wanted = [_oracle_attempt(entry, i)] + [_oracle_attempt(r, i)
@@ -112,7 +126,7 @@ def compare(case: dict[str, Any], oracle: list[dict[str, Any]], kr: list[Attempt
         if first is None:
             parted = "kruleset did not try the incoming pod"
         else:
-            extra = [a for a in ks[:first] if a.changed]
+            extra = [a for a in ks[:first] if changes(a)]
             if extra:
                 parted = f"kruleset retried {extra[0].pod} first and it changed the cluster"
             ks = ks[first:]
@@ -120,11 +134,11 @@ def compare(case: dict[str, Any], oracle: list[dict[str, Any]], kr: list[Attempt
             for w in wanted:
                 j = next((j for j, a in enumerate(ks) if a.pod == w["pod"]), None)
                 if j is None:
-                    if _changes(w):
+                    if _changes(w) or sampling:
                         parted = f"only the oracle retried {w['pod']}, which changed the cluster"
                         break
                     continue
-                skipped = [a for a in ks[:j] if a.changed]
+                skipped = [a for a in ks[:j] if changes(a)]
                 if skipped:
                     parted = f"only kruleset retried {skipped[0].pod}, which changed the cluster"
                     break
@@ -136,7 +150,7 @@ def compare(case: dict[str, Any], oracle: list[dict[str, Any]], kr: list[Attempt
                         out.mismatches.append(Mismatch(i, w["pod"], f, theirs, ours,
                                                        classify(f, theirs, ours)))
             else:
-                rest = [a for a in ks if a.changed]
+                rest = [a for a in ks if changes(a)]
                 if rest:
                     parted = f"only kruleset retried {rest[0].pod}, which changed the cluster"
         out.instants += 1
