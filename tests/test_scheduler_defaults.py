@@ -35,11 +35,12 @@ def test_registered_scheduler_rule_sets_follow_the_default_profile() -> None:
 
 def test_default_filter_order_is_upstreams() -> None:
     # default_plugins.go: NodeUnschedulable, NodeName, TaintToleration,
-    # NodeAffinity, NodePorts, NodeResourcesFit, ..., PodTopologySpread, InterPodAffinity.
+    # NodeAffinity, NodePorts, NodeResourcesFit, ..., PodTopologySpread, InterPodAffinity,
+    # DynamicResources.
     plugins = [p for p, _ in DEFAULT_PLUGINS if "filter" in IN_TREE_PLUGINS[p]]
     assert plugins == ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
                        "NodePorts", "NodeResourcesFit", "PodTopologySpread",
-                       "InterPodAffinity"]
+                       "InterPodAffinity", "DynamicResources"]
     assert [n for n, _ in default_order("filter")] == [
         f"scheduler.filter.{p}" for p in plugins]
 
@@ -68,4 +69,5 @@ def test_arrange_sets_default_score_weights() -> None:
         "scheduler.score.NodeResourcesFit": 1, "scheduler.score.PodTopologySpread": 2,
         "scheduler.score.InterPodAffinity": 2,
         "scheduler.score.NodeResourcesBalancedAllocation": 1,
+        "scheduler.score.DynamicResources": 2,
         "scheduler.score.ImageLocality": 1}

@@ -242,7 +242,7 @@ def _set_replicas(sc: Scenario, path: SetPath, value: str) -> Scenario:
 
 
 def _set_kubelet(sc: Scenario, path: SetPath, value: str) -> Scenario:
-    from ..lang.kubelet import KubeletConfigError, _threshold_value
+    from ..model.kubelet_settings import KubeletConfigError, _threshold_value
     from ..model.config import SIGNALS
 
     if path.sub not in SIGNALS:
