@@ -117,3 +117,20 @@ def test_reclaim_reprieve_error_without_candidates_is_the_message() -> None:
     assert retry.message == (
         "0/4 nodes are available: Pod ns-b/in1 is rejected in PreFilter because total "
         "ElasticQuota used is more than min. no corresponding pod p12 in pods of node n2")
+
+
+def test_a_nominated_node_rejection_joins_the_narrowed_message() -> None:
+    # Found by the differential tests (seed 51691): in3, narrowed to n1 by
+    # matchFields, was nominated to n1; in2 then took n1's room.  Retried, in3
+    # fails on its nominated node first (NodeResourcesFit), and upstream's one
+    # set of unschedulable plugins names that plugin too in the status of the
+    # node PreFilter left out.
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "cases" / "nominated-node-narrowed.json"
+    attempts = run_kruleset(json.loads(path.read_text()))
+    tries = [a for a in attempts if a.pod == "default/in3"]
+    assert tries[0].nominated == "n1"
+    assert "1 node(s) didn't satisfy plugin(s) [NodeAffinity]." in tries[0].message
+    assert "1 node(s) didn't satisfy plugin(s) [NodeAffinity NodeResourcesFit]." in tries[1].message

@@ -429,6 +429,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     if narrowed is not None:
         if nominated_failure is not None:
             failures[node.name] = nominated_failure
+            narrowed = _also_rejected_by(narrowed, nominated_failure)
         return _find_narrowed(ctx, rules, pod, narrowed, failures, advance)
     cursor = _cursor(state)
     order = state.node_order()
@@ -520,6 +521,24 @@ def _find_one_by_one(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping
             failures[node.name] = f
         processed += 1
     return feasible, processed
+
+
+def _also_rejected_by(narrowed: tuple[frozenset[str], str], failure: Failure
+                      ) -> tuple[frozenset[str], str]:
+    """``narrowed`` with the plugin that rejected the nominated node among its plugins.
+
+    Upstream keeps one set of the cycle's unschedulable plugins: the
+    nominated node's filter failure adds its plugin before the nodes PreFilter
+    left out are given their status, so their message names both
+    (``node(s) didn't satisfy plugin(s) [NodeAffinity NodeResourcesFit]``),
+    sorted as ``sets.List`` sorts.
+    """
+    names, plugins = narrowed
+    plugin = failure.rule.rpartition(".")[2]
+    if not plugin:
+        return narrowed
+    listed = set(plugins.strip("[]").split()) | {plugin}
+    return names, "[" + " ".join(sorted(listed)) + "]"
 
 
 def _find_narrowed(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
