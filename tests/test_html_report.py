@@ -12,16 +12,13 @@ be blank, and the page must log nothing to the console.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import statistics
-import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import CHROMIUM, Dom, all_of, chromium, console, needs_browser, one_of, text_of
 from png_pixels import read_png
 
 import kruleset
@@ -31,11 +28,6 @@ from kruleset.report.html_model import file_data
 ROOT = Path(__file__).resolve().parent.parent
 QUICKSTART = ROOT / "examples" / "quickstart.kr"
 FAILING = "expect pod web running on node-2\n"
-CHROMIUM = os.environ.get("KRULESET_CHROMIUM") or shutil.which("chromium") or (
-    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-needs_browser = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium not found (apt-get install chromium, "
-                             "or set KRULESET_CHROMIUM); .ci/run installs it")
 
 
 @pytest.fixture(scope="module")
@@ -121,73 +113,6 @@ def test_attempt_model_follows_the_trace(scenario: Path) -> None:
         assert reasons.count(reason) == int(count)
 
 
-class _Dom(HTMLParser):
-    """Just enough of a DOM: elements with attributes, children and text."""
-
-    VOID = {"meta", "link", "br", "hr", "img", "input", "path", "rect", "circle", "line"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.root: dict[str, Any] = {"tag": "#root", "attrs": {}, "children": [], "text": ""}
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = {"tag": tag, "attrs": {k: v or "" for k, v in attrs}, "children": [], "text": ""}
-        self.stack[-1]["children"].append(node)
-        if tag not in self.VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.stack[-1]["children"].append(
-            {"tag": tag, "attrs": {k: v or "" for k, v in attrs}, "children": [], "text": ""})
-
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i]["tag"] == tag:
-                del self.stack[i:]
-                break
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1]["children"].append(data)
-
-
-def _all(node: dict[str, Any], **want: str) -> list[dict[str, Any]]:
-    out = []
-    for child in node["children"]:
-        if isinstance(child, dict):
-            attrs = child["attrs"]
-            if all((attrs.get(k.replace("_", "-")) == v if k != "tag" else child["tag"] == v)
-                   if k != "cls" else v in attrs.get("class", "").split() for k, v in want.items()):
-                out.append(child)
-            out.extend(_all(child, **want))
-    return out
-
-
-def _one(node: dict[str, Any], **want: str) -> dict[str, Any]:
-    found = _all(node, **want)
-    assert len(found) == 1, f"{want}: {len(found)} elements"
-    return found[0]
-
-
-def _text(node: dict[str, Any]) -> str:
-    return "".join(c if isinstance(c, str) else _text(c) for c in node["children"])
-
-
-def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
-    return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-         "--enable-logging=stderr", "--v=0", *args],
-        capture_output=True, text=True, timeout=120, check=False)
-
-
-def _console(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
-
-
 @pytest.fixture(scope="module")
 def dom(report: Path, result: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if CHROMIUM is None:
@@ -195,66 +120,66 @@ def dom(report: Path, result: Any, tmp_path_factory: pytest.TempPathFactory) -> 
     # open the decision that left web pending and nominated it: its attempt has the table
     index = next(i for i, d in enumerate(result.decisions)
                  if d.kind == "pending" and d.pod == "default/web")
-    done = _chromium(tmp_path_factory.mktemp("chromium"), "--dump-dom",
+    done = chromium(tmp_path_factory.mktemp("chromium"), "--dump-dom",
                      f"{report.as_uri()}#decision={index}")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert not _console(done.stderr), _console(done.stderr)
-    parser = _Dom()
+    assert not console(done.stderr), console(done.stderr)
+    parser = Dom()
     parser.feed(done.stdout)
     return parser.root
 
 
 @needs_browser
 def test_browser_renders_the_summary(dom: dict[str, Any], result: Any) -> None:
-    body = _one(dom, tag="body")
+    body = one_of(dom, tag="body")
     assert body["attrs"].get("data-ready") == "yes"
-    assert "hidden" in _one(dom, id="js-errors")["attrs"]
+    assert "hidden" in one_of(dom, id="js-errors")["attrs"]
     passed = sum(r.passed for r in result.expectations)
-    assert _text(_one(dom, data_count="passed")).split()[0] == str(passed)
-    assert _text(_one(dom, data_count="failed")).split()[0] == str(len(result.failed)) == "1"
-    assert _text(_one(dom, data_count="decisions")).split()[0] == str(len(result.decisions))
-    assert _text(_one(dom, data_count="nodes")).split()[0] == str(len(result.state.nodes))
-    assert _text(_one(dom, id="status")) == "failed"
+    assert text_of(one_of(dom, data_count="passed")).split()[0] == str(passed)
+    assert text_of(one_of(dom, data_count="failed")).split()[0] == str(len(result.failed)) == "1"
+    assert text_of(one_of(dom, data_count="decisions")).split()[0] == str(len(result.decisions))
+    assert text_of(one_of(dom, data_count="nodes")).split()[0] == str(len(result.state.nodes))
+    assert text_of(one_of(dom, id="status")) == "failed"
 
 
 @needs_browser
 def test_browser_shows_the_failing_expectation(dom: dict[str, Any], result: Any) -> None:
     (failed,) = result.failed
-    li = _one(dom, tag="li", cls="failed")
+    li = one_of(dom, tag="li", cls="failed")
     assert li["attrs"]["data-line"] == str(failed.line)
-    assert FAILING.strip() in _text(li) and failed.message in _text(li)
+    assert FAILING.strip() in text_of(li) and failed.message in text_of(li)
 
 
 @needs_browser
 def test_browser_shows_the_attempt_table(dom: dict[str, Any], result: Any) -> None:
-    table = _one(dom, id="attempt-table")
+    table = one_of(dom, id="attempt-table")
     assert table["attrs"]["data-pod"] == "default/web"
-    rows = [r for r in _all(table, tag="tr") if "data-node" in r["attrs"]]
+    rows = [r for r in all_of(table, tag="tr") if "data-node" in r["attrs"]]
     assert sorted(r["attrs"]["data-node"] for r in rows) == sorted(result.state.nodes)
     pending = next(d for d in result.decisions if d.kind == "pending" and d.pod == "default/web")
     for count, reason in _reasons(pending.message):
-        failing = [r for r in rows if reason in "".join(_text(c) for c in _all(r, cls="fail"))]
+        failing = [r for r in rows if reason in "".join(text_of(c) for c in all_of(r, cls="fail"))]
         assert len(failing) == int(count)
-    header = [_text(th) for th in _all(table, tag="th")]
+    header = [text_of(th) for th in all_of(table, tag="th")]
     assert "NodeResourcesFit" in header and "total" in header
     nominated = next(d for d in result.decisions
                      if d.kind == "nominated" and d.pod == "default/web")
     victims = [d.pod for d in result.decisions if d.kind == "preempted" and d.by == "default/web"]
-    chosen = _one(_one(dom, id="candidates"), tag="tr", cls="chosen")
-    cells = [_text(td) for td in _all(chosen, tag="td")]
+    chosen = one_of(one_of(dom, id="candidates"), tag="tr", cls="chosen")
+    cells = [text_of(td) for td in all_of(chosen, tag="td")]
     assert cells[0] == nominated.node and cells[1] == ", ".join(victims) and cells[3] == "chosen"
-    chain = _text(_one(dom, id="chain"))
+    chain = text_of(one_of(dom, id="chain"))
     assert "scheduler.postfilter.DefaultPreemption" in chain
 
 
 @needs_browser
 def test_browser_draws_the_timeline(dom: dict[str, Any], result: Any) -> None:
-    svg = _one(dom, id="timeline-svg")
-    rows = [g["attrs"]["data-node"] for g in _all(svg, tag="g") if "data-node" in g["attrs"]]
+    svg = one_of(dom, id="timeline-svg")
+    rows = [g["attrs"]["data-node"] for g in all_of(svg, tag="g") if "data-node" in g["attrs"]]
     assert rows == list(result.state.nodes)
-    bars = _all(svg, cls="bar")
+    bars = all_of(svg, cls="bar")
     assert {int(b["attrs"]["data-pod"]) for b in bars}  # pods ran somewhere
-    marks = [m["attrs"]["data-decision"] for m in _all(svg, cls="mark")]
+    marks = [m["attrs"]["data-decision"] for m in all_of(svg, cls="mark")]
     kinds = {result.decisions[int(i)].kind for i in marks}
     assert {"preempted", "nominated"} <= kinds
 
@@ -262,10 +187,10 @@ def test_browser_draws_the_timeline(dom: dict[str, Any], result: Any) -> None:
 @needs_browser
 def test_browser_screenshot_is_not_blank(report: Path, tmp_path: Path) -> None:
     shot = tmp_path / "report.png"
-    done = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,900",
+    done = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,900",
                      f"{report.as_uri()}#pod=default/web")
     assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
-    assert not _console(done.stderr), _console(done.stderr)
+    assert not console(done.stderr), console(done.stderr)
     width, height, bpp, rows = read_png(shot)
     assert (width, height) == (1200, 900)
     luminance = [sum(row[i:i + 3]) // 3
@@ -300,16 +225,16 @@ def test_report_at_5000_nodes_and_20000_pods(tmp_path: Path) -> None:
         data["attempts"])
     if CHROMIUM is None:
         pytest.skip("headless Chromium not found: the page was not opened")
-    done = _chromium(tmp_path, "--dump-dom", f"{out.as_uri()}#pod=default/big-1")
-    assert done.returncode == 0 and not _console(done.stderr), done.stderr[-2000:]
-    dom = _Dom()
+    done = chromium(tmp_path, "--dump-dom", f"{out.as_uri()}#pod=default/big-1")
+    assert done.returncode == 0 and not console(done.stderr), done.stderr[-2000:]
+    dom = Dom()
     dom.feed(done.stdout)
-    assert _one(dom.root, tag="body")["attrs"].get("data-ready") == "yes"
-    svg = _one(dom.root, id="timeline-svg")
-    drawn = [g for g in _all(svg, tag="g") if "data-node" in g["attrs"]]
+    assert one_of(dom.root, tag="body")["attrs"].get("data-ready") == "yes"
+    svg = one_of(dom.root, id="timeline-svg")
+    drawn = [g for g in all_of(svg, tag="g") if "data-node" in g["attrs"]]
     assert 0 < len(drawn) <= 40  # rows are drawn as they scroll into view
-    assert len(_all(_one(dom.root, id="decisions"), tag="tr")) <= 201  # a page at a time
-    assert _one(dom.root, id="attempt-table")["attrs"]["data-pod"] == "default/big-1"
+    assert len(all_of(one_of(dom.root, id="decisions"), tag="tr")) <= 201  # a page at a time
+    assert one_of(dom.root, id="attempt-table")["attrs"]["data-pod"] == "default/big-1"
 
 
 def test_trace_walk_streams_and_skips_groups() -> None:

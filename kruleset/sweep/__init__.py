@@ -10,7 +10,8 @@ Python::
 Modules: :mod:`.axes` (the axes and their grid), :mod:`.variants` (a variant
 applied to a loaded scenario; the ``--set`` paths), :mod:`.failure` (deleting
 a node or a zone from a running simulation), :mod:`.executors` (local
-processes and Dask), :mod:`.table` (the rows, their order, text and JSON).
+processes and Dask), :mod:`.table` (the rows, their order, text and JSON), :mod:`.html` (the
+table as a self-contained page).
 """
 
 from __future__ import annotations
@@ -92,6 +93,12 @@ class Sweep:
         """The table."""
         return render_text(self.path, self.at, self.description, self.base, self.rows(),
                            style or Style(color=False))
+
+    def html(self) -> str:
+        """The table as one self-contained HTML page (:mod:`kruleset.sweep.html`)."""
+        from .html import render_html
+
+        return render_html(self.to_json(), self.description)
 
     @property
     def exit_code(self) -> int:

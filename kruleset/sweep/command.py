@@ -45,7 +45,8 @@ def add_parser(sub: Any) -> None:
                    help="local worker processes (default: all cores)")
     p.add_argument("--dask", metavar="tcp://HOST:8786",
                    help="run the variants on this Dask scheduler (pip install 'kruleset[dask]')")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "html"), default="text",
+                   help="text (default), json, or html: one self-contained page")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto",
                    help="colour the table (default: auto, on a terminal; NO_COLOR and "
@@ -129,6 +130,8 @@ def main(args: argparse.Namespace) -> int:
             progress.clear()
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2))
+    elif args.format == "html":
+        sys.stdout.write(result.html())
     else:
         color = use_color("never" if args.no_color else args.color, sys.stdout)
         print(result.text(Style(color=color)))
