@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-import cel
-
 from .dra import Device, Version
 from .quantity import QuantityError, _exact
 
@@ -165,6 +163,18 @@ def program(expression: str) -> Any:
     return prog
 
 
+def _cel() -> Any:
+    """The CEL library, imported on first use.
+
+    ``import cel`` also imports the package's interactive shell (prompt_toolkit
+    and more: about a third of a second), which a scenario without a CEL
+    selector should not pay at every start.
+    """
+    import cel
+
+    return cel
+
+
 def check(expression: str) -> None:
     """Raise :class:`CelCompileError` if the API server would refuse ``expression``."""
     if expression in _PROGRAMS:
@@ -172,7 +182,7 @@ def check(expression: str) -> None:
     if not expression.strip():
         raise CelCompileError("compilation failed: expression is empty")
     try:
-        prog = cel.compile(expression)
+        prog = _cel().compile(expression)
     except ValueError as exc:
         raise _syntax_error(str(exc)) from None
     for name in prog.variables():
@@ -207,7 +217,7 @@ _PRESENT = re.compile(r"\bin\s+device\s*\.\s*(attributes|capacity)\b(?!\s*[\[.])
 def _present_rewrite(expression: str, prog: Any) -> Any:
     if not _PRESENT.search(expression):
         return prog
-    return cel.compile(_PRESENT.sub(r"in device.kruleset_present_\1", expression))
+    return _cel().compile(_PRESENT.sub(r"in device.kruleset_present_\1", expression))
 
 
 def _type_name(value: Any) -> str:
@@ -245,7 +255,7 @@ def _undeclared(expression: str, name: str) -> CelCompileError:
 # --- evaluating ---------------------------------------------------------------
 
 def _context(device: dict[str, Any]) -> Any:
-    ctx = cel.Context()
+    ctx = _cel().Context()
     for name, fn in _FUNCTIONS.items():
         ctx.add_function(name, fn)
     ctx.add_variable("device", device)
