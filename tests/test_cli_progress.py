@@ -25,6 +25,16 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 TIMEOUT = 120.0
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """Let the child take SIGINT as a program started at a terminal does.
+
+    A test run started in the background by a non-interactive shell (``cmd &``)
+    inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+    handler in the child: the Ctrl-C test would wait for nothing.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _in_pty(args: list[str], *, interrupt_when: str | None = None) -> tuple[int, str]:
     """Run ``kruleset ARGS`` with stdout and stderr on a pseudo-terminal; what it wrote.
 
@@ -34,7 +44,7 @@ def _in_pty(args: list[str], *, interrupt_when: str | None = None) -> tuple[int,
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "kruleset", *args], stdin=slave,
                             stdout=slave, stderr=slave, cwd=ROOT, env=env(TERM="xterm"),
-                            close_fds=True)
+                            close_fds=True, preexec_fn=_ctrl_c_as_on_a_terminal)
     os.close(slave)
     chunks: list[bytes] = []
     deadline = time.monotonic() + TIMEOUT
