@@ -108,7 +108,8 @@ def _seed_flaws(doc: Doc, value: dict[str, Any], warnings: list[str]) -> dict[st
     if "name" in value and not (value.get("metadata") or {}).get("name"):
         warnings.append(f"{where}: {value['kind']} has 'name' at the top level; read as "
                         "metadata.name")
-        value = {**value, "metadata": {**(value.get("metadata") or {}), "name": value["name"]}}
+        value = {**{k: v for k, v in value.items() if k != "name"},
+                 "metadata": {**(value.get("metadata") or {}), "name": value["name"]}}
     return value
 
 

@@ -29,7 +29,7 @@ from .kinds import (
     limit_range_from,
     resource_quota_from,
 )
-from .known_fields import OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
+from .known_fields import DRA_OBJECTS, OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
 from .nodes import namespace_from, node_from
 from .pods import (
     PodContext,
@@ -140,7 +140,12 @@ class Reader:
             return
         assert isinstance(e, Entry)
         doc, obj, kind = e.doc, e.obj, e.kind
-        # DRA kinds have no schema here: manifests.dra reads them field by field.
+        if kind in DRA_KINDS:
+            # Each API version of a DRA kind has its own shape (entry() admitted the version).
+            version = str(obj.get("apiVersion") or "resource.k8s.io/v1").rpartition("/")[2]
+            vet(doc, obj, DRA_OBJECTS[kind][version], "", self.warnings)
+            self.records.append(dra_object(doc, obj, kind, version, e.namespace, e.name))
+            return
         vet(doc, obj, OBJECTS.get(kind, ANY), "", self.warnings)
         if kind == "Pod":
             self._pod(doc, obj, e.namespace, e.name, e.meta, checked=True)
@@ -173,9 +178,6 @@ class Reader:
             self.records.append(pdb_from(doc, obj, e.namespace, e.name))
         elif kind == "ElasticQuota":
             self.records.append(elastic_quota_from(doc, obj, e.namespace, e.name))
-        elif kind in DRA_KINDS:
-            version = str(obj.get("apiVersion") or "resource.k8s.io/v1").rpartition("/")[2]
-            self.records.append(dra_object(doc, obj, kind, version, e.namespace, e.name))
         else:  # pragma: no cover - entry admits only SUPPORTED_KINDS
             raise AssertionError(kind)
 
