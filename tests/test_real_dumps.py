@@ -578,3 +578,26 @@ def test_quota_freed_by_the_deployments_own_pod_is_used_at_once(tmp_path: Path) 
     # deployment at once), not at the next backoff retry.
     assert created[:2] == [(0, "team/w-1"), (0, "team/w-2")]
     assert created[2][0] == 90_000
+
+
+def test_a_cronjobs_job_template_is_checked_as_a_job_although_not_simulated(
+        tmp_path: Path) -> None:
+    f = _write(tmp_path, "cj.yaml", """\
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata: {name: nightly}
+        spec:
+          schedule: "0 3 * * *"
+          jobTemplate:
+            spec:
+              paralelism: 2
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+        """)
+    with pytest.raises(ScenarioError) as e:
+        kruleset.load(f'include "{f}"\n')
+    assert (e.value.file_line, e.value.field) == (  # type: ignore[attr-defined]
+        8, "spec.jobTemplate.spec.paralelism")
+    assert "did you mean 'parallelism'?" in str(e.value)

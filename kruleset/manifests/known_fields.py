@@ -83,6 +83,13 @@ POD_STATUS = _fields(
 TEMPLATE = {"metadata": OBJECT_META, "spec": POD_SPEC}
 
 
+JOB_SPEC = _fields(
+    "parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy "
+    "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
+    "ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy",
+    selector=LABEL_SELECTOR, template=TEMPLATE)
+
+
 def _object(spec: Any = ANY, status: Any = ANY, **top: Any) -> dict[str, Any]:
     return {"apiVersion": ANY, "kind": ANY, "metadata": OBJECT_META, "spec": spec,
             "status": status, **top}
@@ -119,15 +126,12 @@ OBJECTS: dict[str, dict[str, Any]] = {
         selector=LABEL_SELECTOR, template=TEMPLATE)),
     "DaemonSet": _object(_fields("updateStrategy minReadySeconds revisionHistoryLimit",
                                  selector=LABEL_SELECTOR, template=TEMPLATE)),
-    "Job": _object(_fields(
-        "parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy "
-        "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
-        "ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy",
-        selector=LABEL_SELECTOR, template=TEMPLATE)),
+    "Job": _object(JOB_SPEC),
+    # Not simulated, but its jobs' spec is checked as a Job's (kubectl --validate=strict).
     "CronJob": _object(_fields(
         "schedule timeZone startingDeadlineSeconds concurrencyPolicy suspend "
         "successfulJobsHistoryLimit failedJobsHistoryLimit",
-        jobTemplate={"metadata": OBJECT_META, "spec": ANY})),
+        jobTemplate={"metadata": OBJECT_META, "spec": JOB_SPEC})),
     "LimitRange": _object({"limits": [_fields(
         "type max min default defaultRequest maxLimitRequestRatio")]}),
     "ResourceQuota": _object(_fields("hard scopes scopeSelector"), _fields("hard used")),
