@@ -207,12 +207,12 @@ def test_a_node_without_status_is_a_warning(tmp_path: Path) -> None:
 def test_the_dump_reader_does_not_map_the_file() -> None:
     # A mapped file truncated while it is read kills Python with a bus error;
     # reading it whole gives a short text (and a syntax error) instead.
-    from kruleset.manifests import loader
+    from kruleset.manifests import documents
 
-    assert "mmap" not in vars(loader)
+    assert "mmap" not in vars(documents)
 
 
-# --- found by fuzzing 100,000 inputs ---------------------------------------------------------------
+# --- found by fuzzing 100,000 inputs --------------------------------------------------------------
 
 def test_a_timeline_beyond_seven_days_is_refused_at_its_word() -> None:
     # `at 2147483648s` (68 years) stepped the kubelet every 10 s for hours.

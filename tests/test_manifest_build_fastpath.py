@@ -23,7 +23,7 @@ import attrs
 import pytest
 
 from kruleset.errors import ManifestError
-from kruleset.manifests import load_manifests, loader
+from kruleset.manifests import documents, load_manifests, loader
 from kruleset.manifests._jsonitems import ItemDecoder
 
 
@@ -60,7 +60,7 @@ def _load(path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool,
     with monkeypatch.context() as m:
         m.setattr(loader, "ItemDecoder", decoder)
         if not fast:
-            m.setattr(loader, "_read_text", lambda p: p.read_text(encoding="utf-8"))
+            m.setattr(documents, "read_text", lambda p: p.read_text(encoding="utf-8"))
         try:
             loaded = load_manifests(path)
         except ManifestError as e:
@@ -210,9 +210,9 @@ def test_file_text_is_that_of_read_text(content: bytes, tmp_path: Path) -> None:
     except UnicodeDecodeError as e:
         expected = (e.reason, e.start)
     try:
-        got: object = loader._read_text(path)
+        got: object = documents.read_text(path)
     except UnicodeDecodeError as e:
         got = (e.reason, e.start)
     assert got == expected
     with pytest.raises(FileNotFoundError):
-        loader._read_text(tmp_path / "missing.json")
+        documents.read_text(tmp_path / "missing.json")

@@ -25,9 +25,9 @@ import pytest
 
 import kruleset
 from kruleset.errors import ManifestError
-from kruleset.manifests import _jsonitems, load_manifests, loader
+from kruleset.manifests import _jsonitems, documents, load_manifests, loader
 from kruleset.manifests._jsonitems import ItemDecoder
-from kruleset.manifests.loader import read_documents
+from kruleset.manifests.documents import read_documents
 from kruleset.manifests.schema import STRICT
 from kruleset.model.objects import NEVER, PREEMPT_LOWER, Pod, PriorityClass
 from kruleset.rules import priority
@@ -463,7 +463,7 @@ def _load(path: Path, decoder: type[ItemDecoder],
 def _documents(path: Path, decoder: ItemDecoder | None) -> list[tuple[str, str]]:
     """Each document's field prefix and its value as JSON text (key order included)."""
     docs: Iterator[tuple[Any, object]]
-    docs = loader._documents(path, None, decoder) if decoder else read_documents(path)
+    docs = documents.iter_documents(path, None, decoder) if decoder else read_documents(path)
     return [(d.prefix, json.dumps(v, ensure_ascii=False)) for d, v in docs]
 
 
@@ -593,7 +593,7 @@ def test_copied_specs_are_owned_by_each_item(tmp_path: Path) -> None:
     path.write_text(dump(items).replace('"ESC"', '"n\\u0031"'), encoding="utf-8")
     expected = [json.dumps(v) for _, v in read_documents(path)]
     kept: list[dict[str, Any]] = []
-    for i, (_, value) in enumerate(loader._documents(path, None, ItemDecoder())):
+    for i, (_, value) in enumerate(documents.iter_documents(path, None, ItemDecoder())):
         assert isinstance(value, dict)
         assert json.dumps(value) == expected[i]
         spec = value["spec"]

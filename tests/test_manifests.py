@@ -520,12 +520,12 @@ def test_missing_file_names_the_include(tmp_path: Path) -> None:
 
 
 def test_internal_errors_are_wrapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kruleset.manifests import loader
+    from kruleset.manifests import reader
 
     def boom(*args: object, **kwargs: object) -> None:
         raise KeyError("surprise")
 
-    monkeypatch.setattr(loader, "namespace_from", boom)
+    monkeypatch.setattr(reader, "namespace_from", boom)
     path = write(tmp_path, "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n")
     with pytest.raises(ManifestError, match="internal error.*bug in kruleset"):
         load_objects(path)

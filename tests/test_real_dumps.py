@@ -404,3 +404,218 @@ def test_pod_level_resources_are_read_but_not_simulated_a_warning(tmp_path: Path
     assert sc.notices == (f"{f}: warning: spec.resources is read but not simulated by kruleset: "
                           "pod-level resources are not simulated; the containers' requests and "
                           "limits are used",)
+
+
+# --- what the audit of the issue found untested -----------------------------------------------
+
+@pytest.mark.parametrize(("doc", "words"), [
+    ("apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: d}\n",
+     "apps/v1beta1 is not a version of Deployment kruleset reads; supported: apps/v1"),
+    ("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c}\n",
+     "batch/v1beta1 is not a version of CronJob kruleset reads; supported: batch/v1"),
+    ("apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n",
+     "v2 is not a version of Pod kruleset reads; supported: v1"),
+    ("apiVersion: scheduling.x-k8s.io/v1\nkind: ElasticQuota\nmetadata: {name: q}\n",
+     "supported: scheduling.x-k8s.io/v1alpha1"),
+    ("apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n",
+     "PodDisruptionBudget is read from policy/v1 only"),
+    ("apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {name: c}\n",
+     "ResourceClaim is read from resource.k8s.io/v1, v1beta2, v1beta1, v1alpha3, not "
+     "resource.k8s.io/v1alpha1"),
+    ("apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d}\n",
+     "DaemonSet is read from apiVersion apps/…, not extensions/v1beta1"),
+])
+def test_unsupported_object_versions_are_refused_naming_the_supported_ones(
+        tmp_path: Path, doc: str, words: str) -> None:
+    f = _write(tmp_path, "x.yaml", doc)
+    with pytest.raises(ScenarioError) as e:
+        kruleset.load(f'include "{f}"\n')
+    assert words in str(e.value)
+    assert e.value.field == "apiVersion" and e.value.file_line == 1  # type: ignore[attr-defined]
+
+
+def test_replicationcontroller_pods_in_the_dump_count_toward_its_replicas(tmp_path: Path) -> None:
+    f = _write(tmp_path, "rc.yaml", """\
+        apiVersion: v1
+        kind: ReplicationController
+        metadata: {name: legacy, uid: rc-1}
+        spec:
+          replicas: 3
+          selector: {app: legacy}
+          template:
+            metadata: {labels: {app: legacy}}
+            spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: legacy-abcde
+          labels: {app: legacy}
+          ownerReferences:
+          - {apiVersion: v1, kind: ReplicationController, name: legacy, uid: rc-1,
+             controller: true}
+        spec:
+          nodeName: n1
+          containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+        status: {phase: Running}
+        """)
+    res = kruleset.run(f'node n1 cpu=4 memory=8Gi\ninclude "{f}"\nrun until 10s\n')
+    created = [d.pod for d in res.decisions if d.kind == "created"]
+    assert len(created) == 2 and "default/legacy-abcde" not in created
+    owned = [p for p in res.state.pods.values() if p.pod.owner_name == "legacy"]
+    assert len(owned) == 3 and all(p.node == "n1" for p in owned)
+
+
+def test_dump_node_taints_and_cordon_keep_pods_away(tmp_path: Path) -> None:
+    f = _write(tmp_path, "nodes.yaml", """\
+        apiVersion: v1
+        kind: Node
+        metadata: {name: tainted}
+        spec:
+          taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+        status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: cordoned}
+        spec: {unschedulable: true}
+        status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: free}
+        status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}
+        """)
+    res = kruleset.run(f'include "{f}"\npod a cpu=1\npod b cpu=1\n'
+                       "expect pod a running on free\nexpect pod b pending\n")
+    assert res.passed, [r.message for r in res.expectations]
+    message = next(d.message for d in res.decisions if d.pod == "default/b")
+    assert "1 node(s) had untolerated taint(s)" in message
+    assert "1 node(s) were unschedulable" in message
+
+
+def test_allow_unknown_fields_on_the_command_line_and_for_component_configs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kruleset.cli import ExitCode, main
+
+    _write(tmp_path, "pod.yaml", TYPOS)
+    _write(tmp_path, "kubelet.yaml", """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        evictionHrad: {memory.available: 100Mi}
+        """)
+    _write(tmp_path, "sched.yaml", """\
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfg: []
+        """)
+    kr = _write(tmp_path, "c.kr", 'node n1 cpu=4 memory=8Gi\ninclude "pod.yaml"\n'
+                                  'config kubelet "kubelet.yaml"\n'
+                                  'config scheduler "sched.yaml"\n')
+    assert main(["check", "--no-color", str(kr)]) == ExitCode.REFUSED
+    refused = capsys.readouterr().err
+    for field in ("priorityClasName", "evictionHrad", "profiles[0].pluginConfg"):
+        assert field in refused, refused
+    assert main(["check", "--no-color", "--allow-unknown-fields", str(kr)]) == ExitCode.OK
+    warned = capsys.readouterr().err
+    assert "unknown field \"priorityClasName\", ignored (did you mean 'priorityClassName'?)" \
+        in warned
+    assert "evictionHrad" in warned and "did you mean 'evictionHard'?" in warned
+    assert "pluginConfg" in warned and "did you mean 'pluginConfig'?" in warned
+
+
+QUOTA = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq, namespace: team}
+spec:
+  hard: {pods: "2"}
+---
+"""
+TEMPLATE = ("  template:\n    metadata: {labels: {app: w}}\n"
+            "    spec: {restartPolicy: Never, containers: [{name: c, resources: "
+            "{requests: {cpu: 100m}}}]}\n")
+
+
+@pytest.mark.parametrize(("kind", "spec", "first", "longest"), [
+    ("apps/v1\nkind: Deployment", "  replicas: 3\n  selector: {matchLabels: {app: w}}\n",
+     5, 1_000_000),
+    ("apps/v1\nkind: StatefulSet", "  replicas: 3\n  podManagementPolicy: Parallel\n"
+     "  selector: {matchLabels: {app: w}}\n", 5, 1_000_000),
+    ("apps/v1\nkind: DaemonSet", "  selector: {matchLabels: {app: w}}\n", 5, 1_000_000),
+    ("batch/v1\nkind: Job", "  parallelism: 3\n  completions: 3\n", 1_000, 60_000),
+])
+def test_a_controller_refused_by_quota_retries_with_its_work_queue_backoff(
+        tmp_path: Path, kind: str, spec: str, first: int, longest: int) -> None:
+    # Without a backoff the controller retried at the same instant for ever ("did not
+    # settle").  Upstream requeues a failed sync with a delay doubling per consecutive
+    # failure, up to its rate limiter's longest delay.
+    f = _write(tmp_path, "w.yaml", QUOTA + f"apiVersion: {kind}\n"
+               "metadata: {name: w, namespace: team}\nspec:\n" + spec + TEMPLATE)
+    res = kruleset.run(f'nodes n[1..3] cpu=4 memory=8Gi\ninclude "{f}"\nrun until 10m\n')
+    assert len([d for d in res.decisions if d.kind == "created"]) == 2
+    refused = [d for d in res.decisions if d.kind == "refused"]
+    assert all("exceeded quota: rq" in d.message for d in refused)
+    times = [d.time for d in refused]
+    # Refused at 0, and again at 0 when its two pods were bound (a pod event requeues
+    # it at once); then after 2, 4, 8 … times the first delay.
+    assert times[:2] == [0, 0]
+    gaps = [b - a for a, b in zip(times[1:], times[2:], strict=False)]
+    assert len(gaps) > 5
+    assert gaps == [min(first << (i + 1), longest) for i in range(len(gaps))]
+
+
+def test_quota_freed_by_the_deployments_own_pod_is_used_at_once(tmp_path: Path) -> None:
+    f = _write(tmp_path, "w.yaml", QUOTA + "apiVersion: apps/v1\nkind: Deployment\n"
+               "metadata: {name: w, namespace: team}\nspec:\n  replicas: 3\n"
+               "  selector: {matchLabels: {app: w}}\n" + TEMPLATE)
+    res = kruleset.run(f'node n1 cpu=4 memory=8Gi\ninclude "{f}"\n'
+                       "at 90s delete pod team/w-1 grace-period=0s\nrun until 2m\n")
+    created = [(d.time, d.pod) for d in res.decisions if d.kind == "created"]
+    # The deleted pod's replacement is created when it is gone (a pod event requeues the
+    # deployment at once), not at the next backoff retry.
+    assert created[:2] == [(0, "team/w-1"), (0, "team/w-2")]
+    assert created[2][0] == 90_000
+
+
+def test_a_cronjobs_job_template_is_checked_as_a_job_although_not_simulated(
+        tmp_path: Path) -> None:
+    f = _write(tmp_path, "cj.yaml", """\
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata: {name: nightly}
+        spec:
+          schedule: "0 3 * * *"
+          jobTemplate:
+            spec:
+              paralelism: 2
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+        """)
+    with pytest.raises(ScenarioError) as e:
+        kruleset.load(f'include "{f}"\n')
+    assert (e.value.file_line, e.value.field) == (  # type: ignore[attr-defined]
+        8, "spec.jobTemplate.spec.paralelism")
+    assert "did you mean 'parallelism'?" in str(e.value)
+
+
+def test_other_built_in_kinds_of_a_v1_35_dump_are_counted_not_refused(tmp_path: Path) -> None:
+    kinds = [("coordination.k8s.io/v1beta1", "LeaseCandidate"),
+             ("certificates.k8s.io/v1beta1", "PodCertificateRequest"),
+             ("internal.apiserver.k8s.io/v1alpha1", "StorageVersion"),
+             ("storagemigration.k8s.io/v1alpha1", "StorageVersionMigration"),
+             ("metrics.k8s.io/v1beta1", "PodMetrics"), ("metrics.k8s.io/v1beta1", "NodeMetrics"),
+             ("resource.k8s.io/v1alpha3", "DeviceTaintRule"),
+             ("scheduling.k8s.io/v1alpha1", "Workload")]
+    f = tmp_path / "dump.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": v, "kind": k, "metadata": {"name": "x"}} for v, k in kinds]}))
+    sc = kruleset.load(f'include "{f}"\n')
+    assert sc.notices == (f"{f}: ignored 8 objects of 8 kinds that do not affect scheduling "
+                          "or eviction: DeviceTaintRule (1), LeaseCandidate (1), "
+                          "NodeMetrics (1), PodCertificateRequest (1), PodMetrics (1), "
+                          "StorageVersion (1), StorageVersionMigration (1), Workload (1)",)

@@ -166,7 +166,7 @@ def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
 
 def _delete_dra(ctx: Context, cur: Cursor, kind: str, span: Span) -> DeleteObject:
     """``delete claim REF`` / ``delete deviceclass NAME`` / ``delete claimtemplate REF``."""
-    from .dra import names_of
+    from .dra_names import names_of
 
     names = names_of(ctx)
     w = cur.word(f"a {kind} name")

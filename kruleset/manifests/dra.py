@@ -13,8 +13,9 @@ Each API version is read in its own shape:
 
 CEL selectors are compiled as the API server compiles them on create; a bad
 one is refused naming the document, the field and the line:column inside the
-expression.  Unknown fields are ignored (as a client that decodes them would);
-bad values are errors naming the field.
+expression.  Unknown fields are refused before an object gets here, against
+the version's schema in :data:`.known_fields.DRA_OBJECTS` (a warning with
+``--allow-unknown-fields``); bad values are errors naming the field.
 """
 
 from __future__ import annotations

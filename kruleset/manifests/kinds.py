@@ -37,7 +37,14 @@ IGNORED_KINDS = frozenset(("Service", "ConfigMap", "Secret", "Event", "Endpoints
     "MutatingAdmissionPolicyBinding", "HorizontalPodAutoscaler", "ControllerRevision",
     "PodTemplate", "ComponentStatus", "FlowSchema", "PriorityLevelConfiguration",
     "CertificateSigningRequest", "ClusterTrustBundle", "IPAddress", "ServiceCIDR", "Binding",
-    "TokenReview", "SubjectAccessReview", "SelfSubjectReview"))
+    "TokenReview", "SubjectAccessReview", "SelfSubjectReview", "LocalSubjectAccessReview",
+    "SelfSubjectAccessReview", "SelfSubjectRulesReview", "LeaseCandidate",
+    "PodCertificateRequest", "StorageVersion", "StorageVersionMigration",
+    # metrics-server's (metrics.k8s.io): usage samples, not state the decisions read.
+    "NodeMetrics", "PodMetrics",
+    # v1.35 alpha APIs behind gates that are off by default (device taints, workload
+    # gang scheduling): with their gates off they change no decision.
+    "DeviceTaintRule", "Workload"))
 
 DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")

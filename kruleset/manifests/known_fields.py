@@ -13,7 +13,8 @@ from typing import Any
 
 from .schema import ANY, MapOf, Unsimulated
 
-__all__ = ["KUBELET_CONFIGURATION", "OBJECTS", "PLUGIN_ARGS", "SCHEDULER_CONFIGURATION"]
+__all__ = ["DRA_OBJECTS", "KUBELET_CONFIGURATION", "OBJECTS", "PLUGIN_ARGS",
+           "SCHEDULER_CONFIGURATION"]
 
 
 def _fields(names: str, **typed: Any) -> dict[str, Any]:
@@ -82,6 +83,13 @@ POD_STATUS = _fields(
 TEMPLATE = {"metadata": OBJECT_META, "spec": POD_SPEC}
 
 
+JOB_SPEC = _fields(
+    "parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy "
+    "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
+    "ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy",
+    selector=LABEL_SELECTOR, template=TEMPLATE)
+
+
 def _object(spec: Any = ANY, status: Any = ANY, **top: Any) -> dict[str, Any]:
     return {"apiVersion": ANY, "kind": ANY, "metadata": OBJECT_META, "spec": spec,
             "status": status, **top}
@@ -118,19 +126,129 @@ OBJECTS: dict[str, dict[str, Any]] = {
         selector=LABEL_SELECTOR, template=TEMPLATE)),
     "DaemonSet": _object(_fields("updateStrategy minReadySeconds revisionHistoryLimit",
                                  selector=LABEL_SELECTOR, template=TEMPLATE)),
-    "Job": _object(_fields(
-        "parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy "
-        "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
-        "ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy",
-        selector=LABEL_SELECTOR, template=TEMPLATE)),
+    "Job": _object(JOB_SPEC),
+    # Not simulated, but its jobs' spec is checked as a Job's (kubectl --validate=strict).
     "CronJob": _object(_fields(
         "schedule timeZone startingDeadlineSeconds concurrencyPolicy suspend "
         "successfulJobsHistoryLimit failedJobsHistoryLimit",
-        jobTemplate={"metadata": OBJECT_META, "spec": ANY})),
+        jobTemplate={"metadata": OBJECT_META, "spec": JOB_SPEC})),
     "LimitRange": _object({"limits": [_fields(
         "type max min default defaultRequest maxLimitRequestRatio")]}),
     "ResourceQuota": _object(_fields("hard scopes scopeSelector"), _fields("hard used")),
 }
+
+# --- DRA (resource.k8s.io) ----------------------------------------------------------------------
+
+# Fields of v1.35's DRA types for features kruleset does not simulate, each behind its
+# own feature gate: given, they are a warning naming them.
+_TAINTS = "device taints and tolerations (DRADeviceTaints) are not simulated"
+_PARTITIONS = ("partitionable devices (DRAPartitionableDevices: shared counters, per-device "
+               "node selection) are not simulated")
+_CONSUMABLE = "consumable capacity (DRAConsumableCapacity) is not simulated"
+_BINDING = "binding conditions (DRADeviceBindingConditions) are not simulated"
+_EXTENDED = "extended resources backed by devices (DRAExtendedResource) are not simulated"
+
+
+def _dra_object(spec: Any, status: Any = None) -> dict[str, Any]:
+    """A DRA object: only ResourceClaim has a status."""
+    out = {"apiVersion": ANY, "kind": ANY, "metadata": OBJECT_META, "spec": spec}
+    if status is not None:
+        out["status"] = status
+    return out
+
+
+_CEL_SELECTORS = [{"cel": {"expression": ANY}}]
+_OPAQUE = _fields("driver parameters")
+_NODE_SELECTOR = {"nodeSelectorTerms": [NODE_SELECTOR_TERM]}
+_POOL = _fields("name generation resourceSliceCount")
+
+
+def _device_fields(capacity: Any) -> dict[str, Any]:
+    """What a device says about itself (v1, v1beta2: the device; v1beta1: its ``basic``)."""
+    return {"attributes": MapOf(_fields("int bool string version")), "capacity": capacity,
+            "consumesCounters": Unsimulated(ANY, _PARTITIONS),
+            "nodeName": Unsimulated(ANY, _PARTITIONS),
+            "nodeSelector": Unsimulated(ANY, _PARTITIONS),
+            "allNodes": Unsimulated(ANY, _PARTITIONS),
+            "taints": Unsimulated(ANY, _TAINTS),
+            "bindsToNode": Unsimulated(ANY, _BINDING),
+            "bindingConditions": Unsimulated(ANY, _BINDING),
+            "bindingFailureConditions": Unsimulated(ANY, _BINDING),
+            "allowMultipleAllocations": Unsimulated(ANY, _CONSUMABLE)}
+
+
+_CAPACITY = MapOf({"value": ANY, "requestPolicy": Unsimulated(ANY, _CONSUMABLE)})
+
+
+def _slice_spec(device: Any) -> dict[str, Any]:
+    return {"driver": ANY, "pool": _POOL, "nodeName": ANY, "nodeSelector": _NODE_SELECTOR,
+            "allNodes": ANY, "devices": [device],
+            "perDeviceNodeSelection": Unsimulated(ANY, _PARTITIONS),
+            "sharedCounters": Unsimulated(ANY, _PARTITIONS)}
+
+
+# A request's own fields (v1, v1beta2: under ``exactly``; v1beta1: inline), and a
+# ``firstAvailable`` subrequest's (no adminAccess).
+_SUBREQUEST = {"name": ANY, "deviceClassName": ANY, "selectors": _CEL_SELECTORS,
+               "allocationMode": ANY, "count": ANY,
+               "tolerations": Unsimulated(ANY, _TAINTS),
+               "capacity": Unsimulated(ANY, _CONSUMABLE)}
+_EXACT = {**{k: v for k, v in _SUBREQUEST.items() if k != "name"}, "adminAccess": ANY}
+_REQUEST = {"name": ANY, "exactly": _EXACT, "firstAvailable": [_SUBREQUEST]}
+_INLINE_REQUEST = {"name": ANY, **_EXACT, "firstAvailable": [_SUBREQUEST]}
+
+
+def _claim_spec(request: Any, **older: Any) -> dict[str, Any]:
+    return {"devices": {
+        "requests": [request],
+        "constraints": [{"requests": ANY, "matchAttribute": ANY,
+                         "distinctAttribute": Unsimulated(ANY, _CONSUMABLE)}],
+        "config": [{"requests": ANY, "opaque": _OPAQUE}]}, **older}
+
+
+def _claim_status(older: bool = False) -> dict[str, Any]:
+    """A claim's status; ``older``: with the fields v1alpha3 had before 1.32 dropped them."""
+    allocation = {"devices": {"results": [_fields(
+                      "request driver pool device adminAccess tolerations bindingConditions "
+                      "bindingFailureConditions shareID consumedCapacity")], "config": ANY},
+                  "nodeSelector": ANY, "allocationTimestamp": ANY}
+    status = {"allocation": allocation, "reservedFor": [_fields("apiGroup resource name uid")],
+              "devices": ANY}
+    if older:
+        allocation["controller"] = ANY
+        status["deallocationRequested"] = ANY
+    return status
+
+
+def _dra_kinds(device: Any, request: Any, claim_spec: Any | None = None,
+               claim_status: Any | None = None, **class_spec: Any) -> dict[str, Any]:
+    """The four DRA kinds of one API version, from what differs between versions."""
+    spec = claim_spec or _claim_spec(request)
+    return {
+        "ResourceSlice": _dra_object(_slice_spec(device)),
+        "DeviceClass": _dra_object({"selectors": _CEL_SELECTORS, "config": [{"opaque": _OPAQUE}],
+                                    "extendedResourceName": Unsimulated(ANY, _EXTENDED),
+                                    **class_spec}),
+        "ResourceClaim": _dra_object(spec, claim_status or _claim_status()),
+        "ResourceClaimTemplate": _dra_object({"metadata": OBJECT_META, "spec": spec}),
+    }
+
+
+_V1 = _dra_kinds({"name": ANY, **_device_fields(_CAPACITY)}, _REQUEST)
+# DRA_OBJECTS[kind][version]: every version manifests.dra reads.  v1alpha3, no longer
+# served by v1.35, is read as the seed wrote it: v1beta1's shape with a capacity of plain
+# quantities, and the fields of its first release (1.31) that later ones dropped.
+DRA_OBJECTS: dict[str, dict[str, dict[str, Any]]] = {
+    kind: {"v1": _V1[kind], "v1beta2": _V1[kind]} for kind in _V1}
+for _version, _kinds in (
+        ("v1beta1", _dra_kinds({"name": ANY, "basic": _device_fields(_CAPACITY)},
+                               _INLINE_REQUEST)),
+        ("v1alpha3", _dra_kinds({"name": ANY, "basic": _device_fields(ANY)}, _INLINE_REQUEST,
+                                _claim_spec(_INLINE_REQUEST, controller=ANY),
+                                _claim_status(older=True),
+                                suitableNodes=ANY))):
+    for _kind, _schema in _kinds.items():
+        DRA_OBJECTS[_kind][_version] = _schema
 
 # --- KubeSchedulerConfiguration -----------------------------------------------------------------
 

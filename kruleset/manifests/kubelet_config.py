@@ -22,8 +22,8 @@ from ..model.config import DEFAULT_HARD_THRESHOLDS, KubeletConfig
 from ..model.kubelet_settings import KubeletConfigError, make_kubelet_config
 from ..model.resources import ZERO, Resources
 from ._fields import Doc, boolean, integer, mapping, resources, string, string_list
+from .documents import read_documents
 from .known_fields import KUBELET_CONFIGURATION
-from .loader import read_documents
 from .schema import vet
 
 __all__ = ["KubeletConfigFile", "KubeletFields", "load_kubelet_config", "read_kubelet_fields"]

@@ -9,8 +9,8 @@ from typing import Any
 from ..errors import NO_SPAN, ManifestError, Span, did_you_mean, notice
 from ..model.config import PluginSet, SchedulerConfig
 from ._fields import Doc, integer, mapping, seq, string
+from .documents import read_documents
 from .known_fields import PLUGIN_ARGS, SCHEDULER_CONFIGURATION
-from .loader import read_documents
 from .schema import ANY, vet
 
 __all__ = ["API_VERSIONS", "EXTENSION_POINTS", "load_scheduler_config"]

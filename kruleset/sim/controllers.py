@@ -19,7 +19,10 @@
   new pod once one succeeded.  A pod that fails or is deleted is replaced.
 
 Pods of these workloads read from a cluster dump (linked by their controlling
-ownerReference) count as theirs: nothing is created twice.
+ownerReference) count as theirs: nothing is created twice.  A pod the API
+server refuses (ResourceQuota, LimitRanger) ends the workload's sync and puts
+it in its work queue's backoff (:mod:`.create_backoff`): 5 ms doubling up to
+1,000 s for StatefulSets and DaemonSets, 1 s doubling up to 60 s for Jobs.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ..model.selectors import NodeSelectorTerm, Requirement, Toleration
 from ..model.state import PodState
 from ..rules.scheduler.filters.basic import find_untolerated_taint, node_matches_pod_affinity
 from .core import Simulation, register_controller
+from .create_backoff import JOB_BACKOFF, REPLICASET_BACKOFF, CreateBackoff, pods_mark
 from .setup import create_pod
 
 __all__ = ["DAEMON_TOLERATIONS", "WorkloadControllers", "daemon_pod"]
@@ -60,10 +64,12 @@ def _active(ps: PodState) -> bool:
     return not ps.terminating and ps.outcome is None and ps.phase in ("Pending", "Running")
 
 
-def _create(sim: Simulation, w: Workload, pod: Pod, rule: str) -> None:
+def _create(sim: Simulation, w: Workload, pod: Pod, rule: str) -> bool:
+    """Create one of ``w``'s pods; False when the API server refused it."""
     ps = create_pod(sim, pod)
     if ps is not None:
         sim.record("created", ps, None, f"{w.kind.lower()}/{w.name}", "", "", (rule,))
+    return ps is not None
 
 
 def daemon_pod(w: Workload, node: str) -> Pod:
@@ -108,22 +114,42 @@ class WorkloadControllers:
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
+        self.backoff = {"StatefulSet": CreateBackoff(REPLICASET_BACKOFF),
+                        "DaemonSet": CreateBackoff(REPLICASET_BACKOFF),
+                        "Job": CreateBackoff(JOB_BACKOFF)}
+        self.refused = False  # the workload being synced had a pod refused
 
     def step(self, sim: Simulation) -> bool:
         workloads = sim.state.workloads
         if not workloads:
             return False
         changed = False
+        syncs = {"StatefulSet": self._statefulset, "DaemonSet": self._daemonset,
+                 "Job": self._job}
         for w in list(workloads.values()):
-            if w.kind == "StatefulSet":
-                changed |= self._statefulset(sim, w)
-            elif w.kind == "DaemonSet":
-                changed |= self._daemonset(sim, w)
-            elif w.kind == "Job":
-                changed |= self._job(sim, w)
+            sync = syncs.get(w.kind)
+            if sync is None:
+                continue
+            backoff = self.backoff[w.kind]
+            key = f"{w.namespace}/{w.name}"
+            if key in backoff.waiting and backoff.blocked(key, sim.now, pods_mark(_owned(sim, w))):
+                continue
+            self.refused = False
+            changed |= sync(sim, w)
+            if self.refused:
+                backoff.failed(key, sim.now, pods_mark(_owned(sim, w)))
+            elif backoff.failures:
+                backoff.succeeded(key)
         if changed:
             sim.changed()
         return changed
+
+    def _create(self, sim: Simulation, w: Workload, pod: Pod, rule: str) -> bool:
+        """:func:`_create`, noting a refusal for the sync's backoff."""
+        if _create(sim, w, pod, rule):
+            return True
+        self.refused = True
+        return False
 
     def _statefulset(self, sim: Simulation, w: Workload) -> bool:
         pods = {ps.pod.name: ps for ps in _owned(sim, w)}
@@ -134,11 +160,10 @@ class WorkloadControllers:
             if ps is None:
                 labels = {**w.template.labels, "statefulset.kubernetes.io/pod-name": name,
                           "apps.kubernetes.io/pod-index": str(i)}
-                _create(sim, w, attrs.evolve(w.template, name=name, labels=labels),
-                        "workloads.statefulset.create")
                 changed = True
-                if w.ordered:
-                    break  # the next ordinal waits for this one to be Running and Ready
+                if not self._create(sim, w, attrs.evolve(w.template, name=name, labels=labels),
+                                    "workloads.statefulset.create") or w.ordered:
+                    break  # refused; or the next ordinal waits for this one to be Ready
                 continue
             if w.ordered and not (ps.node is not None and ps.ready and _active(ps)):
                 break
@@ -167,8 +192,9 @@ class WorkloadControllers:
             if not node_matches_pod_affinity(w.template, node) or \
                     find_untolerated_taint(node.taints, pod.tolerations) is not None:
                 continue
-            _create(sim, w, pod, "workloads.daemonset.create")
             changed = True
+            if not self._create(sim, w, pod, "workloads.daemonset.create"):
+                break
         return changed
 
     def _job(self, sim: Simulation, w: Workload) -> bool:
@@ -188,14 +214,17 @@ class WorkloadControllers:
                 n += 1
             counters[key] = n
             labels = {**w.template.labels, "batch.kubernetes.io/job-name": w.name}
-            _create(sim, w, attrs.evolve(w.template, name=f"{w.name}-{n}", labels=labels),
-                    "workloads.job.create")
             wanted -= 1
             changed = True
+            if not self._create(sim, w, attrs.evolve(w.template, name=f"{w.name}-{n}",
+                                                     labels=labels), "workloads.job.create"):
+                break
         return changed
 
     def next_time(self, sim: Simulation) -> int | None:
-        return None
+        """The next retry of a workload whose pods were refused."""
+        times = [t for b in self.backoff.values() if (t := b.next_time(sim.now)) is not None]
+        return min(times) if times else None
 
 
 def _ordinal(w: Workload, name: str) -> int:

@@ -4,7 +4,9 @@ Pods are named ``NAME-1``, ``NAME-2``, … in order and numbers are never
 reused (LANGUAGE.md §5).  A replacement is created as soon as a pod starts
 terminating.  Scaling down deletes pending pods first, then the newest ones
 (a simplification of the ReplicaSet controller's ranking, documented in the
-README).
+README).  A pod the API server refuses (ResourceQuota, LimitRanger) stops
+the deployment's creations and puts it in its work queue's backoff
+(:mod:`.create_backoff`), as the ReplicaSet controller's failed sync does.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import attrs
 
 from ..model.state import PodState
 from .core import Simulation, register_controller
+from .create_backoff import REPLICASET_BACKOFF, CreateBackoff, pods_mark
 from .setup import create_pod
 
 __all__ = ["DeploymentController"]
@@ -81,6 +84,7 @@ class DeploymentController:
         # stands, nothing can be missing: a node failure's instant steps
         # several times over 20,000 pods.
         self._settled_at: tuple[int, int, int] | None = None
+        self.backoff = CreateBackoff(REPLICASET_BACKOFF)
 
     def _mark(self, sim: Simulation) -> tuple[int, int, int]:
         return sim.state.created, len(sim.extra.get("ended", ())), sim.version
@@ -92,9 +96,15 @@ class DeploymentController:
             return False
         groups = owned_by_deployment(sim)
         complete = True  # every deployment is at its replicas after this step
+        backoff = self.backoff
         for key, dep in sim.state.deployments.items():
             pods = groups[key]
             missing = dep.replicas - len(pods)
+            if missing > 0 and key in backoff.waiting and \
+                    backoff.blocked(key, sim.now, pods_mark(pods)):
+                complete = False
+                continue
+            refused = False
             while missing > 0:
                 n = counters.get(key, 0) + 1
                 counters[key] = n
@@ -113,6 +123,13 @@ class DeploymentController:
                     complete = False
                 missing -= 1
                 changed = True
+                if ps is None:
+                    refused = True
+                    break
+            if refused:
+                backoff.failed(key, sim.now, pods_mark(owned(sim, key)))
+            elif backoff.failures:
+                backoff.succeeded(key)
             if missing < 0:
                 victims = sorted(pods, key=lambda p: (p.node is not None, -p.seq))[: -missing]
                 for ps in victims:
@@ -126,7 +143,8 @@ class DeploymentController:
         return changed
 
     def next_time(self, sim: Simulation) -> int | None:
-        return None
+        """The next retry of a deployment whose pods were refused."""
+        return self.backoff.next_time(sim.now)
 
 
 register_controller(DeploymentController)
