@@ -23,6 +23,7 @@ from kruleset.cli import ExitCode
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
 
 TIMEOUT = 120.0
+BIG = SLOW.replace("150", "400").replace("600", "3000")  # seconds, not a fraction of one
 
 
 def _ctrl_c_as_on_a_terminal() -> None:
@@ -88,7 +89,8 @@ def test_progress_in_a_terminal(tmp_path: Path) -> None:
 
 
 def test_progress_with_worker_processes(tmp_path: Path) -> None:
-    slow = write(tmp_path, "slow.kr", SLOW)
+    # a worker's progress reaches the line at its redraws: the file must outlast a few
+    slow = write(tmp_path, "slow.kr", BIG)
     code, seen = _in_pty(["run", "-j", "2", slow, *EXAMPLES])
     assert code == 0, seen
     assert " simulated, " in seen and " decisions" in seen
@@ -133,7 +135,7 @@ def test_results_stream_file_by_file(tmp_path: Path, jobs: str) -> None:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_with_the_partial_summary(tmp_path: Path, jobs: str) -> None:
-    big = write(tmp_path, "big.kr", SLOW.replace("150", "400").replace("600", "4000"))
+    big = write(tmp_path, "big.kr", BIG)
     out = tmp_path / "report.json"
     code, seen = _in_pty(["run", "-j", jobs, "--format", "json", "--output", str(out),
                           "examples/quickstart.kr", big, big], interrupt_when="\r1/3 files · ")
