@@ -19,6 +19,7 @@ _MODULES = (
     "scheduler.filters.basic",
     "scheduler.filters.podtopologyspread",
     "scheduler.filters.interpodaffinity",
+    "scheduler.fast.batch_search",
     "scheduler.scores.noderesources",
     "scheduler.scores.node",
     "scheduler.scores.podtopologyspread",
