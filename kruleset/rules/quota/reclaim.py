@@ -52,7 +52,7 @@ from typing import Any
 
 import attrs
 
-from kruleset.model.objects import NEVER, Pod
+from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
@@ -60,6 +60,7 @@ from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
 from ..scheduler.fast.plan import FastPlan, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
+from ..scheduler.preemption.evaluator import never_preempts, nominated_node_to_check, reprieve
 from ..scheduler.preemption.victims import (
     VICTIMS,
     NodeFit,
@@ -124,13 +125,9 @@ def _has_quota(usage: QuotaUsage, ns: str) -> bool:
 
 # --- eligibility ------------------------------------------------------------------------------
 
-@rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
-      doc="A pod with preemptionPolicy Never never preempts, whatever its quota.",
-      source="seed 004 §2; capacity_scheduling.go PodEligibleToPreemptOthers")
-def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    if ps.pod.effective_preemption_policy == NEVER:
-        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
-    return None
+rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
+     doc="A pod with preemptionPolicy Never never preempts, whatever its quota.",
+     source="seed 004 §2; capacity_scheduling.go PodEligibleToPreemptOthers")(never_preempts)
 
 
 @rule(ELIGIBILITY, "scheduler.quota.eligibility.nominated-node-terminating",
@@ -139,15 +136,7 @@ def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> F
           "UnschedulableAndUnresolvable.",
       source="capacity_scheduling.go PodEligibleToPreemptOthers")
 def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    name = ps.nominated
-    if not name:
-        return None
-    status = fit.failures.get(name)
-    # Upstream's NodeToStatus gives a node without a status the absent status,
-    # UnschedulableAndUnresolvable.
-    if status is None or status.code == UNRESOLVABLE:
-        return None
-    node = ctx.state.nodes.get(name)
+    node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
     pod = ps.pod
@@ -339,54 +328,43 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     if with_quota and (view.over_max_with(ns, pre.pod_req) is not None
                        or view.total_over_min_with(pre.pod_req) is not None):
         return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+    def back(ps: PodState) -> str | None:
+        removed.discard(ps.key)
+        view.add(ps)
+        if fit is not None:
+            fit.put_back(ps)
+            return fit.reason()
+        f = fits()
+        return f.reason if f is not None else None
+
+    def away(ps: PodState) -> None:
+        removed.add(ps.key)
+        view.remove(ps)
+        if fit is not None:
+            fit.take_away(ps)
+
+    def quota_checks(ps: PodState, why_not: str | None) -> str | Failure | None:
+        quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
+            view.total_over_min_with(pre.req_all)
+        if quota_hit is None:
+            return None
+        if why_not is not None:
+            # Upstream removes the pod a second time and the node
+            # reports the error instead of being a candidate.
+            return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
+                           f"{node.name}", "Error", PLUGIN)
+        return (f"the quota checks fail with it back: "
+                f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
+
     ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    victims: list[PodState] = []
-    reprieved: list[PodState] = []
-    why: dict[str, str] = {}
-    num_violations = 0
-    for group, counts in ((violating, True), (fine, False)):
-        for ps in group:
-            removed.discard(ps.key)
-            view.add(ps)
-            if fit is not None:
-                fit.put_back(ps)
-                why_not = fit.reason()
-            else:
-                f = fits()
-                why_not = f.reason if f is not None else None
-            if why_not is not None:
-                removed.add(ps.key)
-                view.remove(ps)
-                if fit is not None:
-                    fit.take_away(ps)
-                victims.append(ps)
-                why[ps.key] = why_not
-                if counts:
-                    num_violations += 1
-            if with_quota:
-                quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
-                    view.total_over_min_with(pre.req_all)
-                if quota_hit is not None:
-                    if why_not is not None:
-                        # Upstream removes the pod a second time and the node
-                        # reports the error instead of being a candidate.
-                        return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
-                                       f"{node.name}", "Error", PLUGIN)
-                    removed.add(ps.key)
-                    view.remove(ps)
-                    if fit is not None:
-                        fit.take_away(ps)
-                    victims.append(ps)
-                    why[ps.key] = (f"the quota checks fail with it back: "
-                                   f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
-                    continue
-            if why_not is None:
-                reprieved.append(ps)
+    kept = reprieve(violating, fine, back, away, quota_checks if with_quota else None)
+    if isinstance(kept, Failure):
+        return kept
     # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
     # first, each group most important first); it does not re-sort them.
-    return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
-                       frozenset(ps.key for ps in violating), why)
+    return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+                       tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 
 def _victim_text(vc: VictimContext, ps: PodState) -> str:

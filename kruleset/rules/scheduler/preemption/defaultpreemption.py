@@ -1,8 +1,10 @@
 """Scheduler preemption: the DefaultPreemption PostFilter (seed 002, seed 003 §11.4-§11.7).
 
 When no node fits a pod, ``scheduler.postfilter.DefaultPreemption`` decides
-whether evicting lower-priority pods would make room, as upstream's
-``Evaluator.Preempt`` (pkg/scheduler/framework/preemption) does:
+whether evicting lower-priority pods would make room.  The steps are the
+shared evaluator's (:mod:`kruleset.rules.scheduler.preemption.evaluator`,
+upstream's ``Evaluator.Preempt`` in pkg/scheduler/framework/preemption);
+:class:`DefaultPreemption` gives DefaultPreemption's answers:
 
 1. **eligibility** (predicate rule set ``scheduler.preemption.eligibility``):
    preemptionPolicy Never never preempts; a pod nominated to a node where
@@ -47,7 +49,7 @@ from typing import Any
 import attrs
 
 from kruleset.errors import ScenarioError
-from kruleset.model.objects import NEVER, Pod
+from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from kruleset.rules.profile import Profile
@@ -58,12 +60,20 @@ from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
 from ..fast import cycle_cache
 from ..fast.plan import fast_plan
+from .evaluator import (
+    DryRun,
+    Visits,
+    lower_nominated,
+    never_preempts,
+    nominated_node_to_check,
+    potential_nodes,
+)
+from .evaluator import preempt as evaluate
 from .pick import (
     PICK,
     PRIORITY_SHIFT,
     decide,
     is_default,
-    pick_candidate,
     trace_not_chosen,
 )
 from .postfilter import (
@@ -123,13 +133,10 @@ def terminating_by_preemption(ps: PodState) -> bool:
     return ps.terminating and ps.conditions.get("DisruptionTarget") == _PREEMPTION_BY_SCHEDULER
 
 
-@rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
-      doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
-      source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go PodEligibleToPreemptOthers")
-def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    if ps.pod.effective_preemption_policy == NEVER:
-        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
-    return None
+rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
+     doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
+     source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go "
+            "PodEligibleToPreemptOthers")(never_preempts)
 
 
 @rule(ELIGIBILITY, "scheduler.preemption.eligibility.nominated-node-terminating",
@@ -138,15 +145,7 @@ def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> F
       source="seed 002 §2; seed 003 §11.4-§11.5; default_preemption.go "
              "PodEligibleToPreemptOthers, podTerminatingByPreemption")
 def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    name = ps.nominated
-    if not name:
-        return None
-    status = fit.failures.get(name)
-    # A node without a status has the absent status, UnschedulableAndUnresolvable
-    # (current upstream; seed 002's older code treated it as not eligible).
-    if status is None or status.code == UNRESOLVABLE:
-        return None
-    node = ctx.state.nodes.get(name)
+    node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
     prio = ps.pod.effective_priority
@@ -157,22 +156,7 @@ def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -
     return None
 
 
-# --- potential nodes and sampling -------------------------------------------------------------
-
-def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
-    """Nodes whose filter status is exactly Unschedulable, in the scheduler's node order.
-
-    Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
-    nodes and nodes without a status (absent status: U&U) are never tried.
-    """
-    failures = fit.failures
-    out = []
-    for node in state.node_order():
-        f = failures.get(node.name)
-        if f is not None and f.code == UNSCHEDULABLE:
-            out.append(node)
-    return out
-
+# --- sampling -------------------------------------------------------------
 
 def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
     """Upstream ``calculateNumCandidates``: ``clamp(n * pct // 100, >= absolute, <= n)``."""
@@ -199,27 +183,6 @@ def validate_args(args: Mapping[str, Any]) -> str | None:
 
 
 # --- dry run ------------------------------------------------------------------------------------
-
-# Traced, from the cache: the judgement log, the kept prefix's places in it
-# (a list only ever appended to) and how many of them this dry run read, the
-# places of the nodes visited after them, and where the candidates are among those.
-Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
-
-
-@attrs.frozen(slots=True)
-class DryRun:
-    """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
-
-    candidates: tuple[Candidate, ...]
-    statuses: Mapping[str, Failure]
-    visited: int
-    num_candidates: int
-    # The candidates' default pick keys by node, kept across cycles (or None).
-    keys: dict[str, tuple[int, ...]] | None = None
-    # Traced, from the cache: the kept judgements (a log shared across cycles), which
-    # of them the visited nodes had, in order, and the candidates' places among those.
-    visits: Visits | None = None
-
 
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
             offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
@@ -457,49 +420,55 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     error = validate_args(args)
     if error is not None:
         raise ScenarioError(f"DefaultPreemption args: {error}")
-    pod = ps.pod
-    trace = ctx.trace
-    state = ctx.state
-    refusal = ctx.profile.active(eligibility).first_failure(ctx, ps, fit, subject=ps.key)
-    if refusal is not None:
-        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {refusal.reason}"
-        return None
-    nodes = cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(state, fit)
-    wanted = num_candidates(len(nodes), int(args.get("minCandidateNodesPercentage", 10)),
-                            int(args.get("minCandidateNodesAbsolute", 100)))
-    run = dry_run(ctx, pod, nodes, pdb_budgets(state, ctx.now), 0, wanted,
-                  may_be_victim=may_be_victim, statuses=fit.failures)
-    if trace is not None:
-        _trace_dry_run(trace, ps, nodes, run)
-    if not run.candidates:
+    return evaluate(ctx, DefaultPreemption(args, plugin, may_be_victim, eligibility), ps, fit)
+
+
+@attrs.frozen(slots=True)
+class DefaultPreemption:
+    """DefaultPreemption's answers to the evaluator (upstream ``defaultpreemption`` Interface)."""
+
+    args: Mapping[str, Any]
+    plugin: str = PLUGIN
+    may_be_victim: VictimPredicate | None = None
+    eligibility: str = ELIGIBILITY.name
+
+    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+        """The eligibility rule set's first refusal, prefixed ``preemption: ``."""
+        refusal = ctx.profile.active(self.eligibility).first_failure(ctx, ps, fit, subject=ps.key)
+        return None if refusal is None else f"preemption: {refusal.reason}"
+
+    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+        """The nodes with an Unschedulable status (kept by the cycle cache when it has them)."""
+        return cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(ctx.state,
+                                                                                      fit)
+
+    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+        """From the first node (upstream: a random offset), ``calculateNumCandidates``."""
+        args = self.args
+        return 0, num_candidates(num_nodes, int(args.get("minCandidateNodesPercentage", 10)),
+                                 int(args.get("minCandidateNodesAbsolute", 100)))
+
+    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
+                offset: int, wanted: int) -> DryRun:
+        """:func:`dry_run` over the PDBs' current status; traced as one group."""
+        run = dry_run(ctx, ps.pod, nodes, pdb_budgets(ctx.state, ctx.now), offset, wanted,
+                      may_be_victim=self.may_be_victim, statuses=fit.failures)
+        if ctx.trace is not None:
+            _trace_dry_run(ctx.trace, ps, nodes, run)
+        return run
+
+    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+        """``preemption: 0/N nodes are available: …``, nodes not dry-run as not helpful."""
+        state = ctx.state
         found = _resolved(run)
-        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
+        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, self.plugin)
         statuses = {name: found.get(name) or unhelpful for name in state.nodes}
-        message = f"preemption: {fit_message(len(state.nodes), statuses)}"
-        if trace is not None:
-            trace.add(plugin, ps.key, "no candidate", message)
-        return PostFilterResult("", message=message, plugin=plugin)
-    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
-    assert best is not None
-    clear = lower_nominated(state, ps, best.node)
-    if trace is not None:
-        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear, run.keys)
-    return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
+        return f"preemption: {fit_message(len(state.nodes), statuses)}"
 
-
-def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
-    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
-    prio = ps.pod.effective_priority
-    at = state.nominations.get(node)
-    if not at:
-        return ()
-    return tuple(sorted((o for o in at.values()
-                         if o is not ps and o.node is None and not o.gone
-                         and o.pod.effective_priority < prio), key=_seq))
-
-
-def _seq(ps: PodState) -> int:
-    return ps.seq
+    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+                     decided: str, clear: Sequence[PodState]) -> None:
+        """The pick, each other candidate, the victims and reprieved pods."""
+        _trace_choice(ctx, ctx.trace, ps, best, run.candidates, decided, clear, run.keys)
 
 
 # --- explanations ------------------------------------------------------------------------

@@ -13,7 +13,9 @@ Upstream ``DefaultPreemption.SelectVictimsOnNode`` and
 4. the potential victims are put in importance order (rule set
    ``scheduler.preemption.victims``), split into PDB-violating and
    non-violating pods, and reprieved most important first, the violating group
-   before the other: a pod is added back and kept if the preemptor still fits;
+   before the other: a pod is added back and kept if the preemptor still fits
+   (the evaluator's :func:`~kruleset.rules.scheduler.preemption.evaluator.reprieve`,
+   which CapacityScheduling shares);
 5. the violating pods that could not be reprieved are the node's PDB
    violations.
 
@@ -46,6 +48,7 @@ from ..node_selection import (
     nominated_pods,
     run_filters_with_nominated,
 )
+from .evaluator import Reprieve, reprieve
 
 __all__ = [
     "NO_VICTIMS",
@@ -253,31 +256,32 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
     def check() -> Failure | None:
         return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
 
+    def back(ps: PodState) -> str | None:
+        removed.discard(ps.key)
+        f = check()
+        return None if f is None else f.reason
+
+    def away(ps: PodState) -> None:
+        removed.add(ps.key)
+
     f = check()
     if f is not None:
         return f
     ordered = importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    victims: list[PodState] = []
-    reprieved: list[PodState] = []
-    why: dict[str, str] = {}
-    num_violations = 0
-    for group, counts in ((violating, True), (fine, False)):
-        for ps in group:
-            removed.discard(ps.key)
-            f = check()
-            if f is None:
-                reprieved.append(ps)
-                continue
-            removed.add(ps.key)
-            victims.append(ps)
-            why[ps.key] = f.reason
-            if counts:
-                num_violations += 1
+    return _node_victims(ctx, node, order, violating, fine, reprieve(violating, fine, back, away))
+
+
+def _node_victims(ctx: Any, node: NodeState, order: ActiveRuleSet | None,
+                  violating: list[PodState], fine: list[PodState],
+                  kept: Reprieve | Failure) -> NodeVictims:
+    """The reprieve loop's outcome as the node's victims, most important first."""
+    assert not isinstance(kept, Failure)  # no veto: the loop never stops a node
+    victims = kept.victims
     if violating and fine:
         victims = importance_order(ctx, victims, order)
-    return NodeVictims(node.name, tuple(victims), num_violations, tuple(reprieved),
-                       frozenset(ps.key for ps in violating), why)
+    return NodeVictims(node.name, tuple(victims), kept.num_pdb_violations, tuple(kept.reprieved),
+                       frozenset(ps.key for ps in violating), kept.why)
 
 
 # --- the arithmetic fast path ----------------------------------------------------------------
@@ -454,34 +458,25 @@ def _fast_victims(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState]
     away = len(potential)
     if trace is not None:
         runs = [(away, None, None)]
+
+    def back(ps: PodState) -> str | None:
+        nonlocal away
+        fit.put_back(ps)
+        why_not = fit.reason()
+        if runs is not None:
+            runs.append((away - 1, None if why_not is None else
+                         _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+        if why_not is None:
+            away -= 1
+        return why_not
+
     ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    victims: list[PodState] = []
-    reprieved: list[PodState] = []
-    why: dict[str, str] = {}
-    num_violations = 0
-    for group, counts in ((violating, True), (fine, False)):
-        for ps in group:
-            fit.put_back(ps)
-            why_not = fit.reason()
-            if runs is not None:
-                runs.append((away - 1, None if why_not is None else
-                             _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
-            if why_not is None:
-                away -= 1
-                reprieved.append(ps)
-                continue
-            fit.take_away(ps)
-            victims.append(ps)
-            why[ps.key] = why_not
-            if counts:
-                num_violations += 1
-    if violating and fine:
-        victims = importance_order(ctx, victims, order)
+    found = _node_victims(ctx, node, order, violating, fine,
+                          reprieve(violating, fine, back, fit.take_away))
     if runs is not None:
         _trace_runs(trace, f"{pod.key} on {node.name}", plan, fit.nominated, runs)
-    return NodeVictims(node.name, tuple(victims), num_violations, tuple(reprieved),
-                       frozenset(ps.key for ps in violating), why)
+    return found
 
 
 def _trace_runs(trace: Any, subject: str, plan: FastPlan, nominated: bool,
