@@ -194,17 +194,9 @@ def _is_fast(module: str) -> bool:
             or module.rpartition(".")[2].startswith("fast_"))
 
 
-# Reference modules that still choose a fast path inline (victim selection's
-# arithmetic plan, the dry-run and reclaim caches): each is differential-tested
-# with the fast path on and off.  The list may only shrink; the scheduling
-# cycle and the filter search reach the cache through ``ctx.memo`` alone.
-CHOOSE_FAST_PATHS: set[str] = {
-    "kruleset.rules.quota.capacity_scheduling",
-    "kruleset.rules.quota.reclaim",
-    "kruleset.rules.scheduler.preemption.defaultpreemption",
-    "kruleset.rules.scheduler.preemption.pick",
-    "kruleset.rules.scheduler.preemption.victims",
-}
+# Reference modules that still import a fast path; the list may only shrink.
+# Empty: every fast path is chosen through rules/scheduler/dispatch.py.
+CHOOSE_FAST_PATHS: set[str] = set()
 
 
 def test_every_package_is_installed() -> None:

@@ -20,8 +20,7 @@ from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
-from ..scheduler.fast import cycle_cache
-from ..scheduler.fast.plan import fast_plan
+from ..scheduler.dispatch import chosen
 from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL
 from ..scheduler.preemption.evaluator import DryRun, potential_nodes
 from ..scheduler.preemption.evaluator import preempt as evaluate
@@ -30,6 +29,7 @@ from ..scheduler.preemption.pick import (
     PICK,
     PRIORITY_SHIFT,
     decide,
+    decide_by_keys,
     default_pick_key,
     trace_not_chosen,
 )
@@ -39,10 +39,7 @@ from ..scheduler.preemption.postfilter import (
     PostFilterRequest,
     PostFilterResult,
 )
-from ..scheduler.preemption.victims import (
-    pdb_budgets,
-)
-from . import fast_reclaim
+from ..scheduler.preemption.victims import pdb_budgets, victim_plan
 from .accounting import (
     MAX_RULE,
     RESERVE_RULE,
@@ -113,8 +110,10 @@ class CapacityScheduling:
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[str, Failure] = {}
-        plan = fast_plan(ctx, pod)  # once for every node
-        cycle = fast_reclaim._Cycle.start(ctx, pod, pre, budgets)
+        plan = victim_plan(ctx, pod)  # once for every node
+        # The arithmetic dry run (``FastPaths.reclaim``), where it can answer.
+        start = chosen(ctx, "reclaim")
+        cycle = start(ctx, pod, pre, budgets) if start is not None else None
         # In a simulation, with the default pick: only the two best
         # candidates matter (the winner and the runner-up it is told apart from),
         # so a node whose least possible key is above the runner-up's is skipped.
@@ -125,17 +124,17 @@ class CapacityScheduling:
         if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
                 and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
                 == DEFAULT_PICK):
-            bounds = cycle_cache.pick_bounds(ctx.memo)
+            bounds = ctx.memo.pick_bounds()
             key_of = default_pick_key(ctx)
         for i in range(len(nodes)):
             node = nodes[(offset + i) % len(nodes)]
             if bounds is not None and len(top) == 2:
-                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+                least = ctx.memo.pick_bound(bounds, node, PRIORITY_SHIFT)
                 if least is None or least > top[1][0]:
                     if cycle is not None and trace is not None:
                         cycle.skip(node.name, least, top[1])
                     elif trace is not None:
-                        trace.add(*fast_reclaim._skip_entry(ps.key, node.name, least, top[1]))
+                        trace.add(*skip_entry(ps.key, node.name, least, top[1]))
                     continue
             found = cycle.select(node) if cycle is not None else None
             if found is None:
@@ -211,6 +210,19 @@ def _trace_mode(ctx: Any, ps: PodState, pre: Any) -> None:
         ctx.trace.add(PLUGIN, ps.key, "mode",
                       f"namespace {pod.namespace} has no ElasticQuota: victims are "
                       f"lower-priority pods of namespaces without one")
+
+
+def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
+               runner_up: tuple[tuple[int, ...], str]) -> tuple[str, str, str, str]:
+    """The entry of a node left out of the dry run: no candidate there could be
+    chosen, nor be the runner-up that the criterion is read against."""
+    if least is None:
+        why = "no pod runs there, so there is no victim"
+    else:
+        why = (f"no candidate there can come before the runner-up so far, {runner_up[1]}: "
+               f"even its best possible keys lose "
+               f"({decide_by_keys(runner_up[0], least) or 'tied'})")
+    return PLUGIN, subject, f"{node}: not dry-run", why
 
 
 def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,

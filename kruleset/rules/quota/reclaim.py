@@ -48,7 +48,7 @@ arithmetic dry run.  Embedding: :func:`~kruleset.rules.quota.capacity_scheduling
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -58,15 +58,15 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
-from ..scheduler.fast.plan import FastPlan, fast_plan
+from ..scheduler.dispatch import chosen
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import never_preempts, nominated_node_to_check, reprieve
 from ..scheduler.preemption.victims import (
     VICTIMS,
-    NodeFit,
     PdbBudget,
     fast_importance_order,
     split_by_pdb,
+    victim_plan,
 )
 from .accounting import (
     PreFilterState,
@@ -75,6 +75,9 @@ from .accounting import (
     prefilter_state,
     quota_usage,
 )
+
+if TYPE_CHECKING:
+    from ..scheduler.fast.plan import FastPlan
 
 __all__ = [
     "ELIGIBILITY",
@@ -278,9 +281,9 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with every potential victim gone, ``global quota max exceeded``, or an
     ``Error`` where upstream's reprieve removes a pod twice (a pod that failed
     the fit check when the nominated-inclusive quota check fails too).
-    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.fast_plan`
+    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.victim_plan`
     (``True``: computed here); with one, the fit checks are arithmetic
-    (:class:`~kruleset.rules.scheduler.preemption.victims.NodeFit`) where it allows.
+    (:class:`~kruleset.rules.scheduler.fast.plan.NodeFit`) where it allows.
     """
     pre = pre if pre is not None else prefilter_state(ctx, pod)
     usage = quota_usage(ctx.state)
@@ -314,8 +317,10 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
                        UNRESOLVABLE, PLUGIN)
     removed = {ps.key for ps in potential}
     if plan is True:
-        plan = fast_plan(ctx, pod)
-    fit = NodeFit.start(ctx, pod, node, plan, potential) if plan else None
+        plan = victim_plan(ctx, pod)
+    # The victim arithmetic (``FastPaths.victims``) counts where the plan allows.
+    node_fit = chosen(ctx, "node_fit") if plan else None
+    fit = node_fit(ctx, pod, node, plan, potential) if node_fit is not None else None
 
     def fits() -> Failure | None:
         return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))

@@ -58,8 +58,7 @@ from kruleset.rules.registry import define_ruleset, rule
 from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
-from ..fast import cycle_cache
-from ..fast.plan import fast_plan
+from ..dispatch import chosen
 from .evaluator import (
     DryRun,
     Visits,
@@ -71,7 +70,6 @@ from .evaluator import (
 from .evaluator import preempt as evaluate
 from .pick import (
     PICK,
-    PRIORITY_SHIFT,
     decide,
     is_default,
     trace_not_chosen,
@@ -85,7 +83,6 @@ from .postfilter import (
     run_postfilter,
 )
 from .victims import (
-    NO_VICTIMS_FAILURE,
     VICTIMS,
     NodeVictims,
     PdbBudget,
@@ -93,6 +90,7 @@ from .victims import (
     pdb_budgets,
     select_or_defer,
     select_victims_on_node,
+    victim_plan,
 )
 
 __all__ = [
@@ -195,199 +193,66 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     candidates together, so it looks past ``wanted`` nodes while only
     violating candidates were found.  ``statuses`` are the nodes' failures in
     the cycle that failed.
+
+    This loop is the reference; with the cycle cache option on, the
+    ``dry_run`` fast path (:mod:`~kruleset.rules.scheduler.fast.dry_run`)
+    answers instead, from judgements kept across cycles.
     """
+    fast = chosen(ctx, "dry_run")
+    if fast is not None:
+        run: DryRun = fast(ctx, pod, nodes, budgets, offset, wanted,
+                           may_be_victim=may_be_victim, statuses=statuses)
+        return run
     n = len(nodes)
     non_violating: list[Candidate] = []
     violating: list[Candidate] = []
-    failed: dict[str, Failure | None] = {}
+    failed: dict[str, Failure] = {}
     order = ctx.profile.active(VICTIMS.name)
-    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    kept: dict[str, Any] | None = None
-    keys: dict[str, tuple[int, ...]] | None = None
-    if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
-        key = cycle_cache.victims_key(ctx, pod, budgets)
-        if key is not None:
-            kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
-    # Otherwise, in a simulation, a node without a lower-priority pod is told
-    # apart by the least priority there (kept per node until it is touched).
-    bounds: dict[str, Any] | None = None
-    if (kept is None and may_be_victim is None and isinstance(ctx, ScheduleContext)
-            and ctx.memo is not None):
-        bounds = cycle_cache.pick_bounds(ctx.memo)
-    prio = pod.effective_priority
+    plan = victim_plan(ctx, pod, traced=True)  # once for every node of the dry run
     visited = 0
-    trace = ctx.trace
-    # Traced from the cache: judgements are kept in a log and nodes hold their
-    # place in it; the trace keeps plain numbers (which the collector does not
-    # track) for each preemptor's visits, not thousands of references.
-    replays: list[int] | None = None
-    lead: list[int] = []  # the places of the prefix's nodes (see below)
-    lead_size = 0
-    log: list[tuple[Any, ...]] = []
-    chosen: tuple[list[int], list[int]] = ([], [])
-    if trace is not None and kept is not None:
-        replays = []
-        log = cycle_cache.judgement_log(ctx.memo, key)
-    replayed = 0
-    # From the cache, walking from the first node: the leading nodes that were no
-    # candidate last time and did not change are copied, not looked up one by one.
-    prefix: cycle_cache.Prefix | None = None
-    pending = False
-    first = 0
-    if kept is not None and offset == 0:
-        prefix = cycle_cache.prefix_for(ctx.memo, key, nodes)
-        first = visited = len(prefix.failed)
-        failed = dict(prefix.failed)
-        pending = prefix.pending
-        if replays is not None:
-            # The prefix's places are read from its list (only ever appended to).
-            lead, lead_size = prefix.replays, len(prefix.replays)
-            replayed = prefix.replayed
-    leading = prefix is not None  # still in the run of failing nodes from the first
-    for i in range(first, n):
+    for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        if replays is not None:
-            assert kept is not None
-            at = kept.get(node.name)
-            if at is None:
-                at = kept[node.name] = len(log)
-                log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
-            else:
-                ctx.memo.hits += 1
-            seen = log[at]
-            replays.append(at)
-            replayed += seen[2]
-            got = seen[0]
-        elif kept is not None:
-            got = kept.get(node.name, _MISSING)
-            if got is _MISSING:
-                got = kept[node.name] = _judge(ctx, pod, node, budgets, may_be_victim, order,
-                                               plan)
-            else:
-                ctx.memo.hits += 1
-        else:
-            if bounds is not None:
-                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-                if least is None or least[1] >= prio:
-                    failed[node.name] = NO_VICTIMS_FAILURE
-                    continue
-            got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
-        if got is None or isinstance(got, Failure):
+        got = judge(ctx, pod, node, budgets, may_be_victim, order, plan, defer=False)
+        if isinstance(got, Failure):
             failed[node.name] = got
-            if got is None:
-                pending = True
-            if leading:
-                assert prefix is not None
-                prefix.failed[node.name] = got
-                prefix.pending = pending
-                if replays is not None:
-                    prefix.replays.append(replays[-1])
-                    prefix.replayed = replayed
             continue
-        leading = False
-        c = got
-        if c.num_pdb_violations == 0:
+        assert got is not None
+        if got.num_pdb_violations == 0:
             if len(non_violating) < wanted:
-                non_violating.append(c)
-                if replays is not None:
-                    chosen[0].append(len(replays) - 1)
+                non_violating.append(got)
         elif len(violating) < wanted:
-            violating.append(c)
-            if replays is not None:
-                chosen[1].append(len(replays) - 1)
+            violating.append(got)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
-    visits = None
-    if replays is not None:
-        # One record for both what the nodes recorded and the dry run's trace entries.
-        visits = (log, lead, lead_size, tuple(replays), tuple(chosen[0] + chosen[1]))
-        cycle_cache.replay_all(trace, pod.key, log, (lead, lead_size, visits[3]), replayed)
-    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed, pending)
-    if ctx.trace is not None or not (non_violating or violating):
-        statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
+    return DryRun(tuple(non_violating + violating), failed, visited, wanted)
 
 
-class _Statuses(Mapping[str, Failure]):
-    """The dry run's failed nodes, in visiting order, with their failures.
-
-    A node the fast path found to be no candidate has its exact failure (the
-    general path's) built only when the statuses are first read; read them
-    before the cluster changes.
-    """
-
-    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
-                 may_be_victim: VictimPredicate | None, order: Any,
-                 failed: dict[str, Failure | None], pending: bool) -> None:
-        self._args = (ctx, pod, budgets, may_be_victim, order)
-        self._failed = failed
-        self._pending = pending  # some failure is None (built on first read)
-
-    def resolve(self) -> dict[str, Failure | None]:
-        """Build every deferred failure; the complete mapping."""
-        if self._pending:
-            ctx, pod, budgets, may_be_victim, order = self._args
-            state = ctx.state
-            for name, f in self._failed.items():
-                if f is None:
-                    got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
-                                                 may_be_victim=may_be_victim, order=order,
-                                                 plan=None)
-                    assert isinstance(got, Failure), "a deferred node must stay no candidate"
-                    self._failed[name] = got
-            self._pending = False
-        return self._failed
-
-    def __getitem__(self, name: str) -> Failure:
-        f = self.resolve()[name]
-        assert f is not None
-        return f
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._failed)
-
-    def __len__(self) -> int:
-        return len(self._failed)
-
-
-def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
-    """The dry run's statuses with every deferred failure built."""
-    statuses = run.statuses
-    return statuses.resolve() if isinstance(statuses, _Statuses) else dict(statuses)
-
-
-_MISSING: Any = object()
-
-
-def _judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-           may_be_victim: VictimPredicate | None, order: Any, plan: Any
-           ) -> Candidate | Failure | None:
-    """One node of the dry run: a candidate, its failure, or None (no candidate, the
-    exact failure left for later)."""
-    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                            order=order, plan=plan)
+def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+          may_be_victim: VictimPredicate | None, order: Any, plan: Any, *, defer: bool = True
+          ) -> Candidate | Failure | None:
+    """One node of the dry run: a candidate or its failure; with ``defer``, None for a
+    node the fast path knows is no candidate (the exact failure left for later)."""
+    select = select_or_defer if defer else select_victims_on_node
+    found = select(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                   order=order, plan=plan)
     if found is None or isinstance(found, Failure):
         return found
     if not found.victims:
         return Failure(f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
-    return _candidate(found)
+    return candidate(found)
 
 
-def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-                  order: Any, plan: Any) -> tuple[Any, ...]:
-    """:func:`_judge` with tracing, kept with what it recorded for the next pod of the
-    shape: (result, entries, their number, the subject they name the pod by, node)."""
-    recorder = cycle_cache.Recorder(ctx.trace.now)
-    saved, ctx.trace = ctx.trace, recorder
-    try:
-        result = _judge(ctx, pod, node, budgets, None, order, plan)
-    finally:
-        ctx.trace = saved
-    return result, recorder.items, recorder.count, f"{pod.key} on {node.name}", node.name
+def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
+    """The dry run's statuses with every deferred failure built (the fast dry run defers
+    the exact failure of a node the arithmetic found to be no candidate)."""
+    statuses = run.statuses
+    resolve = getattr(statuses, "resolve", None)
+    return resolve() if resolve is not None else dict(statuses)
 
 
-def _candidate(found: NodeVictims) -> Candidate:
+def candidate(found: NodeVictims) -> Candidate:
+    """The dry run's candidate for what victim selection found on a node."""
     return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                      {"violating": found.violating, "why": found.why})
 
@@ -439,8 +304,9 @@ class DefaultPreemption:
 
     def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
         """The nodes with an Unschedulable status (kept by the cycle cache when it has them)."""
-        return cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(ctx.state,
-                                                                                      fit)
+        memo = ctx.memo
+        kept = memo.potential_from(fit.failures) if memo is not None else None
+        return kept or potential_nodes(ctx.state, fit)
 
     def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
         """From the first node (upstream: a random offset), ``calculateNumCandidates``."""
