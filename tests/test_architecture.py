@@ -11,7 +11,8 @@ checks the rules ARCHITECTURE.md states:
   imports only from its own layer or below (``manifests`` never from ``lang``);
 * the reference rules never import the scheduler's fast paths
   (``rules/scheduler/fast/``) to decide;
-* every package is listed in ``pyproject.toml`` (an installed copy has it).
+* every package is listed in ``pyproject.toml`` (an installed copy has it);
+* no module under ``kruleset/rules/`` is longer than 600 lines.
 """
 
 from __future__ import annotations
@@ -197,6 +198,18 @@ def _is_fast(module: str) -> bool:
 # Reference modules that still import a fast path; the list may only shrink.
 # Empty: every fast path is chosen through rules/scheduler/dispatch.py.
 CHOOSE_FAST_PATHS: set[str] = set()
+
+
+# A module a newcomer reads in one sitting.
+MAX_RULES_MODULE_LINES = 600
+
+
+def test_rules_modules_are_small() -> None:
+    """No module under ``kruleset/rules/`` is longer than 600 lines (ARCHITECTURE.md)."""
+    long = sorted(f"{p.relative_to(ROOT)}: {n} lines"
+                  for p in (PACKAGE / "rules").rglob("*.py")
+                  if (n := len(p.read_text().splitlines())) > MAX_RULES_MODULE_LINES)
+    assert long == [], "\n".join(long)
 
 
 def test_every_package_is_installed() -> None:

@@ -41,12 +41,14 @@ from ..scheduler.preemption.postfilter import (
 )
 from ..scheduler.preemption.victims import pdb_budgets, victim_plan
 from .accounting import (
+    QuotaView,
+    quota_usage,
+)
+from .prefilter import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
-    QuotaView,
     prefilter_state,
-    quota_usage,
 )
 from .reclaim import (
     ELIGIBILITY,

@@ -37,12 +37,14 @@ from ..scheduler.preemption.victims import (
 )
 from .accounting import (
     Bound,
-    PreFilterState,
     QuotaUsage,
     QuotaView,
     quota_usage,
 )
 from .capacity_scheduling import skip_entry
+from .prefilter import (
+    PreFilterState,
+)
 from .reclaim import (
     GLOBAL_QUOTA,
     NO_QUOTA_PREEMPTOR,

@@ -69,11 +69,13 @@ from ..scheduler.preemption.victims import (
     victim_plan,
 )
 from .accounting import (
-    PreFilterState,
     QuotaUsage,
     QuotaView,
-    prefilter_state,
     quota_usage,
+)
+from .prefilter import (
+    PreFilterState,
+    prefilter_state,
 )
 
 if TYPE_CHECKING:
