@@ -294,26 +294,8 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with_quota = pre.has_quota
     hit = view.over_min_with(ns, pre.req_in_eq) if with_quota else None
     vc = VictimContext(pod, pre, view, hit)
-    trace: Trace | None = ctx.trace
-    rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
     order = ctx.profile.active(VICTIMS.name)
-    potential: list[PodState] = []
-    for ps in order.sort(ctx, node.pods.values()):   # least important first
-        refusal = None
-        for fn, args, name in rules:
-            f = fn(ctx, args, vc, ps)
-            if f is not None:
-                refusal = (name, f.reason)
-                break
-        if refusal is None:
-            potential.append(ps)
-            view.remove(ps)
-            if trace is not None:
-                trace.add(PLUGIN, ps.key, f"potential victim on {node.name}",
-                          f"for {pod.key}: {_victim_text(vc, ps)}")
-        elif trace is not None:
-            trace.add(refusal[0], ps.key, f"not a victim on {node.name}",
-                      f"for {pod.key}: {refusal[1]}")
+    potential = _potential_victims(ctx, vc, node, order)
     if not potential:
         return Failure(f"No victims found on node {node.name} for preemptor pod {pod.name}",
                        UNRESOLVABLE, PLUGIN)
@@ -372,6 +354,37 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     # first, each group most important first); it does not re-sort them.
     return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
+
+
+def _potential_victims(ctx: Any, vc: VictimContext, node: NodeState, order: Any
+                       ) -> list[PodState]:
+    """The node's pods the victim rules let go, walked least important first.
+
+    Each one taken leaves its quota's used in ``vc.view`` at once, so the
+    rules judge the next pod with it gone (a borrower stops being a victim
+    once its quota is back at its min).
+    """
+    trace: Trace | None = ctx.trace
+    pod = vc.preemptor
+    rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
+    potential: list[PodState] = []
+    for ps in order.sort(ctx, node.pods.values()):   # least important first
+        refusal = None
+        for fn, args, name in rules:
+            f = fn(ctx, args, vc, ps)
+            if f is not None:
+                refusal = (name, f.reason)
+                break
+        if refusal is None:
+            potential.append(ps)
+            vc.view.remove(ps)
+            if trace is not None:
+                trace.add(PLUGIN, ps.key, f"potential victim on {node.name}",
+                          f"for {pod.key}: {_victim_text(vc, ps)}")
+        elif trace is not None:
+            trace.add(refusal[0], ps.key, f"not a victim on {node.name}",
+                      f"for {pod.key}: {refusal[1]}")
+    return potential
 
 
 def _victim_text(vc: VictimContext, ps: PodState) -> str:

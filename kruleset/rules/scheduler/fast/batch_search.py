@@ -135,24 +135,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
         alive: Sequence[NodeState] = chunk
         failed: dict[int, Failure] = {}
         if noms:
-            # Nodes with nominated pods get upstream's two-pass check one by one.
-            alive = []
-            for node in chunk:
-                if node.name in noms:
-                    if nom_entries is not None:
-                        buffer = Recorder()
-                        saved, ctx.trace = ctx.trace, buffer
-                        try:
-                            f = run_filters_with_nominated(ctx, pod, node)
-                        finally:
-                            ctx.trace = saved
-                        nom_entries[node.name] = buffer.items
-                    else:
-                        f = run_filters_with_nominated(ctx, pod, node)
-                    if f is not None:
-                        failed[id(node)] = f
-                else:
-                    alive.append(node)
+            alive = _check_nominated(ctx, pod, chunk, noms, failed, nom_entries)
         for k, batch, fn, args, name in batches:
             if not alive:
                 break
@@ -190,6 +173,36 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
             processed += 1
         pos += size
     return feasible, processed, 0
+
+
+def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
+                     noms: Mapping[str, list[PodState]], failed: dict[int, Failure],
+                     nom_entries: dict[str, list[tuple[str, str, str, str]]] | None
+                     ) -> list[NodeState]:
+    """Upstream's two-pass check, one by one, on the chunk's nodes with nominated pods.
+
+    Their failures go into ``failed`` (by node id), what each recorded into
+    ``nom_entries`` when the search is traced; the other nodes are returned
+    for the batch forms.
+    """
+    alive = []
+    for node in chunk:
+        if node.name not in noms:
+            alive.append(node)
+            continue
+        if nom_entries is not None:
+            buffer = Recorder()
+            saved, ctx.trace = ctx.trace, buffer
+            try:
+                f = run_filters_with_nominated(ctx, pod, node)
+            finally:
+                ctx.trace = saved
+            nom_entries[node.name] = buffer.items
+        else:
+            f = run_filters_with_nominated(ctx, pod, node)
+        if f is not None:
+            failed[id(node)] = f
+    return alive
 
 
 def judge_traced(ctx: Any, rules: FilterRules, pod: Pod, node: NodeState
