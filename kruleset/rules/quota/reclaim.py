@@ -48,7 +48,7 @@ arithmetic dry run.  Embedding: :func:`~kruleset.rules.quota.capacity_scheduling
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -64,6 +64,7 @@ from ..scheduler.preemption.evaluator import never_preempts, nominated_node_to_c
 from ..scheduler.preemption.victims import (
     VICTIMS,
     PdbBudget,
+    VictimPlan,
     fast_importance_order,
     split_by_pdb,
     victim_plan,
@@ -77,9 +78,6 @@ from .prefilter import (
     PreFilterState,
     prefilter_state,
 )
-
-if TYPE_CHECKING:
-    from ..scheduler.fast.plan import FastPlan
 
 __all__ = [
     "ELIGIBILITY",
@@ -275,7 +273,7 @@ def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
 
 def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                            pre: PreFilterState | None = None,
-                           plan: FastPlan | None | bool = True) -> NodeReclaim | Failure:
+                           plan: VictimPlan | None | bool = True) -> NodeReclaim | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
 
     Returns the victims, or the node's failure: ``No victims found on node N

@@ -31,7 +31,7 @@ narrows the lower-priority pods further; everything else is shared.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -45,15 +45,13 @@ from ..dispatch import GENERAL, chosen
 from ..node_selection import run_filters_with_nominated
 from .evaluator import Reprieve, reprieve
 
-if TYPE_CHECKING:
-    from ..fast.plan import FastPlan
-
 __all__ = [
     "NO_VICTIMS",
     "NO_VICTIMS_FAILURE",
     "VICTIMS",
     "NodeVictims",
     "PdbBudget",
+    "VictimPlan",
     "VictimPredicate",
     "fast_importance_order",
     "importance_order",
@@ -71,6 +69,9 @@ NO_VICTIMS_FAILURE = Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.Def
 
 
 VictimPredicate = Callable[[Any, Pod, PodState, NodeState], bool]
+# The victim arithmetic's plan for a pod (a fast.plan.FastPlan): opaque here, only
+# handed back to the fast path that made it.
+VictimPlan = object
 
 VICTIMS = define_ruleset(
     "scheduler.preemption.victims", "ordering",
@@ -190,7 +191,7 @@ class NodeVictims:
 def select_victims_on_node(
     ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
     may_be_victim: VictimPredicate | None = None, status: Failure | None = None,
-    order: ActiveRuleSet | None = None, plan: FastPlan | None | bool = True,
+    order: ActiveRuleSet | None = None, plan: VictimPlan | None | bool = True,
 ) -> NodeVictims | Failure:
     """Upstream ``SelectVictimsOnNode`` for ``pod`` on ``node``: the victims, or why none.
 
@@ -213,7 +214,7 @@ def select_victims_on_node(
 def select_or_defer(
     ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
     may_be_victim: VictimPredicate | None = None, order: ActiveRuleSet | None = None,
-    plan: FastPlan | None | bool = True,
+    plan: VictimPlan | None | bool = True,
 ) -> NodeVictims | Failure | None:
     """:func:`select_victims_on_node`, except that a node the fast path knows is no
     candidate (the pod does not fit even with every potential victim gone) gives
@@ -237,7 +238,7 @@ def select_or_defer(
     return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
 
 
-def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
+def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | None:
     """The victim arithmetic's plan for ``pod`` (``FastPaths.victims``), or None.
 
     None: the filters decide (the option is off, or the arithmetic cannot
@@ -247,7 +248,7 @@ def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     plan_for = chosen(ctx, "victim_plan")
     if plan_for is None:
         return None
-    plan: FastPlan | None = plan_for(ctx, pod, traced=traced)
+    plan: VictimPlan | None = plan_for(ctx, pod, traced=traced)
     return plan
 
 
