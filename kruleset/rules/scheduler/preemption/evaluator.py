@@ -24,9 +24,13 @@ and scheduler-plugins' CapacityScheduling
    plugin brings its own), then the lower-priority pods nominated to the
    chosen node lose their nomination (``prepareCandidate``).
 
-What both plugins' ``SelectVictimsOnNode`` share is here too: the eligibility
-checks every plugin starts from (:func:`never_preempts`,
-:func:`nominated_node_to_check`) and the reprieve loop (:func:`reprieve`).
+What else both plugins share is here too: the eligibility checks each
+plugin's ``PodEligibleToPreemptOthers`` starts from (:func:`never_preempts`,
+:func:`nominated_node_to_check`) and the reprieve loop of their
+``SelectVictimsOnNode`` (:func:`reprieve`).  The dry-run loops stay with each
+plugin: DefaultPreemption samples nodes and keeps judgements across cycles
+(:mod:`~kruleset.rules.scheduler.fast.dry_run`), CapacityScheduling judges
+every node under its quota rules, each with its own trace.
 """
 
 from __future__ import annotations
