@@ -302,7 +302,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
     from kruleset.rules.engine import Failure, Trace
-    from kruleset.rules.scheduler.node_selection import _trace_kept
+    from kruleset.rules.scheduler.fast.search_trace import trace_kept
 
     monkeypatch.setattr(cycle_cache, "_REBASE", 1 << 30)
     state = ClusterState()
@@ -327,7 +327,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     trace = Trace()
     rules: Any = [(None, None, name) for name in names]
     pod: Any = type("P", (), {"key": "ns/p"})()
-    _trace_kept(trace, pod, rules, base, odd, since, count)
+    trace_kept(trace, pod, rules, base, odd, since, count)
     assert [(e.rule, e.subject, e.result, e.why) for e in trace.entries] == [
         ("first", "ns/p on n1", "pass", ""), ("second", "ns/p on n1", "fail", "Insufficient cpu"),
         ("first", "ns/p on n2", "fail", "untolerated taint")]

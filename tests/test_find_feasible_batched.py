@@ -5,8 +5,9 @@ form; NodeResourcesFit's batch form shares one Failure object between nodes
 in the same state, and ``fit_message`` counts reasons per distinct object.
 Here seeded random clusters (mixed node sizes, pod counts, taints, cordoned
 nodes, pods with and without requests) are searched with and without the
-batch forms; the feasible nodes, every node's failure (by value) and the
-message must be the same.
+batch forms, and by the reference node-by-node search
+(``FastPaths(batch_search=False)``); the feasible nodes, every node's
+failure (by value) and the message must be the same.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.profile import Profile
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, fit_message
+from kruleset.rules.scheduler.dispatch import BATCH_FILTERS
+from kruleset.rules.scheduler.framework import ALL_FAST, FastPaths
 
 GI = 1 << 30
 
@@ -43,8 +46,10 @@ def _cluster(rng: random.Random) -> ClusterState:
     return st
 
 
-def _search(st: ClusterState, pod: Pod) -> tuple[list[str], dict[str, object], str]:
+def _search(st: ClusterState, pod: Pod, fast: FastPaths = ALL_FAST
+            ) -> tuple[list[str], dict[str, object], str]:
     ctx = ScheduleContext(st, Profile.default(), None, 0)
+    ctx.fast = fast
     ps = PodState(pod, 1 << 62, 0)
     ctx.pod, ctx.ps = pod, ps
     feasible, failures = node_selection.find_feasible(ctx, pod, ps, advance=False)
@@ -63,7 +68,9 @@ def test_batched_search_fails_nodes_as_node_by_node(seed: int,
         pod = Pod("default", f"q{k}", (Container("c", req),), priority=0)
         batched = _search(st, pod)
         with monkeypatch.context() as m:
-            m.setattr(node_selection, "_BATCH", {})
+            for fn in list(BATCH_FILTERS):
+                m.delitem(BATCH_FILTERS, fn)
             plain = _search(st, pod)
         assert batched == plain
+        assert batched == _search(st, pod, FastPaths(batch_search=False))
         assert batched[2] == fit_message(len(st.nodes), plain[1])  # type: ignore[arg-type]

@@ -16,18 +16,20 @@ from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState
 from kruleset.rules.quota.accounting import (
     MAX_INT64,
-    MAX_RULE,
-    TOTAL_MIN_RULE,
     Bound,
     QuotaView,
-    check_quota,
     max_bound,
     min_bound,
     over,
-    prefilter_state,
     quota_request,
     quota_usage,
     quota_used,
+)
+from kruleset.rules.quota.prefilter import (
+    MAX_RULE,
+    TOTAL_MIN_RULE,
+    check_quota,
+    prefilter_state,
 )
 from kruleset.rules.scheduler.config import profile_for
 from kruleset.rules.scheduler.cycle import ScheduleContext

@@ -23,6 +23,7 @@ import kruleset
 from kruleset.model.state import PodState
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext
+from kruleset.rules.scheduler.dispatch import BATCH_FILTERS
 from kruleset.rules.scheduler.filters.topology_index import pod_index, resolve_term
 from kruleset.sim.core import Simulation
 
@@ -116,10 +117,8 @@ def test_fast_topology_filters_decide_as_general(seed: int,
             continue
         fast = _search(sim, ps)
         with monkeypatch.context() as m:
-            batch = dict(node_selection._BATCH)
-            batch.pop(filters_spread._spread_filter, None)
-            batch.pop(filters_interpod._interpod_filter, None)
-            m.setattr(node_selection, "_BATCH", batch)
+            m.delitem(BATCH_FILTERS, filters_spread._spread_filter, raising=False)
+            m.delitem(BATCH_FILTERS, filters_interpod._interpod_filter, raising=False)
             m.setattr(filters_spread, "_includes_every_node", lambda c, pod: False)
             general = _search(sim, ps)
         assert fast == general

@@ -26,12 +26,27 @@ removed.  Reading the list also numbers the nodes (``NodeState.rank``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from .state import NodeState
+__all__ = ["NodeTree", "TreeNode", "zone_key"]
 
-__all__ = ["NodeTree", "zone_key"]
+
+class TreeNode(Protocol):
+    """What the tree reads and writes on a node (:class:`~kruleset.model.state.NodeState`).
+
+    A protocol rather than an import: the cluster state holds the tree, so
+    the tree names only what it needs of a node.
+    """
+
+    zone: str  # the zone key the node is filed under
+    rank: int  # its place in the last listing
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        """The node's labels (its zone key comes from them)."""
+
+
+N = TypeVar("N", bound=TreeNode)
 
 _REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
 _ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
@@ -50,30 +65,30 @@ def zone_key(labels: Mapping[str, str]) -> str:
     return f"{region}:\x00:{zone}"
 
 
-class NodeTree:
+class NodeTree(Generic[N]):
     """Nodes by zone, listed round-robin across zones (see the module docstring)."""
 
     __slots__ = ("_zones", "_listed", "_stale")
 
     def __init__(self) -> None:
         # zone key -> its nodes in add order; dict order is the zones' order.
-        self._zones: dict[str, list[NodeState]] = {}
-        self._listed: list[NodeState] = []
+        self._zones: dict[str, list[N]] = {}
+        self._listed: list[N] = []
         self._stale = False
 
-    def add(self, node: NodeState) -> None:
+    def add(self, node: N) -> None:
         """File a new node at the end of its zone."""
         key = zone_key(node.labels)
         node.zone = key
         self._zones.setdefault(key, []).append(node)
         self._stale = True
 
-    def remove(self, node: NodeState) -> None:
+    def remove(self, node: N) -> None:
         """Take a node out of its zone (an emptied zone loses its place)."""
         self._leave(node)
         self._stale = True
 
-    def relabelled(self, node: NodeState) -> None:
+    def relabelled(self, node: N) -> None:
         """The node's labels changed: if its zone did, it moves to the end of the new one.
 
         The listed order changes only at the next add or remove (upstream's
@@ -86,7 +101,7 @@ class NodeTree:
         node.zone = key
         self._zones.setdefault(key, []).append(node)
 
-    def _leave(self, node: NodeState) -> None:
+    def _leave(self, node: N) -> None:
         members = self._zones.get(node.zone)
         if members is None:
             return
@@ -97,7 +112,7 @@ class NodeTree:
         if not members:
             del self._zones[node.zone]
 
-    def list(self) -> list[NodeState]:
+    def list(self) -> list[N]:
         """The nodes in the scheduler's order (the same list object until it changes).
 
         Callers must not modify it.

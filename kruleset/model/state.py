@@ -253,7 +253,7 @@ class ClusterState:
     touched: list[str] = attrs.field(factory=list)
     now: int = 0
     # The scheduler cache's node tree: the order the scheduler visits nodes in.
-    node_tree: NodeTree = attrs.field(factory=NodeTree)
+    node_tree: NodeTree[NodeState] = attrs.field(factory=NodeTree)
     # The scheduler cache's image states: image name -> [size, names of the
     # nodes that have it].  The size is the one the first node listing the name
     # reported (upstream keeps it); a name no node has any more is dropped.

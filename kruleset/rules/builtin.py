@@ -35,6 +35,13 @@ _MODULES = (
     "disruption.taint_manager",
     "disruption.eviction_api",
     "dra.plugin",
+    # The fast paths: each registers its answers at the dispatch point
+    # (rules/scheduler/dispatch.py), which hands them to the reference rules
+    # when the simulation's FastPaths option is on.
+    "scheduler.fast.batch_search",
+    "scheduler.fast.plan",
+    "scheduler.fast.dry_run",
+    "quota.fast_reclaim",
 )
 
 

@@ -38,9 +38,10 @@ from ..scheduler.defaults import (
     PREFILTER_DYNAMIC_RESOURCES,
     SCORE_DYNAMIC_RESOURCES,
 )
+from ..scheduler.dispatch import register_batch_filter
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
 from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
-from ..scheduler.node_selection import register_batch_filter, register_prepare
+from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.node import default_normalize
 from .allocator import Allocation, AllocationError, ClaimInput, allocate

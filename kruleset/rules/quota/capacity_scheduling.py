@@ -13,43 +13,42 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
-from kruleset.model.state import ClusterState, PodState
+from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure, Trace
 from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
-from ..scheduler.fast import cycle_cache
-from ..scheduler.fast.plan import fast_plan
-from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL, lower_nominated, potential_nodes
+from ..scheduler.dispatch import chosen
+from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL
+from ..scheduler.preemption.evaluator import DryRun, potential_nodes
+from ..scheduler.preemption.evaluator import preempt as evaluate
 from ..scheduler.preemption.pick import (
     DEFAULT_PICK,
     PICK,
     PRIORITY_SHIFT,
     decide,
+    decide_by_keys,
     default_pick_key,
-    pick_candidate,
     trace_not_chosen,
 )
 from ..scheduler.preemption.postfilter import (
     POSTFILTER,
-    POSTFILTER_MESSAGE,
     Candidate,
     PostFilterRequest,
     PostFilterResult,
 )
-from ..scheduler.preemption.victims import (
-    pdb_budgets,
-)
-from . import fast_reclaim
+from ..scheduler.preemption.victims import pdb_budgets, victim_plan
 from .accounting import (
+    QuotaView,
+    quota_usage,
+)
+from .prefilter import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
-    QuotaView,
     prefilter_state,
-    quota_usage,
 )
 from .reclaim import (
     ELIGIBILITY,
@@ -68,6 +67,15 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     ``None``: not eligible (the reason is left in ``ctx.extra[POSTFILTER_MESSAGE]``;
     any nomination stays).  Otherwise the chosen node and victims, or
     ``nominated_node == ""`` with the ``0/N nodes are available: …`` message.
+    The steps are the shared evaluator's
+    (:mod:`~kruleset.rules.scheduler.preemption.evaluator`); :class:`CapacityScheduling`
+    gives the plugin's answers.
+    """
+    return evaluate(ctx, CapacityScheduling(), ps, fit)
+
+
+class CapacityScheduling:
+    """CapacityScheduling's answers to the evaluator (scheduler-plugins' preemptor).
 
     In a simulation with the default pick criteria, a node where even the best
     key a candidate could have loses to the runner-up so far is not dry-run
@@ -75,112 +83,148 @@ def reclaim(ctx: ScheduleContext, ps: PodState, fit: FitError) -> PostFilterResu
     the result is the same); the trace says ``<node>: not dry-run`` and which
     criterion the runner-up wins by.
     """
-    pod = ps.pod
-    state = ctx.state
-    trace = ctx.trace
-    refusal = ctx.profile.active(ELIGIBILITY.name).first_failure(ctx, ps, fit, subject=ps.key)
-    if refusal is not None:
-        ctx.extra[POSTFILTER_MESSAGE] = refusal.reason
-        return None
-    pre = prefilter_state(ctx, pod)
-    if trace is not None and pre.has_quota:
-        view = QuotaView(quota_usage(state))
-        trace.add(PLUGIN, ps.key, "mode",
-                  _mode_text(pod, pre, view, view.over_min_with(pod.namespace, pre.req_in_eq)))
-    elif trace is not None:
-        trace.add(PLUGIN, ps.key, "mode",
-                  f"namespace {pod.namespace} has no ElasticQuota: victims are lower-priority "
-                  f"pods of namespaces without one")
-    nodes = potential_nodes(state, fit)
-    budgets = pdb_budgets(state, ctx.now)
-    non_violating: list[Candidate] = []
-    violating: list[Candidate] = []
-    statuses: dict[str, Failure] = {}
-    # GetOffsetAndNumCandidates is (0, n): every potential node is dry-run.
-    plan = fast_plan(ctx, pod)  # once for every node
-    cycle = fast_reclaim._Cycle.start(ctx, pod, pre, budgets)
-    # In a simulation, with the default pick: only the two best
-    # candidates matter (the winner and the runner-up it is told apart from),
-    # so a node whose least possible key is above the runner-up's is skipped.
-    bounds: dict[str, Any] | None = None
-    key_of: Any = None
-    # With tracing on, a skipped node gets an entry saying why (the runner-up beats it).
-    top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
-    if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
-            and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
-            == DEFAULT_PICK):
-        bounds = cycle_cache.pick_bounds(ctx.memo)
-        key_of = default_pick_key(ctx)
-    for node in nodes:
-        if bounds is not None and len(top) == 2:
-            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-            if least is None or least > top[1][0]:
+
+    plugin = PLUGIN
+
+    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+        """The ``scheduler.quota.eligibility`` rules' first refusal, as it is (no prefix)."""
+        refusal = ctx.profile.active(ELIGIBILITY.name).first_failure(ctx, ps, fit,
+                                                                     subject=ps.key)
+        return None if refusal is None else refusal.reason
+
+    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+        """The nodes with an Unschedulable status."""
+        return potential_nodes(ctx.state, fit)
+
+    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+        """``(0, n)``: every potential node is dry-run."""
+        return 0, num_nodes
+
+    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
+                offset: int, wanted: int) -> DryRun:
+        """Every node's victims under the quota rules, each traced as it is judged."""
+        pod = ps.pod
+        trace = ctx.trace
+        pre = prefilter_state(ctx, pod)
+        if trace is not None:
+            _trace_mode(ctx, ps, pre)
+        budgets = pdb_budgets(ctx.state, ctx.now)
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses: dict[str, Failure] = {}
+        plan = victim_plan(ctx, pod)  # once for every node
+        # The arithmetic dry run (``FastPaths.reclaim``), where it can answer.
+        start = chosen(ctx, "reclaim")
+        cycle = start(ctx, pod, pre, budgets) if start is not None else None
+        # In a simulation, with the default pick: only the two best
+        # candidates matter (the winner and the runner-up it is told apart from),
+        # so a node whose least possible key is above the runner-up's is skipped.
+        bounds: dict[str, Any] | None = None
+        key_of: Any = None
+        # With tracing on, a skipped node gets an entry saying why (the runner-up beats it).
+        top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
+        if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
+                and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
+                == DEFAULT_PICK):
+            bounds = ctx.memo.pick_bounds()
+            key_of = default_pick_key(ctx)
+        for i in range(len(nodes)):
+            node = nodes[(offset + i) % len(nodes)]
+            if bounds is not None and len(top) == 2:
+                least = ctx.memo.pick_bound(bounds, node, PRIORITY_SHIFT)
+                if least is None or least > top[1][0]:
+                    if cycle is not None and trace is not None:
+                        cycle.skip(node.name, least, top[1])
+                    elif trace is not None:
+                        trace.add(*skip_entry(ps.key, node.name, least, top[1]))
+                    continue
+            found = cycle.select(node) if cycle is not None else None
+            if found is None:
+                if cycle is not None:
+                    cycle.flush()  # the general path records at once
+                found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
+            if isinstance(found, Failure):
+                statuses[node.name] = found
                 if cycle is not None and trace is not None:
-                    cycle.skip(node.name, least, top[1])
+                    cycle.not_candidate(node.name, found.reason)
                 elif trace is not None:
-                    trace.add(*fast_reclaim._skip_entry(ps.key, node.name, least, top[1]))
+                    trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
                 continue
-        found = cycle.select(node) if cycle is not None else None
-        if found is None:
-            if cycle is not None:
-                cycle.flush()  # the general path records at once
-            found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
-        if isinstance(found, Failure):
-            statuses[node.name] = found
+            if not found.victims:
+                statuses[node.name] = Failure(
+                    f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
+                continue
+            c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
+                          {"violating": found.violating, "why": found.why})
+            (non_violating if c.num_pdb_violations == 0 else violating).append(c)
+            if bounds is not None:
+                top.append((key_of(c), c.node))
+                top.sort()
+                del top[2:]
             if cycle is not None and trace is not None:
-                cycle.not_candidate(node.name, found.reason)
+                cycle.add_candidate(ps.key, c)
             elif trace is not None:
-                trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
-            continue
-        if not found.victims:
-            statuses[node.name] = Failure(f"expected at least one victim pod on node {node.name}",
-                                          "Error", PLUGIN)
-            continue
-        c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
-                      {"violating": found.violating, "why": found.why})
-        (non_violating if c.num_pdb_violations == 0 else violating).append(c)
-        if bounds is not None:
-            top.append((key_of(c), c.node))
-            top.sort()
-            del top[2:]
-        if cycle is not None and trace is not None:
-            cycle.add_candidate(ps.key, c)
-        elif trace is not None:
-            trace.add(PLUGIN, ps.key, f"{node.name}: candidate",
-                      f"victims [{', '.join(v.key for v in c.victims)}], "
-                      f"{c.num_pdb_violations} PDB violation(s), reprieved "
-                      f"[{', '.join(r.key for r in c.reprieved)}]")
-    if cycle is not None:
-        cycle.flush()
-    candidates = tuple(non_violating + violating)
-    if not candidates:
+                trace.add(PLUGIN, ps.key, f"{node.name}: candidate",
+                          f"victims [{', '.join(v.key for v in c.victims)}], "
+                          f"{c.num_pdb_violations} PDB violation(s), reprieved "
+                          f"[{', '.join(r.key for r in c.reprieved)}]")
+        if cycle is not None:
+            cycle.flush()
+        return DryRun(tuple(non_violating + violating), statuses, len(nodes), wanted)
+
+    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+        """``0/N nodes are available: …``, or the nodes' errors when there are some."""
+        statuses = run.statuses
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
-                        for name in state.nodes}
+                        for name in ctx.state.nodes}
         # Upstream's dry run collects the nodes' errors; with no candidate the
         # preemption fails with them (an aggregate: one, or "[a, b]") instead
         # of the per-node statuses.
         errors = list(dict.fromkeys(f.reason for f in statuses.values() if f.code == "Error"))
         if errors:
-            message = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-        else:
-            message = fit_message(len(state.nodes), all_statuses)
-        if trace is not None:
-            trace.add(PLUGIN, ps.key, "no candidate", message)
-        return PostFilterResult("", message=message, plugin=PLUGIN)
-    best, decided = pick_candidate(ctx, candidates)
-    assert best is not None
-    clear = lower_nominated(state, ps, best.node)
-    if trace is not None:
+            return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        return fit_message(len(ctx.state.nodes), all_statuses)
+
+    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+                     decided: str, clear: Sequence[PodState]) -> None:
+        """The pick, each other candidate, the victims and reprieved pods."""
+        trace = ctx.trace
         pick = ctx.profile.active(PICK.name)
         trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-        _trace_not_chosen(ctx, trace, pick, ps.key, best, candidates)
+        _trace_not_chosen(ctx, trace, pick, ps.key, best, run.candidates)
         why: Mapping[str, str] = best.details.get("why", {})
         for v in best.victims:
             trace.add(PLUGIN, v.key, f"victim of {ps.key} on {best.node}", why.get(v.key, ""))
         for r in best.reprieved:
             trace.add(PLUGIN, r.key, f"reprieved on {best.node}",
                       f"{ps.key} still fits and the quotas still hold with it back")
-    return PostFilterResult(best.node, best.victims, "", candidates, decided, PLUGIN, clear)
+
+
+def _trace_mode(ctx: Any, ps: PodState, pre: Any) -> None:
+    """Which victims the preemptor's quota mode allows, before any node is judged."""
+    pod = ps.pod
+    if pre.has_quota:
+        view = QuotaView(quota_usage(ctx.state))
+        ctx.trace.add(PLUGIN, ps.key, "mode",
+                      _mode_text(pod, pre, view, view.over_min_with(pod.namespace,
+                                                                     pre.req_in_eq)))
+    else:
+        ctx.trace.add(PLUGIN, ps.key, "mode",
+                      f"namespace {pod.namespace} has no ElasticQuota: victims are "
+                      f"lower-priority pods of namespaces without one")
+
+
+def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
+               runner_up: tuple[tuple[int, ...], str]) -> tuple[str, str, str, str]:
+    """The entry of a node left out of the dry run: no candidate there could be
+    chosen, nor be the runner-up that the criterion is read against."""
+    if least is None:
+        why = "no pod runs there, so there is no victim"
+    else:
+        why = (f"no candidate there can come before the runner-up so far, {runner_up[1]}: "
+               f"even its best possible keys lose "
+               f"({decide_by_keys(runner_up[0], least) or 'tied'})")
+    return PLUGIN, subject, f"{node}: not dry-run", why
 
 
 def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,

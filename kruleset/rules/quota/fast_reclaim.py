@@ -19,32 +19,31 @@ from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
+from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
+from ..scheduler.dispatch import fast_path
 from ..scheduler.fast import cycle_cache
-from ..scheduler.fast.plan import FastPlan, fast_plan
+from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
-from ..scheduler.preemption.pick import (
-    decide_by_keys,
-)
 from ..scheduler.preemption.postfilter import (
     Candidate,
 )
 from ..scheduler.preemption.victims import (
     _DEFAULT_ORDER,
-    _FIT,
-    _PORTS,
-    PORTS_MESSAGE,
     VICTIMS,
-    NodeFit,
     PdbBudget,
     fast_importance_order,
     split_by_pdb,
 )
 from .accounting import (
     Bound,
-    PreFilterState,
     QuotaUsage,
     QuotaView,
     quota_usage,
+)
+from .capacity_scheduling import skip_entry
+from .prefilter import (
+    PreFilterState,
 )
 from .reclaim import (
     GLOBAL_QUOTA,
@@ -463,7 +462,7 @@ def _cycle_entries(log: tuple[Any, ...], context: tuple[str, int, int, str, froz
             yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
             i += 5
         elif tag == _SKIP:
-            yield _skip_entry(pod_key, *log[i + 1:i + 4])
+            yield skip_entry(pod_key, *log[i + 1:i + 4])
             i += 4
         elif tag == _NOT_CANDIDATE:
             yield PLUGIN, pod_key, f"{log[i + 1]}: not a candidate", log[i + 2]
@@ -500,19 +499,6 @@ def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str
     return _HAS_QUOTA if ons in infos else _NOT_LOWER
 
 
-def _skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
-                runner_up: tuple[tuple[int, ...], str]) -> tuple[str, str, str, str]:
-    """The entry of a node left out of the dry run: no candidate there could be
-    chosen, nor be the runner-up that the criterion is read against."""
-    if least is None:
-        why = "no pod runs there, so there is no victim"
-    else:
-        why = (f"no candidate there can come before the runner-up so far, {runner_up[1]}: "
-               f"even its best possible keys lose "
-               f"({decide_by_keys(runner_up[0], least) or 'tied'})")
-    return PLUGIN, subject, f"{node}: not dry-run", why
-
-
 def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
                 ) -> tuple[str, str, str, str]:
     """The trace entry of one pod of a node's walk (what the victim rules said)."""
@@ -546,3 +532,7 @@ def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: i
         rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
                                                f"and the preemptor has none")
     return rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
+
+
+# CapacityScheduling's reference dry run asks for this cycle at the dispatch point.
+fast_path("reclaim")(_Cycle.start)

@@ -52,27 +52,31 @@ from typing import Any
 
 import attrs
 
-from kruleset.model.objects import NEVER, Pod
+from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
-from ..scheduler.fast.plan import FastPlan, fast_plan
+from ..scheduler.dispatch import chosen
 from ..scheduler.node_selection import run_filters_with_nominated
+from ..scheduler.preemption.evaluator import never_preempts, nominated_node_to_check, reprieve
 from ..scheduler.preemption.victims import (
     VICTIMS,
-    NodeFit,
     PdbBudget,
+    VictimPlan,
     fast_importance_order,
     split_by_pdb,
+    victim_plan,
 )
 from .accounting import (
-    PreFilterState,
     QuotaUsage,
     QuotaView,
-    prefilter_state,
     quota_usage,
+)
+from .prefilter import (
+    PreFilterState,
+    prefilter_state,
 )
 
 __all__ = [
@@ -124,13 +128,9 @@ def _has_quota(usage: QuotaUsage, ns: str) -> bool:
 
 # --- eligibility ------------------------------------------------------------------------------
 
-@rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
-      doc="A pod with preemptionPolicy Never never preempts, whatever its quota.",
-      source="seed 004 §2; capacity_scheduling.go PodEligibleToPreemptOthers")
-def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    if ps.pod.effective_preemption_policy == NEVER:
-        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
-    return None
+rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
+     doc="A pod with preemptionPolicy Never never preempts, whatever its quota.",
+     source="seed 004 §2; capacity_scheduling.go PodEligibleToPreemptOthers")(never_preempts)
 
 
 @rule(ELIGIBILITY, "scheduler.quota.eligibility.nominated-node-terminating",
@@ -139,15 +139,7 @@ def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> F
           "UnschedulableAndUnresolvable.",
       source="capacity_scheduling.go PodEligibleToPreemptOthers")
 def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    name = ps.nominated
-    if not name:
-        return None
-    status = fit.failures.get(name)
-    # Upstream's NodeToStatus gives a node without a status the absent status,
-    # UnschedulableAndUnresolvable.
-    if status is None or status.code == UNRESOLVABLE:
-        return None
-    node = ctx.state.nodes.get(name)
+    node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
     pod = ps.pod
@@ -281,7 +273,7 @@ def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
 
 def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                            pre: PreFilterState | None = None,
-                           plan: FastPlan | None | bool = True) -> NodeReclaim | Failure:
+                           plan: VictimPlan | None | bool = True) -> NodeReclaim | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
 
     Returns the victims, or the node's failure: ``No victims found on node N
@@ -289,9 +281,9 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with every potential victim gone, ``global quota max exceeded``, or an
     ``Error`` where upstream's reprieve removes a pod twice (a pod that failed
     the fit check when the nominated-inclusive quota check fails too).
-    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.fast_plan`
+    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.victim_plan`
     (``True``: computed here); with one, the fit checks are arithmetic
-    (:class:`~kruleset.rules.scheduler.preemption.victims.NodeFit`) where it allows.
+    (:class:`~kruleset.rules.scheduler.fast.plan.NodeFit`) where it allows.
     """
     pre = pre if pre is not None else prefilter_state(ctx, pod)
     usage = quota_usage(ctx.state)
@@ -300,33 +292,17 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with_quota = pre.has_quota
     hit = view.over_min_with(ns, pre.req_in_eq) if with_quota else None
     vc = VictimContext(pod, pre, view, hit)
-    trace: Trace | None = ctx.trace
-    rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
     order = ctx.profile.active(VICTIMS.name)
-    potential: list[PodState] = []
-    for ps in order.sort(ctx, node.pods.values()):   # least important first
-        refusal = None
-        for fn, args, name in rules:
-            f = fn(ctx, args, vc, ps)
-            if f is not None:
-                refusal = (name, f.reason)
-                break
-        if refusal is None:
-            potential.append(ps)
-            view.remove(ps)
-            if trace is not None:
-                trace.add(PLUGIN, ps.key, f"potential victim on {node.name}",
-                          f"for {pod.key}: {_victim_text(vc, ps)}")
-        elif trace is not None:
-            trace.add(refusal[0], ps.key, f"not a victim on {node.name}",
-                      f"for {pod.key}: {refusal[1]}")
+    potential = _potential_victims(ctx, vc, node, order)
     if not potential:
         return Failure(f"No victims found on node {node.name} for preemptor pod {pod.name}",
                        UNRESOLVABLE, PLUGIN)
     removed = {ps.key for ps in potential}
     if plan is True:
-        plan = fast_plan(ctx, pod)
-    fit = NodeFit.start(ctx, pod, node, plan, potential) if plan else None
+        plan = victim_plan(ctx, pod)
+    # The victim arithmetic (``FastPaths.victims``) counts where the plan allows.
+    node_fit = chosen(ctx, "node_fit") if plan else None
+    fit = node_fit(ctx, pod, node, plan, potential) if node_fit is not None else None
 
     def fits() -> Failure | None:
         return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
@@ -339,54 +315,74 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     if with_quota and (view.over_max_with(ns, pre.pod_req) is not None
                        or view.total_over_min_with(pre.pod_req) is not None):
         return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+    def back(ps: PodState) -> str | None:
+        removed.discard(ps.key)
+        view.add(ps)
+        if fit is not None:
+            fit.put_back(ps)
+            return fit.reason()
+        f = fits()
+        return f.reason if f is not None else None
+
+    def away(ps: PodState) -> None:
+        removed.add(ps.key)
+        view.remove(ps)
+        if fit is not None:
+            fit.take_away(ps)
+
+    def quota_checks(ps: PodState, why_not: str | None) -> str | Failure | None:
+        quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
+            view.total_over_min_with(pre.req_all)
+        if quota_hit is None:
+            return None
+        if why_not is not None:
+            # Upstream removes the pod a second time and the node
+            # reports the error instead of being a candidate.
+            return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
+                           f"{node.name}", "Error", PLUGIN)
+        return (f"the quota checks fail with it back: "
+                f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
+
     ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    victims: list[PodState] = []
-    reprieved: list[PodState] = []
-    why: dict[str, str] = {}
-    num_violations = 0
-    for group, counts in ((violating, True), (fine, False)):
-        for ps in group:
-            removed.discard(ps.key)
-            view.add(ps)
-            if fit is not None:
-                fit.put_back(ps)
-                why_not = fit.reason()
-            else:
-                f = fits()
-                why_not = f.reason if f is not None else None
-            if why_not is not None:
-                removed.add(ps.key)
-                view.remove(ps)
-                if fit is not None:
-                    fit.take_away(ps)
-                victims.append(ps)
-                why[ps.key] = why_not
-                if counts:
-                    num_violations += 1
-            if with_quota:
-                quota_hit = view.over_max_with(ns, pre.req_in_eq) or \
-                    view.total_over_min_with(pre.req_all)
-                if quota_hit is not None:
-                    if why_not is not None:
-                        # Upstream removes the pod a second time and the node
-                        # reports the error instead of being a candidate.
-                        return Failure(f"no corresponding pod {ps.pod.name} in pods of node "
-                                       f"{node.name}", "Error", PLUGIN)
-                    removed.add(ps.key)
-                    view.remove(ps)
-                    if fit is not None:
-                        fit.take_away(ps)
-                    victims.append(ps)
-                    why[ps.key] = (f"the quota checks fail with it back: "
-                                   f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
-                    continue
-            if why_not is None:
-                reprieved.append(ps)
+    kept = reprieve(violating, fine, back, away, quota_checks if with_quota else None)
+    if isinstance(kept, Failure):
+        return kept
     # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
     # first, each group most important first); it does not re-sort them.
-    return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
-                       frozenset(ps.key for ps in violating), why)
+    return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+                       tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
+
+
+def _potential_victims(ctx: Any, vc: VictimContext, node: NodeState, order: Any
+                       ) -> list[PodState]:
+    """The node's pods the victim rules let go, walked least important first.
+
+    Each one taken leaves its quota's used in ``vc.view`` at once, so the
+    rules judge the next pod with it gone (a borrower stops being a victim
+    once its quota is back at its min).
+    """
+    trace: Trace | None = ctx.trace
+    pod = vc.preemptor
+    rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
+    potential: list[PodState] = []
+    for ps in order.sort(ctx, node.pods.values()):   # least important first
+        refusal = None
+        for fn, args, name in rules:
+            f = fn(ctx, args, vc, ps)
+            if f is not None:
+                refusal = (name, f.reason)
+                break
+        if refusal is None:
+            potential.append(ps)
+            vc.view.remove(ps)
+            if trace is not None:
+                trace.add(PLUGIN, ps.key, f"potential victim on {node.name}",
+                          f"for {pod.key}: {_victim_text(vc, ps)}")
+        elif trace is not None:
+            trace.add(refusal[0], ps.key, f"not a victim on {node.name}",
+                      f"for {pod.key}: {refusal[1]}")
+    return potential
 
 
 def _victim_text(vc: VictimContext, ps: PodState) -> str:

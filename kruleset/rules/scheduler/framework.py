@@ -76,13 +76,17 @@ class FastPaths:
 
     Each decides as the reference rules it shortcuts, with the same trace
     (the differential tests run simulations with each on and off):
-    ``cycle_cache`` keeps filter searches and dry runs across cycles
+    ``batch_search`` filters nodes a chunk at a time through the filters'
+    batch forms (:mod:`~kruleset.rules.scheduler.fast.batch_search`; the
+    filter search's cache goes with it), ``cycle_cache`` keeps filter searches
+    and dry runs across cycles
     (:mod:`~kruleset.rules.scheduler.fast.cycle_cache`), ``victims`` selects
     preemption victims as arithmetic (:mod:`~kruleset.rules.scheduler.fast.plan`),
     ``reclaim`` runs quota reclaim's dry run as arithmetic
     (:mod:`~kruleset.rules.quota.fast_reclaim`).
     """
 
+    batch_search: bool = True
     cycle_cache: bool = True
     victims: bool = True
     reclaim: bool = True

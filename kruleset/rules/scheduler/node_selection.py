@@ -13,7 +13,11 @@ Upstream (``pkg/scheduler/schedule_one.go``):
   fits; kruleset visits the nodes one by one, which is what upstream's
   search does with one worker: nodes failing after the last one needed are
   still recorded, up to the next node that fits (filtered, not kept), and
-  the start offset advances by the nodes given a status.
+  the start offset advances by the nodes given a status.  That loop is the
+  reference; the ``batch_search`` fast path
+  (:mod:`~kruleset.rules.scheduler.fast.batch_search`), chosen through
+  :mod:`~kruleset.rules.scheduler.dispatch`, finds the same nodes a chunk at
+  a time.
 * A PreFilter result naming nodes (NodeAffinity ``matchFields``) narrows
   the search to them (:func:`_find_narrowed`).
 * Each node's filters run with the nominated pods of priority >= the pod's
@@ -29,11 +33,9 @@ added to, the node being checked, as upstream's PreFilter extensions
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -44,10 +46,8 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure
 from .defaults import PREFILTER_NODE_AFFINITY
-from .framework import FILTERS, PREFILTER_NODES, ScheduleContext
-
-if TYPE_CHECKING:
-    from .fast.cycle_cache import TraceInfo
+from .dispatch import chosen
+from .framework import FILTERS, PREFILTER_NODES
 
 __all__ = [
     "OVERLAY",
@@ -78,18 +78,6 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 PrepareFn = Callable[[Any, Mapping[str, Any], Pod], bool]
 _PREPARE: dict[str, PrepareFn] = {}
 
-# A filter's batch form: ``batch(ctx, args, pod, nodes)`` gives, for each node
-# of ``nodes``, exactly what ``fn(ctx, args, pod, node)`` would (a Failure or
-# None), or returns None when every node passes.  It exists only to avoid a
-# Python call per node on the hot path; results must be identical.
-BatchFilterFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]],
-                         "Sequence[Failure | None] | None"]
-_BATCH: dict[Callable[..., Any], BatchFilterFn] = {}
-# Nodes filtered together per batch when many must still be found: large
-# enough to amortise each rule's call, small enough not to filter many nodes
-# past the point where the search stops.
-_MIN_CHUNK = 32
-
 
 def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
     """Decorator: the PreFilter step of the filter rule ``rule_name``.
@@ -106,20 +94,6 @@ def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
 
     return wrap
 
-
-def register_batch_filter(fn: Callable[..., Any]) -> Callable[[BatchFilterFn], BatchFilterFn]:
-    """Decorator: the batch form of the filter rule function ``fn`` (see ``_BATCH``).
-
-    Used by :func:`find_feasible` when tracing is off and no nominated pods
-    are involved; the results (feasible nodes, failures, the next start
-    offset) are the same as filtering node by node.
-    """
-
-    def wrap(batch: BatchFilterFn) -> BatchFilterFn:
-        _BATCH[fn] = batch
-        return batch
-
-    return wrap
 
 
 @attrs.frozen(slots=True)
@@ -416,7 +390,6 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     """
     state: ClusterState = ctx.state
     rules = prepare_cycle(ctx, pod)
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
     failures: dict[str, Failure] = {}
     nominated = ps.nominated if ps is not None else None
     nominated_failure = None
@@ -438,56 +411,16 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         return [], failures
     to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
     start = cursor.next_start % n
-    trace = ctx.trace
-    memo = ctx.memo if isinstance(ctx, ScheduleContext) else None
-    key = None
-    if memo is not None and OVERLAY not in ctx.extra:
-        key = memo.filters_key(ctx, pod)
-        if key is not None:
-            def judge(node: NodeState) -> Failure | None:
-                if noms and node.name in noms:
-                    return run_filters_with_nominated(ctx, pod, node)
-                return _run(ctx, rules, pod, node)
-
-            if trace is None:
-                hit = memo.all_failed(key, order, start, judge)
-                if hit is not None:
-                    # Every node was judged: the start offset stays where it is.
-                    return [], hit
-            else:
-                kept = memo.all_failed_traced(
-                    key, order, start, _rule_places(rules)[0],
-                    lambda node: _judge_traced(ctx, rules, pod, node))
-                if kept is not None:
-                    failed, base, since, odd, count = kept
-                    _trace_kept(trace, pod, rules, base, odd, since, count)
-                    return [], failed
-    # A trace without deferred groups (a caller's own recorder) gets the
-    # node-by-node loop below, which records entry by entry.
-    if OVERLAY not in ctx.extra and (trace is None or hasattr(trace, "defer")):
-        fail_at: dict[str, int] | None = {} if trace is not None else None
-        nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
-            {} if trace is not None else None)
-        feasible, processed, extra = _find_batched(ctx, rules, pod, order, start, to_find,
-                                                   failures, fail_at, nom_entries)
-        if trace is not None and fail_at is not None and nom_entries is not None:
-            _trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
-                          nom_entries)
-        if key is not None and memo is not None and not feasible and processed == n:
-            if fail_at is None or nom_entries is None:
-                memo.keep_all_failed(key, failures, start)
-            else:
-                subject = f"{pod.key} on {{}}"
-                info: dict[str, TraceInfo] = {
-                    name: ((nom_entries[name], subject.format(name)) if name in nom_entries
-                           else (fail_at[name], f.reason))
-                    for name, f in failures.items()}
-                memo.keep_all_failed_traced(key, failures, start,
-                                                   _rule_places(rules)[0], info)
-        if advance:
-            cursor.next_start = (start + processed) % n
-        return feasible, failures
-    feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)
+    search = chosen(ctx, "batch_search")
+    found = search(ctx, rules, pod, order, start, to_find, failures) if search else None
+    if found is None:
+        feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)
+    else:
+        feasible, failures, kept = found
+        if kept is None:
+            # The cycle cache judged every node: the start offset stays where it is.
+            return feasible, failures
+        processed = kept
     if advance:
         cursor.next_start = (start + processed) % n
     return feasible, failures
@@ -575,242 +508,3 @@ def _find_narrowed(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[s
         statuses = sum(1 for f in failures.values() if f is not absent)
         cursor.next_start = (cursor.next_start + len(feasible) + statuses) % len(every)
     return feasible, failures
-
-
-def _find_batched(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                  pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
-                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
-                  nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
-                  ) -> tuple[list[NodeState], int, int]:
-    """The node-by-node search of :func:`find_feasible`, a chunk of nodes at a time.
-
-    Each rule runs once per chunk on the nodes that passed the rules before it
-    (the first failure per node wins, as node by node); then the chunk is
-    walked in order and the search stops exactly where the node-by-node loop
-    would, so feasible nodes, recorded failures and the number of nodes
-    processed are identical.  Rules are pure functions of the cluster, so
-    evaluating a few nodes past the stopping point changes nothing.
-    Returns the feasible nodes, the number of nodes processed (given a
-    status) and 1 if the search stopped on one more feasible node (filtered
-    but not kept, as :func:`_find_one_by_one`), else 0; with
-    ``fail_at``, also which rule (its position) failed each failed node, and
-    with ``nom_entries`` the trace entries of each node with nominated pods
-    (checked one by one, recorded apart so they can be replayed in order).
-    """
-    n = len(order)
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
-    feasible: list[NodeState] = []
-    processed = 0
-    pos = 0
-    batches = [(k, _BATCH.get(fn), fn, args, name) for k, (fn, args, name) in enumerate(rules)]
-    failed_at: dict[int, int] = {}
-    while pos < n:
-        # Once enough fit, the search goes on to the next node that fits.
-        need = to_find - len(feasible)
-        size = min(n - pos, max(need, _MIN_CHUNK))
-        a = (start + pos) % n
-        b = a + size
-        chunk = order[a:b] if b <= n else [*order[a:], *order[:b - n]]
-        alive: Sequence[NodeState] = chunk
-        failed: dict[int, Failure] = {}
-        if noms:
-            # Nodes with nominated pods get upstream's two-pass check one by one.
-            alive = []
-            for node in chunk:
-                if node.name in noms:
-                    if nom_entries is not None:
-                        buffer = _Recorder()
-                        saved, ctx.trace = ctx.trace, buffer
-                        try:
-                            f = run_filters_with_nominated(ctx, pod, node)
-                        finally:
-                            ctx.trace = saved
-                        nom_entries[node.name] = buffer.items
-                    else:
-                        f = run_filters_with_nominated(ctx, pod, node)
-                    if f is not None:
-                        failed[id(node)] = f
-                else:
-                    alive.append(node)
-        for k, batch, fn, args, name in batches:
-            if not alive:
-                break
-            res = batch(ctx, args, pod, alive) if batch is not None else [
-                fn(ctx, args, pod, node) for node in alive]
-            if res is None:
-                continue
-            survivors = []
-            # A batch may return one Failure object for many nodes; name it once
-            # (``res`` keeps every original alive, so the ids stay distinct).
-            named: dict[int, Failure] = {}
-            for node, f in zip(alive, res, strict=True):
-                if f is None:
-                    survivors.append(node)
-                else:
-                    if not f.rule:
-                        g = named.get(id(f))
-                        if g is None:
-                            g = named[id(f)] = Failure(f.reason, f.code, name, f.detail)
-                        f = g
-                    failed[id(node)] = f
-                    if fail_at is not None:
-                        failed_at[id(node)] = k
-            alive = survivors
-        for node in chunk:
-            f = failed.get(id(node)) if failed else None
-            if f is None:
-                if len(feasible) >= to_find:
-                    return feasible, processed, 1
-                feasible.append(node)
-            else:
-                failures[node.name] = f
-                if fail_at is not None and id(node) in failed_at:
-                    fail_at[node.name] = failed_at[id(node)]
-            processed += 1
-        pos += size
-    return feasible, processed, 0
-
-
-class _Recorder:
-    """Collects the entries one node's nominated-pods check records, for replay."""
-
-    __slots__ = ("items", "now")
-
-    def __init__(self) -> None:
-        self.items: list[tuple[str, str, str, str]] = []
-        self.now = 0
-
-    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
-        self.items.append((rule, subject, result, why))
-
-    def __bool__(self) -> bool:
-        return True
-
-
-def _judge_traced(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                  pod: Pod, node: NodeState
-                  ) -> tuple[Failure | None, TraceInfo | None]:
-    """One node judged as the traced search judges it: its failure and what it records."""
-    failures: dict[str, Failure] = {}
-    fail_at: dict[str, int] = {}
-    nom_entries: dict[str, list[tuple[str, str, str, str]]] = {}
-    if _find_batched(ctx, rules, pod, [node], 0, 1, failures, fail_at, nom_entries)[0]:
-        return None, None
-    f = failures[node.name]
-    recorded = nom_entries.get(node.name)
-    if recorded is not None:
-        return f, (recorded, f"{pod.key} on {node.name}")
-    return f, (fail_at[node.name], f.reason)
-
-
-def _trace_kept(trace: Any, pod: Pod,
-                rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                since: Mapping[str, tuple[Failure, TraceInfo | None]],
-                count: int) -> None:
-    """Record a search answered from the cache: the entries :func:`_trace_search` makes,
-    in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
-    afterwards, ``since`` holds the nodes changed after they were taken): from each
-    failure (the rules before the failing one passed), or from the node's kept
-    :data:`~kruleset.rules.scheduler.fast.TraceInfo` where there is one.
-
-    The group is a :func:`functools.partial` of plain values, not a closure:
-    a trace keeps one per search until read, and each closure cell is one more
-    object every full collection walks.
-    """
-    names, at = _rule_places(rules)
-    trace.defer(count, functools.partial(_kept_entries, names, at, pod.key, base, odd,
-                                         since or _NOTHING))
-
-
-_NOTHING: Mapping[str, Any] = MappingProxyType({})
-
-
-def _rule_places(rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]]
-                 ) -> tuple[tuple[str, ...], Mapping[str, int]]:
-    """The names of the rules a search runs, and each name's place among them."""
-    return _places(tuple([name for _, _, name in rules]))
-
-
-@functools.lru_cache(maxsize=64)
-def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]:
-    return names, MappingProxyType({name: i for i, name in enumerate(names)})
-
-
-def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
-                  base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                  since: Mapping[str, tuple[Failure, TraceInfo | None]]
-                  ) -> Iterator[tuple[str, str, str, str]]:
-    for node, f in base.items():
-        changed = since.get(node) if since else None
-        if changed is None:
-            info = odd.get(node)
-        else:
-            f, info = changed
-        subject = f"{key} on {node}"
-        if info is None:
-            yield from _up_to(names, subject, at[f.rule], f.reason)
-        elif isinstance(info[0], int):
-            yield from _up_to(names, subject, info[0], info[1])
-        else:
-            for rule, was, result, why in info[0]:
-                yield rule, (subject if was == info[1] else was), result, why
-
-
-def _up_to(names: Sequence[str], subject: str, failed: int | None, why: str = ""
-           ) -> Iterator[tuple[str, str, str, str]]:
-    """One node's entries of a search: ``pass`` per rule, up to ``names[failed]``'s
-    ``fail`` (every rule passes when ``failed`` is None)."""
-    if failed is None:
-        for name in names:
-            yield name, subject, "pass", ""
-        return
-    for name in names[:failed]:
-        yield name, subject, "pass", ""
-    yield names[failed], subject, "fail", why
-
-
-def _trace_search(trace: Any, pod: Pod,
-                  rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-                  order: Sequence[NodeState], start: int, processed: int,
-                  failures: Mapping[str, Failure], fail_at: Mapping[str, int],
-                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]]) -> None:
-    """Record the search's trace as one deferred group of the node-by-node entries.
-
-    The entries (per node visited, each rule ``pass`` until the one that
-    fails) are exactly those of the node-by-node loop, in its order;
-    they are only built when the trace is read, so tracing a 5,000-node
-    search costs a few microseconds per node instead of an object per rule.
-    """
-    names = [name for _, _, name in rules]
-    n = len(order)
-    end = start + processed
-    nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
-    # Names only: a tuple of strings, which the collector stops tracking, is what
-    # the trace keeps until it is read.
-    visiting = tuple([node.name for node in nodes])
-    width = len(names)
-    # Every node visited makes ``width`` entries, except a failed one (up to the
-    # rule that failed it) and one with nominated pods (what it recorded).
-    count = width * processed
-    for k in fail_at.values():
-        count -= width - k - 1
-    if nom_entries:
-        # Nominated nodes may have been checked past the node where the search stopped.
-        visited = set(visiting)
-        for name, recorded in nom_entries.items():
-            if name in visited:
-                count += len(recorded) - width
-    key = pod.key
-
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node in visiting:
-            recorded = nom_entries.get(node)
-            if recorded is not None:
-                yield from recorded
-                continue
-            k = fail_at.get(node)
-            yield from _up_to(names, f"{key} on {node}", k,
-                              "" if k is None else failures[node].reason)
-
-    trace.defer(count, produce)

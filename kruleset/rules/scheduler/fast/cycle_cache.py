@@ -101,9 +101,9 @@ class CycleCache:
         changed = list(dict.fromkeys(log[entry.pos:]))
         return entry, changed
 
-    # The filter search's questions, asked on ``ctx.memo`` so that the search
-    # (node_selection) never imports this module: see the functions of the
-    # same names below.
+    # The questions the reference rules ask on ``ctx.memo`` (the filter
+    # search's, preemption's potential nodes and pick bounds), so that they never
+    # import this module: see the functions of the same names below.
     def filters_key(self, ctx: Any, pod: Pod) -> Hashable | None:
         """:func:`filters_key`."""
         return filters_key(ctx, pod)
@@ -134,6 +134,20 @@ class CycleCache:
                   ) -> tuple[dict[str, int], dict[str, int]] | None:
         """:func:`tally_for` on this cache."""
         return tally_for(self, failures)
+
+    def potential_from(self, failures: Mapping[str, Failure]) -> Sequence[NodeState] | None:
+        """:func:`potential_from` on this cache."""
+        return potential_from(self, failures)
+
+    def pick_bounds(self) -> dict[str, Any]:
+        """:func:`pick_bounds` on this cache."""
+        return pick_bounds(self)
+
+    @staticmethod
+    def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int
+                   ) -> tuple[int, ...] | None:
+        """:func:`pick_bound`."""
+        return pick_bound(bounds, node, shift)
 
     def caught_up(self, entry: _Entry) -> None:
         """The entry now reflects every change logged so far."""

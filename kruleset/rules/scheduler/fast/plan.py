@@ -1,4 +1,4 @@
-"""The preemption fast plan: can "does the pod fit without these pods?" be arithmetic?
+"""Victim selection as arithmetic: can "does the pod fit without these pods?" be sums?
 
 Victim selection asks whether the preemptor fits once some pods are gone,
 once with every potential victim removed and once per reprieve.  When the
@@ -9,20 +9,26 @@ no pod nominated to the node has required anti-affinity), that answer is
 integer arithmetic on the node's requested totals and a count of host-port
 conflicts; every other filter looks at the node only and runs once per node.
 :func:`fast_plan` says whether that holds for a pod in this cycle and what
-the arithmetic needs.  Victim selection
-(:mod:`kruleset.rules.scheduler.preemption.victims`), quota reclaim and the
-cycle cache use it; with the simulation's ``FastPaths.victims`` off they take the general path,
-which decides the same (tests compare the two).
+the arithmetic needs; :class:`NodeFit` is the arithmetic on one node and
+:func:`victims_by_arithmetic` DefaultPreemption's victim selection with it.
+The reference victim selection
+(:mod:`kruleset.rules.scheduler.preemption.victims`) and quota reclaim reach
+them through the dispatch point (the ``victims`` option of ``FastPaths``);
+the cycle cache and the quota arithmetic use them directly.  With
+``FastPaths.victims`` off the filters decide, the same (tests compare the two).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from kruleset.model.objects import Pod
+from kruleset.model.resources import Resources
+from kruleset.model.state import NodeState, PodState
+from kruleset.rules.engine import ActiveRuleSet
 
 from ..defaults import (
     FILTER_DYNAMIC_RESOURCES,
@@ -32,11 +38,20 @@ from ..defaults import (
     FILTER_POD_TOPOLOGY_SPREAD,
     NODE_ONLY_FILTERS,
 )
+from ..dispatch import GENERAL, fast_path
 from ..filters.interpodaffinity import STATE as INTERPOD_STATE
 from ..filters.podtopologyspread import STATE as SPREAD_STATE
-from ..node_selection import _ALL_RULES, OVERLAY, prepare_cycle
+from ..node_selection import _ALL_RULES, OVERLAY, nominated_pods, prepare_cycle
+from ..preemption.evaluator import reprieve
+from ..preemption.victims import (
+    NodeVictims,
+    PdbBudget,
+    _node_victims,
+    fast_importance_order,
+    split_by_pdb,
+)
 
-__all__ = ["FastPlan", "fast_plan"]
+__all__ = ["PORTS_MESSAGE", "FastPlan", "NodeFit", "fast_plan", "victims_by_arithmetic"]
 
 _NODE_ONLY = NODE_ONLY_FILTERS
 _PORTS = FILTER_NODE_PORTS
@@ -64,6 +79,7 @@ class FastPlan:
     prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
 
 
+@fast_path("victims", "victim_plan")
 def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     """The fast-path plan for ``pod``, or None when the general path must run.
 
@@ -108,3 +124,222 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
                     tuple(name for _, _, name in ctx.extra[_ALL_RULES]),
                     tuple(name for _, _, name in prepared))
+
+
+# --- victim selection as arithmetic ---------------------------------------------------------
+#
+# Victim selection asks "does the pod fit once these pods are gone?" once with
+# every potential victim removed and once per reprieve.  When the only enabled
+# filters whose answer depends on the node's pods are NodeResourcesFit and
+# NodePorts (the pod has no pod (anti-)affinity or required spreading, no pod
+# of the cluster has anti-affinity against it, and no pod nominated to the
+# node has required anti-affinity), that answer is integer arithmetic on the
+# node's requested totals and a count of host-port conflicts: no overlay, no
+# filter run.  Every other
+# filter looks at the node only, so it is evaluated once per node.  Anything
+# else (tracing, an overlay already in force, another filter, a failure
+# that needs its full Failure object) takes the general path.
+
+PORTS_MESSAGE = "node(s) didn't have free ports for the requested pod ports"
+
+
+def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapping[str, int],
+                ignored: frozenset[str]) -> str | None:
+    """NodeResourcesFit's first reason for ``used`` = [cpu, memory, ephemeral, pods], or None.
+
+    The checks and their order are ``filters_basic.insufficient_resources``'.
+    """
+    if used[3] + 1 > alloc.pods:
+        return "Too many pods"
+    if not (req.cpu or req.memory or req.ephemeral_storage or req.scalars):
+        return None
+    if req.cpu and req.cpu > alloc.cpu - used[0]:
+        return "Insufficient cpu"
+    if req.memory and req.memory > alloc.memory - used[1]:
+        return "Insufficient memory"
+    if req.ephemeral_storage and req.ephemeral_storage > alloc.ephemeral_storage - used[2]:
+        return "Insufficient ephemeral-storage"
+    for name, q in req.scalars:
+        if q == 0 or name in ignored or (
+                "/" in name and ignored and name.split("/", 1)[0] + "/*" in ignored):
+            continue
+        if q > alloc.get(name) - scalars.get(name, 0):
+            return f"Insufficient {name}"
+    return None
+
+
+class NodeFit:
+    """``run_filters_with_nominated(ctx, pod, node, removed=…)`` as arithmetic.
+
+    Holds the node's requested totals and host-port conflicts with some pods
+    taken away; :meth:`reason` is the first failure's reason the filters
+    would give (None: the pod fits).  Built by :meth:`start` only where the
+    :class:`FastPlan` says the filters' answer depends on nothing else.
+    """
+
+    __slots__ = ("used", "scalars", "copied", "conflicts", "wanted", "req", "alloc", "ignored",
+                 "checks", "nominated")
+
+    def __init__(self, pod: Pod, node: NodeState, plan: FastPlan) -> None:
+        tally = node.requested
+        self.used = [tally.cpu, tally.memory, tally.ephemeral_storage, tally.pods]
+        # Extended resources: the node's totals, copied on first change.
+        self.scalars: dict[str, int] = tally.scalars  # type: ignore[assignment]
+        self.copied = False
+        self.conflicts = 0
+        self.wanted = plan.ports
+        self.req = pod.requests
+        self.alloc = node.allocatable
+        self.ignored = plan.ignored
+        self.checks = plan.checks
+        self.nominated = False  # pods nominated to the node are counted
+
+    @classmethod
+    def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
+              removed: Sequence[PodState]) -> NodeFit | None:
+        """The node with ``removed`` gone, or None where the general path must judge."""
+        for fn, args in plan.node_only:
+            if fn(ctx, args, pod, node) is not None:
+                return None
+        # Pods nominated here with priority >= the pod's count as bound (upstream's
+        # first pass; the second, without them, cannot fail where the first passed:
+        # fewer pods never use more).  One with required anti-affinity could make
+        # InterPodAffinity fail: the general path decides then.
+        noms = nominated_pods(ctx, pod, node)
+        for nom in noms:
+            if nom.pod.pod_anti_affinity:
+                return None
+        fit = cls(pod, node, plan)
+        fit.nominated = bool(noms)
+        for ps in removed:
+            fit._change(ps.pod.requests, -1)
+        for nom in noms:
+            fit._change(nom.pod.requests, 1)
+        wanted = fit.wanted
+        if wanted:
+            # Host-port conflicts of the pods that stay (nominated ones included).
+            gone = {ps.key for ps in removed}
+            for ps in node.pods.values():
+                if ps.key not in gone and any(hp in wanted for hp in ps.pod.host_ports):
+                    fit.conflicts += 1
+            for nom in noms:
+                if any(hp in wanted for hp in nom.pod.host_ports):
+                    fit.conflicts += 1
+        return fit
+
+    def _change(self, r: Resources, sign: int) -> None:
+        used = self.used
+        used[0] += sign * r.cpu
+        used[1] += sign * r.memory
+        used[2] += sign * r.ephemeral_storage
+        used[3] += sign * r.pods
+        if r.scalars:
+            if not self.copied:
+                self.scalars, self.copied = dict(self.scalars), True
+            scalars = self.scalars
+            for k, v in r.scalars:
+                scalars[k] = scalars.get(k, 0) + sign * v
+
+    def _clash(self, ps: PodState) -> bool:
+        wanted = self.wanted
+        return bool(wanted) and any(hp in wanted for hp in ps.pod.host_ports)
+
+    def put_back(self, ps: PodState) -> None:
+        """``ps`` (taken away before) is on the node again."""
+        self._change(ps.pod.requests, 1)
+        self.conflicts += self._clash(ps)
+
+    def take_away(self, ps: PodState) -> None:
+        """``ps`` is gone from the node."""
+        self._change(ps.pod.requests, -1)
+        self.conflicts -= self._clash(ps)
+
+    def reason(self) -> str | None:
+        """The reason of the first filter that fails, or None."""
+        for c in self.checks:
+            if c == "fit":
+                r = _fit_reason(self.req, self.alloc, self.used, self.scalars, self.ignored)
+                if r is not None:
+                    return r
+            elif self.conflicts:
+                return PORTS_MESSAGE
+        return None
+
+
+@fast_path("victims")
+def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
+                          budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
+                          plan: FastPlan) -> NodeVictims | object | None:
+    """The reference :func:`~kruleset.rules.scheduler.preemption.victims.select_or_defer`'s
+    answer by arithmetic; ``None`` when the node is no candidate (the pod does not fit
+    with every potential victim gone); ``GENERAL`` where the filters must decide."""
+    fit = NodeFit.start(ctx, pod, node, plan, potential)
+    if fit is None:
+        return GENERAL
+    trace = ctx.trace
+    if fit.reason() is not None:
+        # Not a candidate; the general path builds the exact failure if asked
+        # (at once when tracing, so its filter runs are recorded in order).
+        return GENERAL if trace is not None else None
+    # With tracing: per filter run, how many pods were away, the rule that failed, why.
+    runs: list[tuple[int, str | None, str | None]] | None = None
+    away = len(potential)
+    if trace is not None:
+        runs = [(away, None, None)]
+
+    def back(ps: PodState) -> str | None:
+        nonlocal away
+        fit.put_back(ps)
+        why_not = fit.reason()
+        if runs is not None:
+            runs.append((away - 1, None if why_not is None else
+                         _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+        if why_not is None:
+            away -= 1
+        return why_not
+
+    ordered = fast_importance_order(ctx, potential, order)
+    violating, fine = split_by_pdb(ordered, budgets)
+    found = _node_victims(ctx, node, order, violating, fine,
+                          reprieve(violating, fine, back, fit.take_away))
+    if runs is not None:
+        _trace_runs(trace, f"{pod.key} on {node.name}", plan, fit.nominated, runs)
+    return found
+
+
+def _trace_runs(trace: Any, subject: str, plan: FastPlan, nominated: bool,
+                runs: Sequence[tuple[int, str | None, str | None]]) -> None:
+    """Record the filter runs the general path makes, as one deferred group.
+
+    Per check, upstream's two passes: with pods nominated to the node, a run
+    of every enabled filter with them added (its failure stands), then,
+    when it passed, one without them; a run with pods away uses every enabled
+    filter, one with none away only those PreFilter kept.  Each run records
+    ``pass`` per filter up to the one that fails.
+    """
+    every, kept = plan.all_names, plan.prepared_names
+    plan_of: list[tuple[tuple[str, ...], str | None, str | None]] = []
+    for away, failed, why in runs:
+        names = every if away else kept
+        if nominated:
+            plan_of.append((every, failed, why))
+            if failed is None:
+                plan_of.append((names, None, None))
+        else:
+            plan_of.append((names, failed, why))
+    count = sum(len(names) if failed is None else names.index(failed) + 1
+                for names, failed, _ in plan_of)
+
+    def produce() -> Iterator[tuple[str, str, str, str]]:
+        for names, failed, why in plan_of:
+            for name in names:
+                if name == failed:
+                    yield name, subject, "fail", why or ""
+                    break
+                yield name, subject, "pass", ""
+
+    trace.defer(count, produce)
+
+
+# CapacityScheduling's reference victim selection counts with it too.
+fast_path("victims", "node_fit")(NodeFit.start)

@@ -19,8 +19,9 @@ from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
+from ..dispatch import register_batch_filter
 from ..framework import FILTERS, PREFILTER, PREFILTER_NODES
-from ..node_selection import OVERLAY, overlay_for, register_batch_filter, register_prepare
+from ..node_selection import OVERLAY, overlay_for, register_prepare
 
 __all__ = [
     "find_untolerated_taint",
@@ -277,7 +278,7 @@ def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    detail={"reasons": reasons, "short": short})
 
 
-# --- batch forms (see node_selection.register_batch_filter) --------------------------------
+# --- batch forms (see dispatch.register_batch_filter) --------------------------------
 
 @register_batch_filter(_node_resources_fit)
 def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,

@@ -1,8 +1,10 @@
 """Scheduler preemption: the DefaultPreemption PostFilter (seed 002, seed 003 §11.4-§11.7).
 
 When no node fits a pod, ``scheduler.postfilter.DefaultPreemption`` decides
-whether evicting lower-priority pods would make room, as upstream's
-``Evaluator.Preempt`` (pkg/scheduler/framework/preemption) does:
+whether evicting lower-priority pods would make room.  The steps are the
+shared evaluator's (:mod:`kruleset.rules.scheduler.preemption.evaluator`,
+upstream's ``Evaluator.Preempt`` in pkg/scheduler/framework/preemption);
+:class:`DefaultPreemption` gives DefaultPreemption's answers:
 
 1. **eligibility** (predicate rule set ``scheduler.preemption.eligibility``):
    preemptionPolicy Never never preempts; a pod nominated to a node where
@@ -47,7 +49,7 @@ from typing import Any
 import attrs
 
 from kruleset.errors import ScenarioError
-from kruleset.model.objects import NEVER, Pod
+from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from kruleset.rules.profile import Profile
@@ -56,14 +58,20 @@ from kruleset.rules.registry import define_ruleset, rule
 from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
-from ..fast import cycle_cache
-from ..fast.plan import fast_plan
+from ..dispatch import chosen
+from .evaluator import (
+    DryRun,
+    Visits,
+    lower_nominated,
+    never_preempts,
+    nominated_node_to_check,
+    potential_nodes,
+)
+from .evaluator import preempt as evaluate
 from .pick import (
     PICK,
-    PRIORITY_SHIFT,
     decide,
     is_default,
-    pick_candidate,
     trace_not_chosen,
 )
 from .postfilter import (
@@ -75,7 +83,6 @@ from .postfilter import (
     run_postfilter,
 )
 from .victims import (
-    NO_VICTIMS_FAILURE,
     VICTIMS,
     NodeVictims,
     PdbBudget,
@@ -83,6 +90,7 @@ from .victims import (
     pdb_budgets,
     select_or_defer,
     select_victims_on_node,
+    victim_plan,
 )
 
 __all__ = [
@@ -123,13 +131,10 @@ def terminating_by_preemption(ps: PodState) -> bool:
     return ps.terminating and ps.conditions.get("DisruptionTarget") == _PREEMPTION_BY_SCHEDULER
 
 
-@rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
-      doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
-      source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go PodEligibleToPreemptOthers")
-def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    if ps.pod.effective_preemption_policy == NEVER:
-        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
-    return None
+rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
+     doc="A pod with preemptionPolicy Never never preempts (it still queues by priority).",
+     source="seed 002 §1-§2; seed 003 §11.2; default_preemption.go "
+            "PodEligibleToPreemptOthers")(never_preempts)
 
 
 @rule(ELIGIBILITY, "scheduler.preemption.eligibility.nominated-node-terminating",
@@ -138,15 +143,7 @@ def _policy(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> F
       source="seed 002 §2; seed 003 §11.4-§11.5; default_preemption.go "
              "PodEligibleToPreemptOthers, podTerminatingByPreemption")
 def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
-    name = ps.nominated
-    if not name:
-        return None
-    status = fit.failures.get(name)
-    # A node without a status has the absent status, UnschedulableAndUnresolvable
-    # (current upstream; seed 002's older code treated it as not eligible).
-    if status is None or status.code == UNRESOLVABLE:
-        return None
-    node = ctx.state.nodes.get(name)
+    node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
     prio = ps.pod.effective_priority
@@ -157,22 +154,7 @@ def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -
     return None
 
 
-# --- potential nodes and sampling -------------------------------------------------------------
-
-def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
-    """Nodes whose filter status is exactly Unschedulable, in the scheduler's node order.
-
-    Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
-    nodes and nodes without a status (absent status: U&U) are never tried.
-    """
-    failures = fit.failures
-    out = []
-    for node in state.node_order():
-        f = failures.get(node.name)
-        if f is not None and f.code == UNSCHEDULABLE:
-            out.append(node)
-    return out
-
+# --- sampling -------------------------------------------------------------
 
 def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
     """Upstream ``calculateNumCandidates``: ``clamp(n * pct // 100, >= absolute, <= n)``."""
@@ -200,27 +182,6 @@ def validate_args(args: Mapping[str, Any]) -> str | None:
 
 # --- dry run ------------------------------------------------------------------------------------
 
-# Traced, from the cache: the judgement log, the kept prefix's places in it
-# (a list only ever appended to) and how many of them this dry run read, the
-# places of the nodes visited after them, and where the candidates are among those.
-Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
-
-
-@attrs.frozen(slots=True)
-class DryRun:
-    """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
-
-    candidates: tuple[Candidate, ...]
-    statuses: Mapping[str, Failure]
-    visited: int
-    num_candidates: int
-    # The candidates' default pick keys by node, kept across cycles (or None).
-    keys: dict[str, tuple[int, ...]] | None = None
-    # Traced, from the cache: the kept judgements (a log shared across cycles), which
-    # of them the visited nodes had, in order, and the candidates' places among those.
-    visits: Visits | None = None
-
-
 def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
             offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
             statuses: Mapping[str, Failure] | None = None) -> DryRun:
@@ -232,199 +193,66 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
     candidates together, so it looks past ``wanted`` nodes while only
     violating candidates were found.  ``statuses`` are the nodes' failures in
     the cycle that failed.
+
+    This loop is the reference; with the cycle cache option on, the
+    ``dry_run`` fast path (:mod:`~kruleset.rules.scheduler.fast.dry_run`)
+    answers instead, from judgements kept across cycles.
     """
+    fast = chosen(ctx, "dry_run")
+    if fast is not None:
+        run: DryRun = fast(ctx, pod, nodes, budgets, offset, wanted,
+                           may_be_victim=may_be_victim, statuses=statuses)
+        return run
     n = len(nodes)
     non_violating: list[Candidate] = []
     violating: list[Candidate] = []
-    failed: dict[str, Failure | None] = {}
+    failed: dict[str, Failure] = {}
     order = ctx.profile.active(VICTIMS.name)
-    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    kept: dict[str, Any] | None = None
-    keys: dict[str, tuple[int, ...]] | None = None
-    if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
-        key = cycle_cache.victims_key(ctx, pod, budgets)
-        if key is not None:
-            kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
-    # Otherwise, in a simulation, a node without a lower-priority pod is told
-    # apart by the least priority there (kept per node until it is touched).
-    bounds: dict[str, Any] | None = None
-    if (kept is None and may_be_victim is None and isinstance(ctx, ScheduleContext)
-            and ctx.memo is not None):
-        bounds = cycle_cache.pick_bounds(ctx.memo)
-    prio = pod.effective_priority
+    plan = victim_plan(ctx, pod, traced=True)  # once for every node of the dry run
     visited = 0
-    trace = ctx.trace
-    # Traced from the cache: judgements are kept in a log and nodes hold their
-    # place in it; the trace keeps plain numbers (which the collector does not
-    # track) for each preemptor's visits, not thousands of references.
-    replays: list[int] | None = None
-    lead: list[int] = []  # the places of the prefix's nodes (see below)
-    lead_size = 0
-    log: list[tuple[Any, ...]] = []
-    chosen: tuple[list[int], list[int]] = ([], [])
-    if trace is not None and kept is not None:
-        replays = []
-        log = cycle_cache.judgement_log(ctx.memo, key)
-    replayed = 0
-    # From the cache, walking from the first node: the leading nodes that were no
-    # candidate last time and did not change are copied, not looked up one by one.
-    prefix: cycle_cache.Prefix | None = None
-    pending = False
-    first = 0
-    if kept is not None and offset == 0:
-        prefix = cycle_cache.prefix_for(ctx.memo, key, nodes)
-        first = visited = len(prefix.failed)
-        failed = dict(prefix.failed)
-        pending = prefix.pending
-        if replays is not None:
-            # The prefix's places are read from its list (only ever appended to).
-            lead, lead_size = prefix.replays, len(prefix.replays)
-            replayed = prefix.replayed
-    leading = prefix is not None  # still in the run of failing nodes from the first
-    for i in range(first, n):
+    for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        if replays is not None:
-            assert kept is not None
-            at = kept.get(node.name)
-            if at is None:
-                at = kept[node.name] = len(log)
-                log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
-            else:
-                ctx.memo.hits += 1
-            seen = log[at]
-            replays.append(at)
-            replayed += seen[2]
-            got = seen[0]
-        elif kept is not None:
-            got = kept.get(node.name, _MISSING)
-            if got is _MISSING:
-                got = kept[node.name] = _judge(ctx, pod, node, budgets, may_be_victim, order,
-                                               plan)
-            else:
-                ctx.memo.hits += 1
-        else:
-            if bounds is not None:
-                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-                if least is None or least[1] >= prio:
-                    failed[node.name] = NO_VICTIMS_FAILURE
-                    continue
-            got = _judge(ctx, pod, node, budgets, may_be_victim, order, plan)
-        if got is None or isinstance(got, Failure):
+        got = judge(ctx, pod, node, budgets, may_be_victim, order, plan, defer=False)
+        if isinstance(got, Failure):
             failed[node.name] = got
-            if got is None:
-                pending = True
-            if leading:
-                assert prefix is not None
-                prefix.failed[node.name] = got
-                prefix.pending = pending
-                if replays is not None:
-                    prefix.replays.append(replays[-1])
-                    prefix.replayed = replayed
             continue
-        leading = False
-        c = got
-        if c.num_pdb_violations == 0:
+        assert got is not None
+        if got.num_pdb_violations == 0:
             if len(non_violating) < wanted:
-                non_violating.append(c)
-                if replays is not None:
-                    chosen[0].append(len(replays) - 1)
+                non_violating.append(got)
         elif len(violating) < wanted:
-            violating.append(c)
-            if replays is not None:
-                chosen[1].append(len(replays) - 1)
+            violating.append(got)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
-    visits = None
-    if replays is not None:
-        # One record for both what the nodes recorded and the dry run's trace entries.
-        visits = (log, lead, lead_size, tuple(replays), tuple(chosen[0] + chosen[1]))
-        cycle_cache.replay_all(trace, pod.key, log, (lead, lead_size, visits[3]), replayed)
-    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed, pending)
-    if ctx.trace is not None or not (non_violating or violating):
-        statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
+    return DryRun(tuple(non_violating + violating), failed, visited, wanted)
 
 
-class _Statuses(Mapping[str, Failure]):
-    """The dry run's failed nodes, in visiting order, with their failures.
-
-    A node the fast path found to be no candidate has its exact failure (the
-    general path's) built only when the statuses are first read; read them
-    before the cluster changes.
-    """
-
-    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
-                 may_be_victim: VictimPredicate | None, order: Any,
-                 failed: dict[str, Failure | None], pending: bool) -> None:
-        self._args = (ctx, pod, budgets, may_be_victim, order)
-        self._failed = failed
-        self._pending = pending  # some failure is None (built on first read)
-
-    def resolve(self) -> dict[str, Failure | None]:
-        """Build every deferred failure; the complete mapping."""
-        if self._pending:
-            ctx, pod, budgets, may_be_victim, order = self._args
-            state = ctx.state
-            for name, f in self._failed.items():
-                if f is None:
-                    got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
-                                                 may_be_victim=may_be_victim, order=order,
-                                                 plan=None)
-                    assert isinstance(got, Failure), "a deferred node must stay no candidate"
-                    self._failed[name] = got
-            self._pending = False
-        return self._failed
-
-    def __getitem__(self, name: str) -> Failure:
-        f = self.resolve()[name]
-        assert f is not None
-        return f
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._failed)
-
-    def __len__(self) -> int:
-        return len(self._failed)
-
-
-def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
-    """The dry run's statuses with every deferred failure built."""
-    statuses = run.statuses
-    return statuses.resolve() if isinstance(statuses, _Statuses) else dict(statuses)
-
-
-_MISSING: Any = object()
-
-
-def _judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-           may_be_victim: VictimPredicate | None, order: Any, plan: Any
-           ) -> Candidate | Failure | None:
-    """One node of the dry run: a candidate, its failure, or None (no candidate, the
-    exact failure left for later)."""
-    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                            order=order, plan=plan)
+def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+          may_be_victim: VictimPredicate | None, order: Any, plan: Any, *, defer: bool = True
+          ) -> Candidate | Failure | None:
+    """One node of the dry run: a candidate or its failure; with ``defer``, None for a
+    node the fast path knows is no candidate (the exact failure left for later)."""
+    select = select_or_defer if defer else select_victims_on_node
+    found = select(ctx, pod, node, budgets, may_be_victim=may_be_victim,
+                   order=order, plan=plan)
     if found is None or isinstance(found, Failure):
         return found
     if not found.victims:
         return Failure(f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
-    return _candidate(found)
+    return candidate(found)
 
 
-def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-                  order: Any, plan: Any) -> tuple[Any, ...]:
-    """:func:`_judge` with tracing, kept with what it recorded for the next pod of the
-    shape: (result, entries, their number, the subject they name the pod by, node)."""
-    recorder = cycle_cache.Recorder(ctx.trace.now)
-    saved, ctx.trace = ctx.trace, recorder
-    try:
-        result = _judge(ctx, pod, node, budgets, None, order, plan)
-    finally:
-        ctx.trace = saved
-    return result, recorder.items, recorder.count, f"{pod.key} on {node.name}", node.name
+def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
+    """The dry run's statuses with every deferred failure built (the fast dry run defers
+    the exact failure of a node the arithmetic found to be no candidate)."""
+    statuses = run.statuses
+    resolve = getattr(statuses, "resolve", None)
+    return resolve() if resolve is not None else dict(statuses)
 
 
-def _candidate(found: NodeVictims) -> Candidate:
+def candidate(found: NodeVictims) -> Candidate:
+    """The dry run's candidate for what victim selection found on a node."""
     return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
                      {"violating": found.violating, "why": found.why})
 
@@ -457,49 +285,56 @@ def preempt(ctx: ScheduleContext, ps: PodState, fit: FitError,
     error = validate_args(args)
     if error is not None:
         raise ScenarioError(f"DefaultPreemption args: {error}")
-    pod = ps.pod
-    trace = ctx.trace
-    state = ctx.state
-    refusal = ctx.profile.active(eligibility).first_failure(ctx, ps, fit, subject=ps.key)
-    if refusal is not None:
-        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {refusal.reason}"
-        return None
-    nodes = cycle_cache.potential_from(ctx.memo, fit.failures) or potential_nodes(state, fit)
-    wanted = num_candidates(len(nodes), int(args.get("minCandidateNodesPercentage", 10)),
-                            int(args.get("minCandidateNodesAbsolute", 100)))
-    run = dry_run(ctx, pod, nodes, pdb_budgets(state, ctx.now), 0, wanted,
-                  may_be_victim=may_be_victim, statuses=fit.failures)
-    if trace is not None:
-        _trace_dry_run(trace, ps, nodes, run)
-    if not run.candidates:
+    return evaluate(ctx, DefaultPreemption(args, plugin, may_be_victim, eligibility), ps, fit)
+
+
+@attrs.frozen(slots=True)
+class DefaultPreemption:
+    """DefaultPreemption's answers to the evaluator (upstream ``defaultpreemption`` Interface)."""
+
+    args: Mapping[str, Any]
+    plugin: str = PLUGIN
+    may_be_victim: VictimPredicate | None = None
+    eligibility: str = ELIGIBILITY.name
+
+    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+        """The eligibility rule set's first refusal, prefixed ``preemption: ``."""
+        refusal = ctx.profile.active(self.eligibility).first_failure(ctx, ps, fit, subject=ps.key)
+        return None if refusal is None else f"preemption: {refusal.reason}"
+
+    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+        """The nodes with an Unschedulable status (kept by the cycle cache when it has them)."""
+        memo = ctx.memo
+        kept = memo.potential_from(fit.failures) if memo is not None else None
+        return kept or potential_nodes(ctx.state, fit)
+
+    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+        """From the first node (upstream: a random offset), ``calculateNumCandidates``."""
+        args = self.args
+        return 0, num_candidates(num_nodes, int(args.get("minCandidateNodesPercentage", 10)),
+                                 int(args.get("minCandidateNodesAbsolute", 100)))
+
+    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
+                offset: int, wanted: int) -> DryRun:
+        """:func:`dry_run` over the PDBs' current status; traced as one group."""
+        run = dry_run(ctx, ps.pod, nodes, pdb_budgets(ctx.state, ctx.now), offset, wanted,
+                      may_be_victim=self.may_be_victim, statuses=fit.failures)
+        if ctx.trace is not None:
+            _trace_dry_run(ctx.trace, ps, nodes, run)
+        return run
+
+    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+        """``preemption: 0/N nodes are available: …``, nodes not dry-run as not helpful."""
+        state = ctx.state
         found = _resolved(run)
-        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, plugin)
+        unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, self.plugin)
         statuses = {name: found.get(name) or unhelpful for name in state.nodes}
-        message = f"preemption: {fit_message(len(state.nodes), statuses)}"
-        if trace is not None:
-            trace.add(plugin, ps.key, "no candidate", message)
-        return PostFilterResult("", message=message, plugin=plugin)
-    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
-    assert best is not None
-    clear = lower_nominated(state, ps, best.node)
-    if trace is not None:
-        _trace_choice(ctx, trace, ps, best, run.candidates, decided, clear, run.keys)
-    return PostFilterResult(best.node, best.victims, "", run.candidates, decided, plugin, clear)
+        return f"preemption: {fit_message(len(state.nodes), statuses)}"
 
-
-def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
-    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
-    prio = ps.pod.effective_priority
-    at = state.nominations.get(node)
-    if not at:
-        return ()
-    return tuple(sorted((o for o in at.values()
-                         if o is not ps and o.node is None and not o.gone
-                         and o.pod.effective_priority < prio), key=_seq))
-
-
-def _seq(ps: PodState) -> int:
-    return ps.seq
+    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+                     decided: str, clear: Sequence[PodState]) -> None:
+        """The pick, each other candidate, the victims and reprieved pods."""
+        _trace_choice(ctx, ctx.trace, ps, best, run.candidates, decided, clear, run.keys)
 
 
 # --- explanations ------------------------------------------------------------------------

@@ -1,0 +1,255 @@
+"""One preemption evaluator for every PostFilter that preempts (upstream's ``Evaluator``).
+
+Upstream (``pkg/scheduler/framework/preemption/preemption.go``) runs the same
+steps for every plugin that preempts, ``Evaluator.Preempt``, and lets the
+plugin answer the questions that differ through ``preemption.Interface``.
+DefaultPreemption (:mod:`~kruleset.rules.scheduler.preemption.defaultpreemption`)
+and scheduler-plugins' CapacityScheduling
+(:mod:`~kruleset.rules.quota.capacity_scheduling`) are two such plugins here:
+
+1. **eligibility** — :meth:`Preemptor.eligible` (``PodEligibleToPreemptOthers``);
+   a refusal leaves its message and keeps any nomination;
+2. **potential nodes** — :meth:`Preemptor.potential_nodes`
+   (``nodesWherePreemptionMightHelp``: the nodes whose status is exactly
+   Unschedulable, :func:`potential_nodes`);
+3. **how many candidates** — :meth:`Preemptor.offset_and_num_candidates`
+   (``GetOffsetAndNumCandidates``);
+4. **dry run** — :meth:`Preemptor.dry_run` (``DryRunPreemption``, each node
+   through the plugin's ``SelectVictimsOnNode``): the candidates in a
+   :class:`DryRun`;
+5. **no candidate** — :meth:`Preemptor.no_candidate_message`: the result
+   nominates ``""`` (clearing an old nomination) with that message;
+6. **pick** — :func:`~kruleset.rules.scheduler.preemption.pick.pick_candidate`
+   with the pick rule set (``SelectCandidate`` and ``OrderedScoreFuncs``; neither
+   plugin brings its own), then the lower-priority pods nominated to the
+   chosen node lose their nomination (``prepareCandidate``).
+
+What else both plugins share is here too: the eligibility checks each
+plugin's ``PodEligibleToPreemptOthers`` starts from (:func:`never_preempts`,
+:func:`nominated_node_to_check`) and the reprieve loop of their
+``SelectVictimsOnNode`` (:func:`reprieve`).  The dry-run loops stay with each
+plugin: DefaultPreemption samples nodes and keeps judgements across cycles
+(:mod:`~kruleset.rules.scheduler.fast.dry_run`), CapacityScheduling judges
+every node under its quota rules, each with its own trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+from kruleset.model.objects import NEVER
+from kruleset.model.state import ClusterState, NodeState, PodState
+
+from ...engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from ..framework import FitError
+from .pick import pick_candidate
+from .postfilter import POSTFILTER_MESSAGE, Candidate, PostFilterResult
+
+__all__ = [
+    "DryRun",
+    "Preemptor",
+    "Reprieve",
+    "lower_nominated",
+    "never_preempts",
+    "nominated_node_to_check",
+    "potential_nodes",
+    "preempt",
+    "reprieve",
+]
+
+
+# Traced, from the cache: the judgement log, the kept prefix's places in it
+# (a list only ever appended to) and how many of them this dry run read, the
+# places of the nodes visited after them, and where the candidates are among those.
+Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
+
+
+@attrs.frozen(slots=True)
+class DryRun:
+    """What the dry run found: candidates (non-violating first) and the other nodes' statuses."""
+
+    candidates: tuple[Candidate, ...]
+    statuses: Mapping[str, Failure]
+    visited: int
+    num_candidates: int
+    # The candidates' default pick keys by node, kept across cycles (or None).
+    keys: dict[str, tuple[int, ...]] | None = None
+    # Traced, from the cache: the kept judgements (a log shared across cycles), which
+    # of them the visited nodes had, in order, and the candidates' places among those.
+    visits: Visits | None = None
+
+
+class Preemptor(Protocol):
+    """What a preempting plugin answers for the evaluator (upstream ``preemption.Interface``)."""
+
+    @property
+    def plugin(self) -> str:
+        """The PostFilter rule's name (the result's ``plugin``, its trace entries' rule)."""
+
+    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+        """``PodEligibleToPreemptOthers``: None, or the message a refusal leaves."""
+
+    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+        """The nodes preemption might help, in the scheduler's node order."""
+
+    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+        """``GetOffsetAndNumCandidates``: where the dry run starts, how many it wants."""
+
+    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
+                offset: int, wanted: int) -> DryRun:
+        """``DryRunPreemption`` with the plugin's ``SelectVictimsOnNode`` (and its trace)."""
+
+    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+        """The result's message when no node can be helped."""
+
+    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+                     decided: str, clear: Sequence[PodState]) -> None:
+        """Record the pick and the chosen node's victims (tracing on)."""
+
+
+def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
+            ) -> PostFilterResult | None:
+    """Upstream ``Evaluator.Preempt`` for ``ps`` after its cycle failed with ``fit``.
+
+    ``None`` when the pod may not preempt now (its nomination stays; the reason
+    is left in ``ctx.extra[POSTFILTER_MESSAGE]``).  Otherwise a
+    :class:`PostFilterResult`: ``nominated_node == ""`` with the plugin's
+    message when no node can be helped, else the chosen node, its victims, the
+    candidates and the criterion that decided between them.
+    """
+    refusal = preemptor.eligible(ctx, ps, fit)
+    if refusal is not None:
+        ctx.extra[POSTFILTER_MESSAGE] = refusal
+        return None
+    nodes = preemptor.potential_nodes(ctx, fit)
+    offset, wanted = preemptor.offset_and_num_candidates(ctx, len(nodes))
+    run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+    trace = ctx.trace
+    if not run.candidates:
+        message = preemptor.no_candidate_message(ctx, run)
+        if trace is not None:
+            trace.add(preemptor.plugin, ps.key, "no candidate", message)
+        return PostFilterResult("", message=message, plugin=preemptor.plugin)
+    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
+    assert best is not None
+    clear = lower_nominated(ctx.state, ps, best.node)
+    if trace is not None:
+        preemptor.trace_choice(ctx, ps, best, run, decided, clear)
+    return PostFilterResult(best.node, best.victims, "", run.candidates, decided,
+                            preemptor.plugin, clear)
+
+
+def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
+    """Nodes whose filter status is exactly Unschedulable, in the scheduler's node order.
+
+    Upstream ``NodesForStatusCode(Unschedulable)``: UnschedulableAndUnresolvable
+    nodes and nodes without a status (absent status: U&U) are never tried.
+    """
+    failures = fit.failures
+    out = []
+    for node in state.node_order():
+        f = failures.get(node.name)
+        if f is not None and f.code == UNSCHEDULABLE:
+            out.append(node)
+    return out
+
+
+def lower_nominated(state: ClusterState, ps: PodState, node: str) -> tuple[PodState, ...]:
+    """Upstream ``getLowerPriorityNominatedPods``: strictly lower priority, nominated there."""
+    prio = ps.pod.effective_priority
+    at = state.nominations.get(node)
+    if not at:
+        return ()
+    return tuple(sorted((o for o in at.values()
+                         if o is not ps and o.node is None and not o.gone
+                         and o.pod.effective_priority < prio), key=_seq))
+
+
+def _seq(ps: PodState) -> int:
+    return ps.seq
+
+
+# --- eligibility: what every plugin's PodEligibleToPreemptOthers starts from ----------------
+
+def never_preempts(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError
+                   ) -> Failure | None:
+    """A pod with preemptionPolicy Never never preempts (an eligibility rule of each plugin)."""
+    if ps.pod.effective_preemption_policy == NEVER:
+        return Failure("not eligible due to preemptionPolicy=Never.", UNSCHEDULABLE)
+    return None
+
+
+def nominated_node_to_check(ctx: Any, ps: PodState, fit: FitError) -> NodeState | None:
+    """The node a nominated pod's terminating victims are looked for on, or None.
+
+    None when the pod is not nominated, when that node is gone, or when its
+    status in the failed cycle is UnschedulableAndUnresolvable — upstream's
+    ``NodeToStatus`` gives a node without a status that absent status too
+    (seed 002's older code treated it as not eligible) — so preemption may
+    run again.
+    """
+    name = ps.nominated
+    if not name:
+        return None
+    status = fit.failures.get(name)
+    if status is None or status.code == UNRESOLVABLE:
+        return None
+    node: NodeState | None = ctx.state.nodes.get(name)
+    return node
+
+
+# --- the reprieve loop of SelectVictimsOnNode ----------------------------------------------------
+
+@attrs.frozen(slots=True)
+class Reprieve:
+    """The end of the reprieve loop: who goes, who stays, why, and the PDB violations."""
+
+    victims: list[PodState]
+    reprieved: list[PodState]
+    why: dict[str, str]
+    num_pdb_violations: int
+
+
+def reprieve(violating: Sequence[PodState], fine: Sequence[PodState],
+             back: Callable[[PodState], str | None], away: Callable[[PodState], None],
+             veto: Callable[[PodState, str | None], str | Failure | None] | None = None
+             ) -> Reprieve | Failure:
+    """Put the potential victims back one at a time; those the pod cannot do without go.
+
+    The PDB-violating pods first, then the others, each group most important
+    first (upstream's ``reprieveVictim`` loops).  ``back(ps)`` puts ``ps``
+    back on the node and says why the pod no longer fits (None: it fits);
+    ``away(ps)`` takes it off again.  A pod that makes the pod not fit is a
+    victim, a PDB violation if it is in ``violating``.  ``veto(ps, why)``
+    (CapacityScheduling's quota checks) then may name a reason for a pod the
+    fit kept to go all the same (not counted as a violation), or stop the
+    node with a :class:`Failure`.
+    """
+    victims: list[PodState] = []
+    reprieved: list[PodState] = []
+    why: dict[str, str] = {}
+    num_violations = 0
+    for group, counts in ((violating, True), (fine, False)):
+        for ps in group:
+            why_not = back(ps)
+            if why_not is not None:
+                away(ps)
+                victims.append(ps)
+                why[ps.key] = why_not
+                if counts:
+                    num_violations += 1
+            if veto is not None:
+                vetoed = veto(ps, why_not)
+                if isinstance(vetoed, Failure):
+                    return vetoed
+                if vetoed is not None:
+                    away(ps)
+                    victims.append(ps)
+                    why[ps.key] = vetoed
+                    continue
+            if why_not is None:
+                reprieved.append(ps)
+    return Reprieve(victims, reprieved, why, num_violations)
