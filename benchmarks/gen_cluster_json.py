@@ -97,7 +97,7 @@ def node(i: int, rng: random.Random) -> dict[str, Any]:
 
 
 def pod(i: int, nodes: int, rng: random.Random, apps: int = 1500) -> dict[str, Any]:
-    """One running pod of a Deployment (one of ``apps``), as ``kubectl get pod -o json`` prints it."""
+    """One running pod of a Deployment (one of ``apps``) as ``kubectl get pod -o json`` shows it."""
     app = f"app-{i % apps:04d}"
     ns = f"team-{i % 40:02d}"
     rs = f"{app}-{(i % apps) * 7919 % 10**10:010x}"[:len(app) + 11]

@@ -31,6 +31,7 @@ from ..rules.kubelet.eviction.manager import (
     eviction_pass,
     idle_pass,
     manager_state,
+    quiet_pass,
 )
 from ..rules.kubelet.eviction.signals import (
     clear_dirty,
@@ -87,8 +88,12 @@ class KubeletController:
                                    profile=sim.profile, trace=sim.trace)
             if result is None:
                 clear_dirty(node)
-                result = eviction_pass(sim.state, node, config, sim.now,
-                                       profile=sim.profile, trace=sim.trace)
+                # A node with nothing met, timing or held (every node's first
+                # pass, at 0s): the pass is computed without its steps when
+                # it is certain to decide nothing.
+                result = quiet_pass(sim.state, node, config, sim.now, profile=sim.profile,
+                                    trace=sim.trace) or eviction_pass(
+                    sim.state, node, config, sim.now, profile=sim.profile, trace=sim.trace)
             if apply_conditions(sim, node, result):
                 changed = True
             if _apply_evictions(sim, result):

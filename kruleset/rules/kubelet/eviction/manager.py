@@ -68,6 +68,7 @@ __all__ = [
     "idle_pass",
     "kind_of",
     "manager_state",
+    "quiet_pass",
 ]
 
 EVICTION_REASON = "Evicted"
@@ -196,6 +197,21 @@ class PassResult:
     notes: tuple[str, ...] = ()
 
 
+_SIGNALS: dict[int, tuple[tuple[EvictionThreshold, ...], frozenset[str]]] = {}
+
+
+def _signals(thresholds: tuple[EvictionThreshold, ...]) -> frozenset[str]:
+    """The signals ``thresholds`` read, kept per tuple (nodes of one configuration share it)."""
+    got = _SIGNALS.get(id(thresholds))
+    if got is not None and got[0] is thresholds:
+        return got[1]
+    if len(_SIGNALS) > 256:
+        _SIGNALS.clear()
+    out = frozenset(t.signal for t in thresholds)
+    _SIGNALS[id(thresholds)] = (thresholds, out)
+    return out
+
+
 class _Pass:
     """The data the pipeline steps of one pass share."""
 
@@ -215,7 +231,7 @@ class _Pass:
         assert self.st.layout is not None
         self.layout: Layout = self.st.layout
         self.thresholds = self.st.thresholds
-        self.signals = frozenset(t.signal for t in self.thresholds)
+        self.signals = _signals(self.thresholds)
         self.obs: dict[str, tuple[int, int]] = {}
         self.met: list[EvictionThreshold] = []
         self.due: list[EvictionThreshold] = []
@@ -534,6 +550,51 @@ def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: 
             trace.add(step, name, "continue")
         trace.add("kubelet.eviction.pass.local-storage", name, "stop", "no threshold due")
     return PassResult(node.name, now, tuple(conditions))
+
+
+def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+               profile: Profile, trace: Trace | None = None) -> PassResult | None:
+    """The pass :func:`eviction_pass` would run now on a node with nothing to remember, cheaply.
+
+    None unless it is certain to decide nothing: no trace is kept, the
+    profile runs the default steps, the manager remembers nothing of the
+    node (no threshold met, timing or held: its first pass, typically, at
+    time 0 on every node of a large cluster), no threshold is met by what is
+    observed now, and no active pod could break a local-storage limit (none
+    has an emptyDir or an ephemeral-storage limit).  Then the steps would
+    only record the observations' time and end at local-storage with "no
+    threshold due"; that is done here without running them, and the node
+    is marked idle as :func:`eviction_pass` marks it.
+    """
+    if trace is not None:
+        return None
+    st = manager_state(node)
+    if st.thresholds_met or st.first_observed or st.last_observed:
+        return None
+    active = profile.active(PASS.name)
+    if not _default_steps(active):
+        return None
+    for ps in node.pods.values():
+        pod = ps.pod
+        if (pod.emptydirs or pod.limits.ephemeral_storage) and not ps.terminating:
+            return None
+    if st.config is not config:
+        st.config = config
+        st.thresholds = effective_thresholds(config)
+        st.layout = Layout(config.filesystems, node)
+    assert st.layout is not None
+    obs = observe(node, st.layout, _signals(st.thresholds))
+    if thresholds_met(st.thresholds, obs, False):
+        return None
+    st.conditions = []
+    last = st.last_obs_time
+    for signal in obs:
+        last[signal] = now
+    st.last_pass = now
+    st.idle = True
+    st.idle_signals = tuple(obs)
+    st.idle_node = node.node
+    return PassResult(node.name, now, ())
 
 
 def apply_pass(state: ClusterState, result: PassResult) -> None:

@@ -126,8 +126,26 @@ def merge(a: Sequence[EvictionThreshold], b: Iterable[EvictionThreshold]
 _CONTAINERFS = {"containerfs.available": "available", "containerfs.inodesFree": "inodesFree"}
 
 
+# effective_thresholds per configuration object (by identity; the object is
+# kept so its id is not reused): every node's first pass asks, and most nodes
+# share one configuration, so a 65,000-node cluster computed the same tuple
+# 65,000 times at time 0.
+_EFFECTIVE: dict[int, tuple[KubeletConfig, tuple[EvictionThreshold, ...]]] = {}
+
+
 def effective_thresholds(config: KubeletConfig) -> tuple[EvictionThreshold, ...]:
     """Every threshold the eviction manager checks on a node with ``config``, in upstream order."""
+    got = _EFFECTIVE.get(id(config))
+    if got is not None and got[0] is config:
+        return got[1]
+    if len(_EFFECTIVE) > 256:  # configurations of past simulations
+        _EFFECTIVE.clear()
+    out = _effective_thresholds(config)
+    _EFFECTIVE[id(config)] = (config, out)
+    return out
+
+
+def _effective_thresholds(config: KubeletConfig) -> tuple[EvictionThreshold, ...]:
     hard = config.effective_hard
     results: list[EvictionThreshold] = list(hard) + list(config.soft)
     if "pods" in config.enforce_node_allocatable and not any(
