@@ -242,8 +242,8 @@ def _set_replicas(sc: Scenario, path: SetPath, value: str) -> Scenario:
 
 
 def _set_kubelet(sc: Scenario, path: SetPath, value: str) -> Scenario:
-    from ..model.config import SIGNALS
     from ..model.kubelet_settings import KubeletConfigError, _threshold_value
+    from ..model.config import SIGNALS
 
     if path.sub not in SIGNALS:
         raise SweepError(f"--set {path.text}: unknown eviction signal '{path.sub}'",
