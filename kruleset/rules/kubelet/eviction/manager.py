@@ -45,7 +45,7 @@ from kruleset.rules.registry import define_ruleset, rule
 
 from ..admission import condition_order
 from .rank import RankContext, disk_stats, ruleset_for
-from .signals import Layout, observe, pod_disk_usage, pod_usage, reclaimable
+from .signals import Layout, observe, observe_idle, pod_disk_usage, pod_usage, reclaimable
 from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
@@ -504,12 +504,23 @@ _IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass
                   "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
 
 
+_DEFAULT_STEPS: dict[int, tuple[Any, bool]] = {}
+
+
 def _default_steps(active: Any) -> bool:
     # The shortcut reproduces the default first five steps; a profile that
     # disables, reorders or adds steps there always takes the general path.
+    # Asked once per pass on every node: the answer is kept per rule set.
+    got = _DEFAULT_STEPS.get(id(active))
+    if got is not None and got[0] is active:
+        return bool(got[1])
     rules = active.rules
-    return len(rules) >= 5 and all(
+    out = len(rules) >= 5 and all(
         a.rule.fn is fn for a, fn in zip(rules, _IDLE_STEPS, strict=False))
+    if len(_DEFAULT_STEPS) > 256:
+        _DEFAULT_STEPS.clear()
+    _DEFAULT_STEPS[id(active)] = (active, out)
+    return out
 
 
 def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
@@ -583,7 +594,7 @@ def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now:
         st.thresholds = effective_thresholds(config)
         st.layout = Layout(config.filesystems, node)
     assert st.layout is not None
-    obs = observe(node, st.layout, _signals(st.thresholds))
+    obs = observe_idle(node, st.layout, _signals(st.thresholds))
     if thresholds_met(st.thresholds, obs, False):
         return None
     st.conditions = []
