@@ -232,7 +232,7 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
         marks["ready"] = time.perf_counter()
         marks["rss_ready"] = _rss_mib()
 
-    setup.apply_declarations = timed_apply  # Simulation.run looks it up when it starts
+    setup.apply_declarations = timed_apply  # type: ignore[assignment]  # looked up by run()
     settle = sim._settle
     spent = [0.0]
 
@@ -331,6 +331,27 @@ def warm_up() -> float:
     return time.perf_counter() - t0
 
 
+def dump_path(wl: w.Workload) -> Path:
+    """The ``kubectl get -o json`` dump of a LoadJSON workload, written once for its runs.
+
+    A million pods make a dump of some gigabytes that takes minutes to
+    write: the three runs of a workload share one file (written under a
+    temporary name, then renamed), which :func:`run_workload` removes.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gen_cluster_json
+
+    # The GKE dump's pods belong to 1,000 Deployments, as the `.kr` form's.
+    apps = 1000 if wl.name.startswith("GKE") else 1500
+    path = Path(tempfile.gettempdir()) / (
+        f"kruleset-bench-{wl.name}-{wl.nodes}-{wl.initial_pods}-{apps}.json")
+    if not path.exists():
+        part = path.with_suffix(f".{os.getpid()}.part")
+        gen_cluster_json.write(part, wl.nodes, wl.initial_pods, apps=apps)
+        part.replace(path)
+    return path
+
+
 def measure_load(wl: w.Workload, json_dump: bool) -> dict[str, Any]:
     """Time `.kr` text (or a ``kubectl get -o json`` dump) to a cluster ready to simulate."""
     import kruleset
@@ -341,15 +362,8 @@ def measure_load(wl: w.Workload, json_dump: bool) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="kruleset-bench-") as tmp:
         if json_dump:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            import gen_cluster_json
-
-            path = Path(tmp) / "cluster.json"
-            # The GKE dump's pods belong to 1,000 Deployments, as the `.kr` form's.
-            apps = 1000 if wl.name.startswith("GKE") else 1500
-            gen_cluster_json.write(path, wl.nodes, wl.initial_pods, apps=apps)
             kr = Path(tmp) / "cluster.kr"
-            kr.write_text('scenario "LoadJSON"\ninclude "cluster.json"\n')
+            kr.write_text(f'scenario "{wl.name}"\ninclude "{dump_path(wl)}"\n')
             source: str | Path = kr
         else:
             source = wl.text
@@ -427,6 +441,8 @@ def run_workload(name: str, quick: bool, budget: float = 20.0,
         # to a quarter here).  Every run is kept in the report.
         runs = [spawn({"name": name, "quick": quick, "trace": False, "scale": scale})
                 for _ in range(3)]
+        if name.endswith("LoadJSON"):
+            dump_path(wl).unlink(missing_ok=True)
         row["runs"] = runs
         if any("error" in r for r in runs):
             row["met"] = False
@@ -673,14 +689,16 @@ def main(argv: list[str] | None = None) -> int:
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / f"{name}.json").write_text(json.dumps(row, indent=2) + "\n")
+        if out_dir == RESULTS and not args.no_readme:  # row by row: a long run may be cut
+            update_readmes([row], [])
     growth: list[dict[str, Any]] = []
     if not args.no_growth and not args.only:
         growth = run_growth(args.quick, args.scale)
         if out_dir is not None:
             (out_dir / "growth.json").write_text(
                 json.dumps({"name": "growth", "machine": info, "rows": growth}, indent=2) + "\n")
-    if out_dir == RESULTS and not args.no_readme:
-        update_readmes(rows, growth)
+    if growth and out_dir == RESULTS and not args.no_readme:
+        update_readmes([], growth)
     print()
     print(f"Machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}")
     print(table(rows))

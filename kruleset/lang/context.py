@@ -101,9 +101,9 @@ class Context:
         when a deployment is declared (it can only fail then).
         """
         table, gone, origin = self.pods, self.gone, self.origin
-        before = len(table)
-        if (before + len(pods)) // capacity.CHECK_EVERY > before // capacity.CHECK_EVERY:
-            refusal = capacity.memory_refusal(before + len(pods))
+        declared = len(table)
+        if (declared + len(pods)) // capacity.CHECK_EVERY > declared // capacity.CHECK_EVERY:
+            refusal = capacity.memory_refusal(declared + len(pods))
             if refusal is not None:
                 raise self.src.error(refusal, item, expected="fewer pods")
         for obj in pods:
