@@ -265,8 +265,8 @@ def observe_idle(node: NodeState, lay: Layout, signals: frozenset[str]
     their capacity and reservation objects, so a 65,000-node cluster's
     first passes observe a handful of shapes rather than every node.
     """
-    sums = node.extra.get(_SUMS)
-    rec = node.extra.get(_RECLAIM)
+    sums: dict[str, int] | None = node.extra.get(_SUMS)  # type: ignore[assignment]
+    rec: dict[str, int] | None = node.extra.get(_RECLAIM)  # type: ignore[assignment]
     n = node.node
     if (node.usage or (sums is not None and any(sums.values()))
             or (rec is not None and (rec["images"] != n.images_unused
