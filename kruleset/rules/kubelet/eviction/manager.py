@@ -45,7 +45,7 @@ from kruleset.rules.registry import define_ruleset, rule
 
 from ..admission import condition_order
 from .rank import RankContext, disk_stats, ruleset_for
-from .signals import Layout, observe, observe_idle, pod_disk_usage, pod_usage, reclaimable
+from .signals import Layout, observe, pod_disk_usage, pod_usage, reclaimable
 from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
@@ -594,7 +594,7 @@ def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now:
         st.thresholds = effective_thresholds(config)
         st.layout = Layout(config.filesystems, node)
     assert st.layout is not None
-    obs = observe_idle(node, st.layout, _signals(st.thresholds))
+    obs = observe(node, st.layout, _signals(st.thresholds))
     if thresholds_met(st.thresholds, obs, False):
         return None
     st.conditions = []

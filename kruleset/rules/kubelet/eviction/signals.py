@@ -36,7 +36,6 @@ from kruleset.model.config import KubeletConfig
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 __all__ = [
-    "observe_idle",
     "DEFAULT_PID_MAX",
     "USAGE_KEYS",
     "Layout",
@@ -248,41 +247,6 @@ def observe(node: NodeState, lay: Layout, signals: set[str] | frozenset[str] | N
         available, cap = raw
         available -= other.get(canon, 0)
         out[signal] = (max(available, 0), cap)
-    return out
-
-
-# observe() of nodes that consume nothing yet, per node shape: see observe_idle.
-_PRISTINE: dict[tuple[object, ...], tuple[tuple[object, ...], dict[str, tuple[int, int]]]] = {}
-
-
-def observe_idle(node: NodeState, lay: Layout, signals: frozenset[str]
-                 ) -> dict[str, tuple[int, int]]:
-    """:func:`observe`, shared (read-only) among nodes of one shape that consume nothing yet.
-
-    Until a pod with usage is bound, ``usage node`` is set or node-level
-    reclaim frees something, what a node observes depends only on its
-    declared sizes and its layout; the nodes of one ``nodes`` range share
-    their capacity and reservation objects, so a 65,000-node cluster's
-    first passes observe a handful of shapes rather than every node.
-    """
-    sums: dict[str, int] | None = node.extra.get(_SUMS)  # type: ignore[assignment]
-    rec: dict[str, int] | None = node.extra.get(_RECLAIM)  # type: ignore[assignment]
-    n = node.node
-    if (node.usage or (sums is not None and any(sums.values()))
-            or (rec is not None and (rec["images"] != n.images_unused
-                                     or rec["containers"] != n.containers_dead))):
-        return observe(node, lay, signals)
-    held = (signals, n.capacity, n.reserved)  # kept so their ids stay theirs
-    key = (id(signals), id(n.capacity), id(n.reserved), n.pid_max, n.imagefs, n.containerfs,
-           n.images_unused, n.containers_dead, tuple(sorted(n.inodes.items())),
-           lay.dedicated_imagefs, lay.split, lay.writable)
-    got = _PRISTINE.get(key)
-    if got is not None and all(a is b for a, b in zip(got[0], held, strict=True)):
-        return got[1]
-    if len(_PRISTINE) > 1024:
-        _PRISTINE.clear()
-    out = observe(node, lay, signals)
-    _PRISTINE[key] = (held, out)
     return out
 
 
