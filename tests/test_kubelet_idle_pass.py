@@ -176,10 +176,10 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
 
 def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Untraced seeds take the quiet first pass on most nodes, and some refuse it."""
-    from kruleset.rules.kubelet.eviction import manager as eviction_manager
+    from kruleset.rules.kubelet.eviction import quiet
 
     outcomes = {"taken": 0, "refused": 0}
-    original = eviction_manager.quiet_pass
+    original = quiet.quiet_pass
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)

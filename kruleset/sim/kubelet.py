@@ -31,8 +31,8 @@ from ..rules.kubelet.eviction.manager import (
     eviction_pass,
     idle_pass,
     manager_state,
-    quiet_pass,
 )
+from ..rules.kubelet.eviction.quiet import quiet_pass
 from ..rules.kubelet.eviction.signals import (
     clear_dirty,
     is_dirty,

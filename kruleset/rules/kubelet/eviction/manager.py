@@ -50,9 +50,11 @@ from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
     SIGNAL_RESOURCE,
+    by_identity,
     effective_thresholds,
     merge,
     threshold_quantity,
+    threshold_signals,
     thresholds_met,
 )
 
@@ -62,13 +64,13 @@ __all__ = [
     "Eviction",
     "EvictionState",
     "PassResult",
+    "default_steps",
     "eviction_pass",
     "format_binary",
     "format_decimal",
     "idle_pass",
     "kind_of",
     "manager_state",
-    "quiet_pass",
 ]
 
 EVICTION_REASON = "Evicted"
@@ -197,21 +199,6 @@ class PassResult:
     notes: tuple[str, ...] = ()
 
 
-_SIGNALS: dict[int, tuple[tuple[EvictionThreshold, ...], frozenset[str]]] = {}
-
-
-def _signals(thresholds: tuple[EvictionThreshold, ...]) -> frozenset[str]:
-    """The signals ``thresholds`` read, kept per tuple (nodes of one configuration share it)."""
-    got = _SIGNALS.get(id(thresholds))
-    if got is not None and got[0] is thresholds:
-        return got[1]
-    if len(_SIGNALS) > 256:
-        _SIGNALS.clear()
-    out = frozenset(t.signal for t in thresholds)
-    _SIGNALS[id(thresholds)] = (thresholds, out)
-    return out
-
-
 class _Pass:
     """The data the pipeline steps of one pass share."""
 
@@ -231,7 +218,7 @@ class _Pass:
         assert self.st.layout is not None
         self.layout: Layout = self.st.layout
         self.thresholds = self.st.thresholds
-        self.signals = _signals(self.thresholds)
+        self.signals = threshold_signals(self.thresholds)
         self.obs: dict[str, tuple[int, int]] = {}
         self.met: list[EvictionThreshold] = []
         self.due: list[EvictionThreshold] = []
@@ -490,7 +477,7 @@ def eviction_pass(state: ClusterState, node: str | NodeState, config: KubeletCon
     active = p.profile.active(PASS.name)
     active.run(p, p, subject=ns.name)
     p.st.last_pass = now
-    p.st.idle = not p.met and not p.evictions and _default_steps(active)
+    p.st.idle = not p.met and not p.evictions and default_steps(active)
     p.st.idle_signals = tuple(p.obs)
     p.st.idle_node = ns.node
     return PassResult(
@@ -504,23 +491,17 @@ _IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass
                   "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
 
 
-_DEFAULT_STEPS: dict[int, tuple[Any, bool]] = {}
+_DEFAULT_STEPS: dict[int, tuple[Any, Any]] = {}
 
 
-def _default_steps(active: Any) -> bool:
-    # The shortcut reproduces the default first five steps; a profile that
-    # disables, reorders or adds steps there always takes the general path.
-    # Asked once per pass on every node: the answer is kept per rule set.
-    got = _DEFAULT_STEPS.get(id(active))
-    if got is not None and got[0] is active:
-        return bool(got[1])
-    rules = active.rules
-    out = len(rules) >= 5 and all(
-        a.rule.fn is fn for a, fn in zip(rules, _IDLE_STEPS, strict=False))
-    if len(_DEFAULT_STEPS) > 256:
-        _DEFAULT_STEPS.clear()
-    _DEFAULT_STEPS[id(active)] = (active, out)
-    return out
+def default_steps(active: Any) -> bool:
+    """Whether ``active`` starts with the default first five pass steps (kept per rule set).
+
+    The shortcuts reproduce those steps; a profile that disables, reorders or
+    adds steps there always takes the general path.
+    """
+    return by_identity(_DEFAULT_STEPS, active, lambda a: len(a.rules) >= 5 and all(
+        r.rule.fn is fn for r, fn in zip(a.rules, _IDLE_STEPS, strict=False)))
 
 
 def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
@@ -540,7 +521,7 @@ def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: 
     if not st.idle or st.config is not config or st.idle_node is not node.node:
         return None
     active = profile.active(PASS.name)
-    if not _default_steps(active):
+    if not default_steps(active):
         return None
     # conditions: no threshold met, so nothing is newly observed.
     period = config.pressure_transition_period
@@ -561,51 +542,6 @@ def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: 
             trace.add(step, name, "continue")
         trace.add("kubelet.eviction.pass.local-storage", name, "stop", "no threshold due")
     return PassResult(node.name, now, tuple(conditions))
-
-
-def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-               profile: Profile, trace: Trace | None = None) -> PassResult | None:
-    """The pass :func:`eviction_pass` would run now on a node with nothing to remember, cheaply.
-
-    None unless it is certain to decide nothing: no trace is kept, the
-    profile runs the default steps, the manager remembers nothing of the
-    node (no threshold met, timing or held: its first pass, typically, at
-    time 0 on every node of a large cluster), no threshold is met by what is
-    observed now, and no active pod could break a local-storage limit (none
-    has an emptyDir or an ephemeral-storage limit).  Then the steps would
-    only record the observations' time and end at local-storage with "no
-    threshold due"; that is done here without running them, and the node
-    is marked idle as :func:`eviction_pass` marks it.
-    """
-    if trace is not None:
-        return None
-    st = manager_state(node)
-    if st.thresholds_met or st.first_observed or st.last_observed:
-        return None
-    active = profile.active(PASS.name)
-    if not _default_steps(active):
-        return None
-    for ps in node.pods.values():
-        pod = ps.pod
-        if (pod.emptydirs or pod.limits.ephemeral_storage) and not ps.terminating:
-            return None
-    if st.config is not config:
-        st.config = config
-        st.thresholds = effective_thresholds(config)
-        st.layout = Layout(config.filesystems, node)
-    assert st.layout is not None
-    obs = observe(node, st.layout, _signals(st.thresholds))
-    if thresholds_met(st.thresholds, obs, False):
-        return None
-    st.conditions = []
-    last = st.last_obs_time
-    for signal in obs:
-        last[signal] = now
-    st.last_pass = now
-    st.idle = True
-    st.idle_signals = tuple(obs)
-    st.idle_node = node.node
-    return PassResult(node.name, now, ())
 
 
 def apply_pass(state: ClusterState, result: PassResult) -> None:
