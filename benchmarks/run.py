@@ -662,6 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--only", nargs="*", help="workload names to run")
     parser.add_argument("--no-growth", action="store_true", help="skip the cost-growth table")
+    parser.add_argument("--growth-only", action="store_true",
+                        help="only the cost-growth table (with --scale gke: up to 65,000 nodes)")
     parser.add_argument("--out", type=Path, help="folder for the JSON results")
     parser.add_argument("--budget", type=float, default=20.0,
                         help="seconds of simulation per scheduling run before it stops and "
@@ -676,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return 0
-    names = args.only or list(suite(args.quick, args.scale))
+    names = [] if args.growth_only else (args.only or list(suite(args.quick, args.scale)))
     info = machine()
     out_dir: Path | None = args.out or (None if args.quick else RESULTS)
     rows = []
