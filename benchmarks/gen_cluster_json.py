@@ -96,11 +96,11 @@ def node(i: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def pod(i: int, nodes: int, rng: random.Random) -> dict[str, Any]:
-    """One running pod of a Deployment, as ``kubectl get pod -o json`` prints it."""
-    app = f"app-{i % 1500:04d}"
+def pod(i: int, nodes: int, rng: random.Random, apps: int = 1500) -> dict[str, Any]:
+    """One running pod of a Deployment (one of ``apps``) as ``kubectl get pod -o json`` shows it."""
+    app = f"app-{i % apps:04d}"
     ns = f"team-{i % 40:02d}"
-    rs = f"{app}-{(i % 1500) * 7919 % 10**10:010x}"[:len(app) + 11]
+    rs = f"{app}-{(i % apps) * 7919 % 10**10:010x}"[:len(app) + 11]
     hash_ = rs[len(app) + 1:]
     name = f"{rs}-{rng.getrandbits(25):05x}"
     node_name = f"node-{i % nodes:05d}"
@@ -177,21 +177,21 @@ def pod(i: int, nodes: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def items(nodes: int, pods: int, seed: int = 7) -> Iterator[dict[str, Any]]:
-    """The objects of the dump, nodes first."""
+def items(nodes: int, pods: int, seed: int = 7, apps: int = 1500) -> Iterator[dict[str, Any]]:
+    """The objects of the dump, nodes first; the pods are replicas of ``apps`` Deployments."""
     rng = random.Random(seed)
     for i in range(nodes):
         yield node(i, rng)
     for i in range(pods):
-        yield pod(i, nodes, rng)
+        yield pod(i, nodes, rng, apps)
 
 
-def write(path: Path, nodes: int, pods: int) -> int:
+def write(path: Path, nodes: int, pods: int, apps: int = 1500) -> int:
     """Write the dump to ``path``; returns its size in bytes."""
     with path.open("w", encoding="utf-8") as out:
         out.write('{\n    "apiVersion": "v1",\n    "items": [\n')
         first = True
-        for obj in items(nodes, pods):
+        for obj in items(nodes, pods, apps=apps):
             if not first:
                 out.write(",\n")
             first = False

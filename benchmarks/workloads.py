@@ -20,8 +20,14 @@ __all__ = [
     "MEASURED_PREFIX",
     "Workload",
     "affinity_spread",
+    "deployment_scheduling_basic",
     "dra_gpus",
     "eviction_storm",
+    "gke_cluster_lines",
+    "gke_drain",
+    "gke_load",
+    "gke_preemption",
+    "gke_scheduling_basic",
     "language_file",
     "load_cluster",
     "preemption",
@@ -316,3 +322,130 @@ def sweep_cluster(nodes: int = 1000, pods: int = 20_000, zones: int = 10,
                 "status": {"phase": "Running"}})
             placed += 1
     return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+# --- GKE-size clusters and Deployment-shaped pods -----------------------------------------
+#
+# A GKE cluster may hold 65,000 nodes and about a million pods.  The nodes are
+# spread over three zones; the running pods are replicas of ``deployments``
+# Deployments (labelled ``app=app-K``), declared with one ``pods … on NODE``
+# range per node and deployment (a node holds the next replicas in order), so
+# a million pods take about 66,000 lines.
+
+
+def _zones_lines(nodes: int, zones: int) -> list[str]:
+    """``nodes`` scheduler_perf nodes ``node-1``… in ``zones`` zones, one range per zone."""
+    out = []
+    per = -(-nodes // zones)
+    for z in range(zones):
+        first, last = z * per + 1, min(nodes, (z + 1) * per)
+        if first <= last:
+            out.append(f"nodes node-[{first}..{last}] {NODE} "
+                       f"labels(topology.kubernetes.io/zone=zone-{z + 1})")
+    return out
+
+
+def gke_cluster_lines(nodes: int, pods: int, deployments: int, zones: int = 3,
+                      skip: int = 0) -> list[str]:
+    """The declarations of a GKE-size running cluster (nodes and bound pods).
+
+    ``pods`` replicas of ``deployments`` apps (``app-K``) are dealt out in
+    order, node after node, as evenly as the counts allow: every node holds
+    ``pods // nodes`` or one more.  The first ``skip`` nodes are left empty
+    (a workload fills them itself).
+    """
+    lines = _zones_lines(nodes, zones)
+    per_app = pods // deployments
+    usable = nodes - skip
+    base, extra = divmod(per_app * deployments, usable)
+    app, left = 1, per_app  # the app being dealt and its replicas not yet placed
+    for n in range(skip + 1, nodes + 1):
+        room = base + (1 if n - skip <= extra else 0)
+        while room > 0:
+            take = min(room, left)
+            first = per_app - left + 1
+            lines.append(f"pods default/app-{app}-r[{first}..{first + take - 1}] on node-{n} "
+                         f"{POD} labels(app=app-{app})")
+            room -= take
+            left -= take
+            if left == 0:
+                app, left = app + 1, per_app
+    return lines
+
+
+def gke_load(nodes: int = 65_000, pods: int = 1_000_000, deployments: int = 1000,
+             zones: int = 3, name: str = "GKELoad") -> Workload:
+    """A GKE-size running cluster, from `.kr`: the time until it is ready to simulate."""
+    text = f'scenario "{name}"\n' + "\n".join(gke_cluster_lines(nodes, pods, deployments,
+                                                                   zones)) + "\n"
+    return Workload(name, text, "load", nodes, pods // deployments * deployments, 0, 20.0, "s")
+
+
+def gke_scheduling_basic(nodes: int = 65_000, pods: int = 1_000_000, deployments: int = 1000,
+                         measured: int = 10_000) -> Workload:
+    """SchedulingBasic on the GKE-size cluster: ``measured`` new plain pods."""
+    lines = ['scenario "GKESchedulingBasic"', *gke_cluster_lines(nodes, pods, deployments),
+             f"at 1s create pods default/{MEASURED_PREFIX}[1..{measured}] {POD}"]
+    return Workload("GKESchedulingBasic", "\n".join(lines) + "\n", "schedule", nodes,
+                    pods // deployments * deployments, measured, 1000.0)
+
+
+def gke_preemption(nodes: int = 65_000, low_per_node: int = 4, measured: int = 5000,
+                   zones: int = 3) -> Workload:
+    """Preemption at GKE size: every node full of low-priority pods, 5,000 that must preempt.
+
+    The shapes are the Preemption workload's (four 900m pods fill a node; the
+    preemptors ask for 3 CPU, so each evicts three).
+    """
+    lines = ['scenario "GKEPreemption"', "priorityclass low value=100",
+             "priorityclass high value=1000", *_zones_lines(nodes, zones)]
+    for n in range(1, nodes + 1):
+        lines.append(f"pods default/low-{n}-[1..{low_per_node}] on node-{n} priorityclass=low "
+                     "grace-period=0s requests(cpu=900m, memory=500Mi)")
+    lines.append(f"at 1s create pods default/{MEASURED_PREFIX}[1..{measured}] priorityclass=high "
+                 "requests(cpu=3, memory=500Mi)")
+    return Workload("GKEPreemption", "\n".join(lines) + "\n", "schedule", nodes,
+                    nodes * low_per_node, measured, 500.0)
+
+
+def gke_drain(nodes: int = 65_000, pods: int = 1_000_000, deployments: int = 1000,
+              on_node: int = 110, apps_on_node: int = 10) -> Workload:
+    """Drain one full node (110 pods of ten apps, each app under a PDB) of the GKE cluster.
+
+    ``node-1`` holds ``on_node`` pods of ``apps_on_node`` apps (``drained-K``);
+    each app also runs on ``node-2``… (as many replicas again, so each
+    PDB, ``min-available`` half the app's pods, lets the drain evict every
+    pod of the node at once; a whole number, since a percentage needs the
+    pods' controller).  The rest of the cluster is :func:`gke_cluster_lines`.
+    Measured: wall time from the drain's instant to its ``drained``
+    decision (target 1 s).
+    """
+    lines = ['scenario "GKEDrain"', *gke_cluster_lines(nodes, pods, deployments, skip=1)]
+    per = on_node // apps_on_node
+    for k in range(1, apps_on_node + 1):
+        lines.append(f"pods default/drained-{k}-a[1..{per}] on node-1 {POD} "
+                     f"labels(app=drained-{k})")
+        lines.append(f"pods default/drained-{k}-b[1..{per}] on node-{k + 1} {POD} "
+                     f"labels(app=drained-{k})")
+        lines.append(f"pdb default/drained-{k} selector(app=drained-{k}) min-available={per}")
+    lines.append("at 1s drain node node-1")
+    return Workload("GKEDrain", "\n".join(lines) + "\n", "drain", nodes,
+                    pods // deployments * deployments + 2 * per * apps_on_node, on_node, 1.0, "s")
+
+
+def deployment_scheduling_basic(nodes: int = 5000, deployments: int = 200,
+                                replicas: int = 100, zones: int = 3) -> Workload:
+    """SchedulingBasic with Deployment-shaped pods: the system default spreading applies.
+
+    ``deployments`` Deployments of ``replicas`` pods each are created at 1s
+    on ``nodes`` nodes in ``zones`` zones; their pods are owned by a
+    ReplicaSet, so PodTopologySpread's default constraints (by zone and by
+    hostname, ScheduleAnyway) score every feasible node.
+    """
+    lines = ['scenario "DeploymentSchedulingBasic"', *_zones_lines(nodes, zones), "at 1s {"]
+    lines += [f"  create deployment default/{MEASURED_PREFIX}app-{d} replicas={replicas} {POD} "
+              f"labels(app=app-{d})" for d in range(1, deployments + 1)]
+    lines.append("}")
+    return Workload("DeploymentSchedulingBasic", "\n".join(lines) + "\n", "schedule", nodes, 0,
+                    deployments * replicas, 1000.0)
+

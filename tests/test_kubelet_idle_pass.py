@@ -1,4 +1,9 @@
-"""Differential test: the kubelet's idle-pass shortcut decides exactly as the full pass.
+"""Differential test: the kubelet's pass shortcuts decide exactly as the full pass.
+
+Two shortcuts: ``idle_pass`` (below) and ``quiet_pass``, a pass on a node
+whose manager remembers nothing (its first pass, typically) computed without
+the steps when nothing is met and no pod has a local-storage limit; it is
+taken only without a trace, so the odd (untraced) seeds exercise it.
 
 A pass on a node where nothing changed since a pass that met no threshold and
 evicted nothing is computed by ``eviction_manager.idle_pass`` (only held
@@ -106,6 +111,7 @@ def _simulate(text: str, shortcut: bool, trace: bool,
               monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     if not shortcut:
         monkeypatch.setattr(kubelet, "idle_pass", lambda *a, **k: None)
+        monkeypatch.setattr(kubelet, "quiet_pass", lambda *a, **k: None)
     steps: list[Any] = []
     original = kubelet.KubeletController.step
 
@@ -125,7 +131,8 @@ def _simulate(text: str, shortcut: bool, trace: bool,
     for n in sim.state.nodes.values():
         st = manager_state(n)
         memory.append((n.name, st.thresholds_met, st.first_observed, st.last_observed,
-                       st.last_obs_time, st.conditions, st.last_pass))
+                       st.last_obs_time, st.conditions, st.last_pass, st.idle,
+                       st.idle_signals, st.idle_node))
     entries = ([(e.rule, e.subject, e.result, e.why, e.time) for e in sim.trace.entries]
                if sim.trace is not None else [])
     return [d.to_json() for d in sim.decisions], steps, memory, entries, sim.now
@@ -165,3 +172,21 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
         seeds_taken += taken[0] > 0
         seeds_evicting += any('"evicted"' in str(d) or "evicted" in str(d) for d in decisions)
     assert seeds_taken >= 40 and seeds_evicting >= 40
+
+
+def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Untraced seeds take the quiet first pass on most nodes, and some refuse it."""
+    from kruleset.rules.kubelet.eviction import quiet
+
+    outcomes = {"taken": 0, "refused": 0}
+    original = quiet.quiet_pass
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        outcomes["taken" if out is not None else "refused"] += 1
+        return out
+
+    for seed in SEEDS[1::2]:
+        monkeypatch.setattr(kubelet, "quiet_pass", counting)
+        _simulate(scenario(seed), True, False, monkeypatch)
+    assert outcomes["taken"] >= 50 and outcomes["refused"] >= 50

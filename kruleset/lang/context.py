@@ -20,6 +20,7 @@ from ..model.objects import (
     Workload,
 )
 from ..model.scenario import Object
+from . import capacity
 from .errors import Source
 from .syntax import Item
 
@@ -100,6 +101,11 @@ class Context:
         when a deployment is declared (it can only fail then).
         """
         table, gone, origin = self.pods, self.gone, self.origin
+        declared = len(table)
+        if (declared + len(pods)) // capacity.CHECK_EVERY > declared // capacity.CHECK_EVERY:
+            refusal = capacity.memory_refusal(declared + len(pods))
+            if refusal is not None:
+                raise self.src.error(refusal, item, expected="fewer pods")
         for obj in pods:
             assert isinstance(obj, Pod)
             key = obj.key

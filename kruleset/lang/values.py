@@ -53,7 +53,9 @@ _LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
 _NS = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _RANGE = re.compile(r"\[([0-9]+)\.\.([0-9]+)\]")
 _STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
-MAX_RANGE = 100_000
+# One range may name up to a million objects (a GKE-size cluster's pods in one
+# line); what a scenario may hold in total is bounded by memory (capacity.py).
+MAX_RANGE = 1_000_000
 
 
 class RangeError(ValueError):
@@ -78,7 +80,8 @@ def expand_range(text: str) -> list[str]:
     if lo > hi:
         raise RangeError(f"range [{lo_s}..{hi_s}] goes down; write the smaller number first")
     if hi - lo + 1 > MAX_RANGE:
-        raise RangeError(f"range [{lo_s}..{hi_s}] has more than {MAX_RANGE} names")
+        raise RangeError(f"range [{lo_s}..{hi_s}] has more than {MAX_RANGE:,} names; split it "
+                         "into several ranges (for pods, one per node, with 'on NODE')")
     width = len(lo_s) if lo_s.startswith("0") and len(lo_s) > 1 else 0
     prefix, suffix = text[:m.start()], text[m.end():]
     return [f"{prefix}{n:0{width}d}{suffix}" for n in range(lo, hi + 1)]

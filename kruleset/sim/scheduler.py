@@ -14,6 +14,7 @@ from ..model.state import PodState
 from ..rules.engine import ActiveRuleSet
 from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
 from ..rules.scheduler.fast.cycle_cache import CycleCache
+from ..rules.scheduler.filters.topology_index import pod_index
 from ..rules.scheduler.preemption.postfilter import (
     POSTFILTER_MESSAGE,
     PostFilterResult,
@@ -48,6 +49,10 @@ class SchedulerController:
         self.tried: dict[str, tuple[int, int, bool]] = {}
         self.memo = CycleCache(sim.state)
         self._none_pending_at = -1  # state.created when no pod was pending
+        # Subscribed before the declarations bind their pods, the topology
+        # filters' pod index is kept at each bind instead of replayed over
+        # every bound pod at the first cycle (a million pods: seconds).
+        pod_index(sim.state)
 
     def _due(self, sim: Simulation, ps: PodState) -> bool:
         last = self.tried.get(ps.key)

@@ -50,9 +50,11 @@ from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
     SIGNAL_RESOURCE,
+    by_identity,
     effective_thresholds,
     merge,
     threshold_quantity,
+    threshold_signals,
     thresholds_met,
 )
 
@@ -62,6 +64,7 @@ __all__ = [
     "Eviction",
     "EvictionState",
     "PassResult",
+    "default_steps",
     "eviction_pass",
     "format_binary",
     "format_decimal",
@@ -215,7 +218,7 @@ class _Pass:
         assert self.st.layout is not None
         self.layout: Layout = self.st.layout
         self.thresholds = self.st.thresholds
-        self.signals = frozenset(t.signal for t in self.thresholds)
+        self.signals = threshold_signals(self.thresholds)
         self.obs: dict[str, tuple[int, int]] = {}
         self.met: list[EvictionThreshold] = []
         self.due: list[EvictionThreshold] = []
@@ -474,7 +477,7 @@ def eviction_pass(state: ClusterState, node: str | NodeState, config: KubeletCon
     active = p.profile.active(PASS.name)
     active.run(p, p, subject=ns.name)
     p.st.last_pass = now
-    p.st.idle = not p.met and not p.evictions and _default_steps(active)
+    p.st.idle = not p.met and not p.evictions and default_steps(active)
     p.st.idle_signals = tuple(p.obs)
     p.st.idle_node = ns.node
     return PassResult(
@@ -488,12 +491,17 @@ _IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass
                   "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
 
 
-def _default_steps(active: Any) -> bool:
-    # The shortcut reproduces the default first five steps; a profile that
-    # disables, reorders or adds steps there always takes the general path.
-    rules = active.rules
-    return len(rules) >= 5 and all(
-        a.rule.fn is fn for a, fn in zip(rules, _IDLE_STEPS, strict=False))
+_DEFAULT_STEPS: dict[int, tuple[Any, Any]] = {}
+
+
+def default_steps(active: Any) -> bool:
+    """Whether ``active`` starts with the default first five pass steps (kept per rule set).
+
+    The shortcuts reproduce those steps; a profile that disables, reorders or
+    adds steps there always takes the general path.
+    """
+    return by_identity(_DEFAULT_STEPS, active, lambda a: len(a.rules) >= 5 and all(
+        r.rule.fn is fn for r, fn in zip(a.rules, _IDLE_STEPS, strict=False)))
 
 
 def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
@@ -513,7 +521,7 @@ def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: 
     if not st.idle or st.config is not config or st.idle_node is not node.node:
         return None
     active = profile.active(PASS.name)
-    if not _default_steps(active):
+    if not default_steps(active):
         return None
     # conditions: no threshold met, so nothing is newly observed.
     period = config.pressure_transition_period

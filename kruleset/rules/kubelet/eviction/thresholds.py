@@ -22,8 +22,9 @@ eviction manager works with.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any, TypeVar
 
 from kruleset.model.config import EvictionThreshold, KubeletConfig
 
@@ -31,10 +32,12 @@ __all__ = [
     "MEMORY_SIGNALS",
     "SIGNAL_CONDITION",
     "SIGNAL_RESOURCE",
+    "by_identity",
     "effective_thresholds",
     "min_reclaim_quantity",
     "percentage_quantity",
     "threshold_quantity",
+    "threshold_signals",
     "thresholds_met",
 ]
 
@@ -126,8 +129,40 @@ def merge(a: Sequence[EvictionThreshold], b: Iterable[EvictionThreshold]
 _CONTAINERFS = {"containerfs.available": "available", "containerfs.inodesFree": "inodesFree"}
 
 
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def by_identity(cache: dict[int, tuple[Any, Any]], obj: _T, compute: Callable[[_T], _R]) -> _R:
+    """``compute(obj)``, kept in ``cache`` per object (by identity; the object is kept so
+    its id is not reused), for facts every node's pass asks of the few objects they share."""
+    got = cache.get(id(obj))
+    if got is not None and got[0] is obj:
+        return got[1]  # type: ignore[no-any-return]
+    if len(cache) > 256:  # objects of past simulations
+        cache.clear()
+    out = compute(obj)
+    cache[id(obj)] = (obj, out)
+    return out
+
+
+# Per configuration object: every node's first pass asks, and most nodes share
+# one configuration (a 65,000-node cluster computed the same tuple 65,000 times).
+_EFFECTIVE: dict[int, tuple[Any, Any]] = {}
+_SIGNALS: dict[int, tuple[Any, Any]] = {}
+
+
 def effective_thresholds(config: KubeletConfig) -> tuple[EvictionThreshold, ...]:
     """Every threshold the eviction manager checks on a node with ``config``, in upstream order."""
+    return by_identity(_EFFECTIVE, config, _effective_thresholds)
+
+
+def threshold_signals(thresholds: tuple[EvictionThreshold, ...]) -> frozenset[str]:
+    """The signals ``thresholds`` read (kept per tuple: nodes of one configuration share it)."""
+    return by_identity(_SIGNALS, thresholds, lambda ts: frozenset(t.signal for t in ts))
+
+
+def _effective_thresholds(config: KubeletConfig) -> tuple[EvictionThreshold, ...]:
     hard = config.effective_hard
     results: list[EvictionThreshold] = list(hard) + list(config.soft)
     if "pods" in config.enforce_node_allocatable and not any(

@@ -27,7 +27,7 @@ class PodIndex:
     """Bound pods (terminating ones included) indexed for selector matching."""
 
     __slots__ = ("by_ns", "by_label", "with_affinity", "with_required_anti", "_anti_terms",
-                 "anti_groups", "__weakref__")
+                 "anti_groups", "_last_labels", "__weakref__")
 
     def __init__(self) -> None:
         self.by_ns: dict[str, dict[str, PodState]] = {}
@@ -43,6 +43,11 @@ class PodIndex:
         # in the group).  Only the pod's gates are ever replaced on a pod
         # object, so the grouping made at bind time stays true.
         self.anti_groups: dict[_TermKey, tuple[ResolvedTerm, dict[str, tuple[PodState, int]]]] = {}
+        # (labels dict, namespace, its by_label buckets) of the last pod bound:
+        # the pods of a range share one labels dict and are bound one after
+        # the other (a million at a large cluster's load), so their buckets
+        # are looked up once.  Buckets are never removed from by_label.
+        self._last_labels: tuple[object, str, list[dict[str, PodState]]] = (None, "", [])
 
     def anti_terms(self, ps: PodState) -> tuple[ResolvedTerm, ...]:
         """The required anti-affinity terms of bound ``ps``, resolved once per pod object.
@@ -61,9 +66,19 @@ class PodIndex:
         """Index a pod that was bound."""
         pod = ps.pod
         key = pod.key
-        self.by_ns.setdefault(pod.namespace, {})[key] = ps
-        for k, v in pod.labels.items():
-            self.by_label.setdefault((pod.namespace, k, v), {})[key] = ps
+        ns = pod.namespace
+        self.by_ns.setdefault(ns, {})[key] = ps
+        labels = pod.labels
+        if labels:
+            last = self._last_labels
+            if last[0] is labels and last[1] == ns:
+                buckets = last[2]
+            else:
+                by_label = self.by_label
+                buckets = [by_label.setdefault((ns, k, v), {}) for k, v in labels.items()]
+                self._last_labels = (labels, ns, buckets)
+            for bucket in buckets:
+                bucket[key] = ps
         if (pod.pod_affinity or pod.pod_anti_affinity or pod.pod_affinity_preferred
                 or pod.pod_anti_affinity_preferred):
             self.with_affinity[key] = ps

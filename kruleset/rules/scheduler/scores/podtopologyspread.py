@@ -63,20 +63,27 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
     require_all = bool(pod.spread) or not system
     s = _PreScore(constraints)
     sizes = [0] * len(constraints)
+    keys = [c.key for c in constraints]
+    domains = [(i, c.key, s.counts[i]) for i, c in enumerate(constraints) if c.key != HOSTNAME]
+    ignored = s.ignored
     for node in feasible:
         labels = node.labels
-        if require_all and not all(c.key in labels for c in constraints):
-            s.ignored.add(node.name)
-            continue
-        for i, c in enumerate(constraints):
-            if c.key == HOSTNAME:
+        if require_all:
+            missing = False
+            for k in keys:
+                if k not in labels:
+                    missing = True
+                    break
+            if missing:
+                ignored.add(node.name)
                 continue
+        for i, k, counts in domains:
             # Upstream reads the label as a map lookup: a node without it
             # (only kept here under the system defaults) makes "" a domain,
             # which counts in the weight but never scores (Score skips it).
-            v = labels.get(c.key, "")
-            if v not in s.counts[i]:
-                s.counts[i][v] = 0
+            v = labels.get(k, "")
+            if v not in counts:
+                counts[v] = 0
                 sizes[i] += 1
     for i, c in enumerate(constraints):
         size = len(feasible) - len(s.ignored) if c.key == HOSTNAME else sizes[i]
@@ -122,21 +129,20 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
     s = _state(ctx, args, pod)
     if s is None:
         return raw
+    ignored = s.ignored
+    skip = [n.name in ignored for n in nodes] if ignored else [False] * len(nodes)
     lo, hi = None, 0
-    for n, v in zip(nodes, raw, strict=True):
-        if n.name in s.ignored:
+    for skipped, v in zip(skip, raw, strict=True):
+        if skipped:
             continue
         lo = v if lo is None or v < lo else lo
-        hi = max(hi, v)
-    out = []
-    for n, v in zip(nodes, raw, strict=True):
-        if n.name in s.ignored:
-            out.append(0)
-        elif hi == 0:
-            out.append(MAX_NODE_SCORE)
-        else:
-            out.append(MAX_NODE_SCORE * (hi + (lo or 0) - v) // hi)
-    return out
+        if v > hi:
+            hi = v
+    if hi == 0:
+        return [0 if skipped else MAX_NODE_SCORE for skipped in skip]
+    base = hi + (lo or 0)
+    return [0 if skipped else MAX_NODE_SCORE * (base - v) // hi
+            for skipped, v in zip(skip, raw, strict=True)]
 
 
 @rule(SCORES, "scheduler.score.PodTopologySpread",
@@ -164,6 +170,26 @@ def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) 
 @register_batch_score(_spread_score)
 def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                       nodes: Sequence[NodeState]) -> list[int]:
-    if _state(ctx, args, pod) is None:
+    s = _state(ctx, args, pod)
+    if s is None:
         return [0] * len(nodes)
-    return [_spread_score(ctx, args, pod, n) for n in nodes]
+    # _spread_score node by node, with what it looks up per constraint hoisted.
+    plan = [(c.key, c.key == HOSTNAME, s.host_counts[i] if c.key == HOSTNAME else s.counts[i],
+             s.weights[i], float(c.max_skew - 1)) for i, c in enumerate(s.constraints)]
+    ignored = s.ignored
+    floor = math.floor
+    out = []
+    for node in nodes:
+        name = node.name
+        if name in ignored:
+            out.append(0)
+            continue
+        labels = node.labels
+        total = 0.0
+        for key, host, table, weight, skew in plan:
+            if key not in labels:
+                continue
+            cnt = table.get(name, 0) if host else table.get(labels[key], 0)
+            total += float(cnt) * weight + skew
+        out.append(int(floor(total + 0.5)))
+    return out
