@@ -79,7 +79,8 @@ class KubeletConfig:
     max_pod_grace_period: int = 0                 # ms
     pressure_transition_period: int = 300_000     # ms (5m)
     housekeeping_interval: int = 10_000           # ms
-    filesystems: str = "nodefs"                   # nodefs | nodefs+imagefs | nodefs+imagefs+containerfs
+    # nodefs | nodefs+imagefs | nodefs+imagefs+containerfs
+    filesystems: str = "nodefs"
     enforce_node_allocatable: tuple[str, ...] = ("pods",)
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
 

@@ -8,7 +8,7 @@ from, so the simulation and the report point at the user's line.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 import attrs
 
@@ -62,11 +62,11 @@ __all__ = [
 # 10 s of simulated time, so a timeline of decades would take hours to run.
 MAX_SIMULATED_TIME = 7 * 86_400_000  # ms
 
-Object = Union[
-    PriorityClass, RuntimeClass, Namespace, Node, Pod, Deployment, PodDisruptionBudget,
-    ElasticQuota, Workload, LimitRange, ResourceQuota, ResourceSlice, DeviceClass, ResourceClaim,
-    ResourceClaimTemplate, FeatureGates,
-]
+Object = (
+    PriorityClass | RuntimeClass | Namespace | Node | Pod | Deployment | PodDisruptionBudget |
+    ElasticQuota | Workload | LimitRange | ResourceQuota | ResourceSlice | DeviceClass |
+    ResourceClaim | ResourceClaimTemplate | FeatureGates
+)
 
 
 def _span() -> Any:
@@ -250,11 +250,11 @@ class DeleteObject:
     span: Span = _span()
 
 
-Action = Union[
-    Create, ScaleDeployment, DeletePod, EvictPod, DrainNode, Cordon, TaintNode, LabelNode,
-    NodeReadiness, PodUsage, NodeUsage, Ungate, PodReadiness, PodPhase, DeleteObject,
-    KubeletBlock, NominatePod, ApplyObject, DeleteObjectOf,
-]
+Action = (
+    Create | ScaleDeployment | DeletePod | EvictPod | DrainNode | Cordon | TaintNode |
+    LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness | PodPhase |
+    DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
+)
 
 
 @attrs.frozen(slots=True)
