@@ -23,15 +23,13 @@ kruleset has no UIDs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from ..model.state import FAILED, PENDING, RUNNING, SUCCEEDED, PodState
 from ..rules.dra.state import ClaimState, DraState, dra_of, generated_name
 from .registry import register_controller
-
-if TYPE_CHECKING:
-    from .core import Simulation
+from .view import SimulationView
 
 __all__ = ["ClaimController", "DRA_KINDS", "create_dra_object", "delete_dra_object",
            "kubelet_wait", "watch_pod"]
@@ -40,7 +38,7 @@ DRA_KINDS = ("claim", "deviceclass", "claimtemplate")
 _WAITING = "dra.waiting"
 
 
-def create_dra_object(sim: Simulation, obj: Any) -> bool:
+def create_dra_object(sim: SimulationView, obj: Any) -> bool:
     """Add a DRA object to the cluster; False if ``obj`` is not one."""
     if isinstance(obj, ResourceSlice):
         dra_of(sim.state).add_slice(obj)
@@ -63,7 +61,7 @@ def create_dra_object(sim: Simulation, obj: Any) -> bool:
     return True
 
 
-def delete_dra_object(sim: Simulation, kind: str, name: str) -> None:
+def delete_dra_object(sim: SimulationView, kind: str, name: str) -> None:
     """``delete claim REF`` / ``delete deviceclass NAME`` / ``delete claimtemplate REF``."""
     dra = dra_of(sim.state)
     if kind == "deviceclass":
@@ -82,7 +80,7 @@ def delete_dra_object(sim: Simulation, kind: str, name: str) -> None:
     sim.changed()
 
 
-def watch_pod(sim: Simulation, ps: PodState) -> None:
+def watch_pod(sim: SimulationView, ps: PodState) -> None:
     """A new pod with claims: the controller and the kubelet look after it."""
     dra_of(sim.state).watched.append(ps)
 
@@ -109,7 +107,7 @@ def kubelet_problem(dra: DraState, ps: PodState) -> str:
     return ""
 
 
-def kubelet_wait(sim: Simulation, ps: PodState) -> None:
+def kubelet_wait(sim: SimulationView, ps: PodState) -> None:
     """A pod just bound by ``spec.nodeName``: pending at the kubelet until its claims are ready."""
     dra = dra_of(sim.state)
     _reserve_bound(dra, ps)
@@ -154,10 +152,10 @@ class ClaimController:
     # never cached (cycle_cache.shape_of).
     tracked = True
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: SimulationView) -> None:
         self.sim = sim
 
-    def step(self, sim: Simulation) -> bool:
+    def step(self, sim: SimulationView) -> bool:
         dra: DraState | None = sim.state.dra
         if dra is None or not (dra.watched or dra.claims):
             return False
@@ -222,7 +220,7 @@ class ClaimController:
                 changed = True
         return changed
 
-    def next_time(self, sim: Simulation) -> int | None:
+    def next_time(self, sim: SimulationView) -> int | None:
         return None
 
 

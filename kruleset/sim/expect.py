@@ -11,15 +11,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model.scenario import Expectation
 from ..model.selectors import Taint
 from ..model.state import FAILED, RUNNING, SUCCEEDED, PodState
 from .result import NOT_SIMULATED, ExpectationResult
-
-if TYPE_CHECKING:
-    from .core import Simulation
+from .view import SimulationView
 
 __all__ = ["check_expectations", "pod_in_state"]
 
@@ -28,7 +26,7 @@ def _norm(ref: str) -> str:
     return ref if "/" in ref else f"default/{ref}"
 
 
-def _matching(sim: Simulation, ref: str) -> list[PodState]:
+def _matching(sim: SimulationView, ref: str) -> list[PodState]:
     ref = _norm(ref)
     if "*" not in ref and "?" not in ref:
         ps = sim.state.pods.get(ref)
@@ -94,7 +92,7 @@ def _describe(ps: PodState) -> str:
     return ps.phase.lower()
 
 
-def check_expectations(sim: Simulation, at: int | None
+def check_expectations(sim: SimulationView, at: int | None
                        ) -> Iterator[tuple[Expectation, ExpectationResult]]:
     """Evaluate the expectations written for instant ``at`` (``None``: end of run)."""
     for x in sim.scenario.expectations:
@@ -102,7 +100,7 @@ def check_expectations(sim: Simulation, at: int | None
             yield x, check(sim, x)
 
 
-def check(sim: Simulation, x: Expectation) -> ExpectationResult:
+def check(sim: SimulationView, x: Expectation) -> ExpectationResult:
     """Evaluate one expectation now."""
     try:
         passed, message = _CHECKS[x.form](sim, x)
@@ -115,7 +113,7 @@ class _Unsupported(Exception):
     pass
 
 
-def _pod(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _pod(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _matching(sim, x.ref)
     if not pods:
         return False, f"no pod matches {x.ref}"
@@ -136,7 +134,7 @@ def _is_in(ps: PodState, state: str, args: Any) -> bool:
     return pod_in_state(ps, state, args)[0]
 
 
-def _pods_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _pods_count(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _matching(sim, x.ref)
     n = sum(1 for ps in pods if _is_in(ps, x.state, x.args))
     want = x.args["count"]
@@ -146,27 +144,27 @@ def _pods_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return False, f"{n} pod(s) {x.state}, expected {want} ({detail or 'no pods match'})"
 
 
-def _victims(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _victims(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     got = sorted(set(sim.victims.get(_norm(x.ref), [])))
     want = sorted({_norm(r) for r in x.args["refs"]})
     return got == want, f"victims were [{', '.join(got)}]"
 
 
-def _evictions(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _evictions(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     if not _has("kubelet.admission") and not sim.kubelet_evictions:
         _require("kubelet.eviction.manager", "kubelet node-pressure eviction")
     want = [_norm(r) for r in x.args["refs"]]
     return sim.kubelet_evictions == want, f"evictions were [{', '.join(sim.kubelet_evictions)}]"
 
 
-def _eviction_status(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _eviction_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     got = sim.eviction_status.get(_norm(x.ref))
     if got is None:
         return False, f"no eviction of {_norm(x.ref)} was requested"
     return got == x.args["status"], f"status was {got}"
 
 
-def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _node_condition(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     node = sim.state.nodes.get(x.ref)
     if node is None:  # deleted (a sweep's node failure)
         return False, f"node {x.ref} does not exist"
@@ -176,7 +174,7 @@ def _node_condition(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return has == want, f"{x.ref} {'has' if has else 'does not have'} {cond}"
 
 
-def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _node_taint(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     node = sim.state.nodes.get(x.ref)
     if node is None:  # deleted (a sweep's node failure)
         return False, f"node {x.ref} does not exist"
@@ -188,7 +186,7 @@ def _node_taint(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return has == want, f"{x.ref} taints: {shown}"
 
 
-def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _quota_used(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     from ..model.quantity import format_quantity
     from ..rules.quota.accounting import quota_used
 
@@ -202,7 +200,7 @@ def _quota_used(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return not bad, "used " + ", ".join(bad)
 
 
-def _pdb_allowed(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _pdb_allowed(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pdb_mod = _require("disruption.pdb", "PodDisruptionBudget status")
     pdb = sim.state.pdbs.get(_norm(x.ref))
     if pdb is None:
@@ -212,17 +210,17 @@ def _pdb_allowed(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return got == x.args["value"], f"disruptionsAllowed is {got}"
 
 
-def _one_pod(sim: Simulation, x: Expectation) -> list[PodState]:
+def _one_pod(sim: SimulationView, x: Expectation) -> list[PodState]:
     return _matching(sim, x.ref)
 
 
-def _qos(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _qos(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _one_pod(sim, x)
     bad = [f"{ps.key} is {ps.pod.qos}" for ps in pods if ps.pod.qos != x.args["value"]]
     return bool(pods) and not bad, "; ".join(bad) or f"no pod matches {x.ref}"
 
 
-def _priority(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _priority(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _one_pod(sim, x)
     bad = []
     for ps in pods:
@@ -235,7 +233,7 @@ def _priority(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return bool(pods) and not bad, "; ".join(bad) or f"no pod matches {x.ref}"
 
 
-def _critical(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _critical(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _one_pod(sim, x)
     want = not x.negated
     bad = [f"{ps.key} is {'' if ps.pod.critical else 'not '}critical"
@@ -243,7 +241,7 @@ def _critical(sim: Simulation, x: Expectation) -> tuple[bool, str]:
     return bool(pods) and not bad, "; ".join(bad) or f"no pod matches {x.ref}"
 
 
-def _oom(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _oom(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     oom = _require("kubelet.eviction.oom", "OOM score adjust")
     pods = _one_pod(sim, x)
     bad = []
@@ -276,19 +274,19 @@ def _require(module: str, what: str) -> Any:
         raise _Unsupported(what) from None
 
 
-def _claim(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _claim(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     from ..rules.dra.checks import check_claim
 
     return check_claim(sim.state, x.ref, x.state, x.args)
 
 
-def _claims_count(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _claims_count(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     from ..rules.dra.checks import check_claims_count
 
     return check_claims_count(sim.state, x.ref, x.state, x.args["count"])
 
 
-def _device(sim: Simulation, x: Expectation) -> tuple[bool, str]:
+def _device(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     from ..rules.dra.checks import check_device
 
     return check_device(sim.state, x.ref, x.state, x.args)

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..rules.engine import Failure
-    from .core import Simulation
+
+# The registry stores callables over the running simulation without naming its
+# type: the simulation imports the registry, and naming it back would close a
+# cycle.  Each mechanism types its own functions with ``Simulation``.
+AnySimulation = Any
 
 __all__ = ["Controller", "register_action", "register_controller", "register_pod_admission"]
 
@@ -26,29 +30,29 @@ class Controller(Protocol):
     name: str
     phase: int
 
-    def step(self, sim: Simulation) -> bool: ...  # noqa: D102
-    def next_time(self, sim: Simulation) -> int | None: ...  # noqa: D102
+    def step(self, sim: AnySimulation) -> bool: ...  # noqa: D102
+    def next_time(self, sim: AnySimulation) -> int | None: ...  # noqa: D102
 
 
-_CONTROLLERS: list[Callable[[Simulation], Controller]] = []
-_ACTIONS: dict[type, Callable[[Simulation, Any], None]] = {}
-_POD_ADMISSION: list[Callable[[Simulation, Any], Any]] = []
-_POD_CHANGES: list[Callable[[Simulation, Any], Any] | None] = []
+_CONTROLLERS: list[Callable[[AnySimulation], Controller]] = []
+_ACTIONS: dict[type, Callable[[AnySimulation, Any], None]] = {}
+_POD_ADMISSION: list[Callable[[AnySimulation, Any], Any]] = []
+_POD_CHANGES: list[Callable[[AnySimulation, Any], Any] | None] = []
 
 
-def register_controller(factory: Callable[[Simulation], Controller]) -> None:
+def register_controller(factory: Callable[[AnySimulation], Controller]) -> None:
     """Add a controller factory; every :class:`Simulation` builds one of each."""
     _CONTROLLERS.append(factory)
 
 
-def register_action(cls: type, handler: Callable[[Simulation, Any], None]) -> None:
+def register_action(cls: type, handler: Callable[[AnySimulation, Any], None]) -> None:
     """Say which function carries out timeline actions of type ``cls``."""
     _ACTIONS[cls] = handler
 
 
 def register_pod_admission(
-    fn: Callable[[Simulation, Any], Any], *,
-    changes: Callable[[Simulation, Any], Mapping[str, Any] | Failure | None] | None = None,
+    fn: Callable[[AnySimulation, Any], Any], *,
+    changes: Callable[[AnySimulation, Any], Mapping[str, Any] | Failure | None] | None = None,
 ) -> None:
     """Add an API admission step run on every pod created (``fn(sim, pod) -> pod``).
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -26,9 +26,7 @@ from ..rules.engine import Failure
 from ..rules.priority import admission_rules, admit_priority, priority_changes
 from ..rules.profile import Profile
 from .registry import register_pod_admission
-
-if TYPE_CHECKING:
-    from .core import Simulation
+from .view import SimulationView
 
 __all__ = ["apply_declarations", "build_profile", "create_object"]
 
@@ -42,11 +40,11 @@ def build_profile(scenario: Scenario) -> Profile:
     return profile_for(scenario.scheduler, quotas_present=quotas)
 
 
-def _priority(sim: Simulation, pod: Pod) -> Any:
+def _priority(sim: SimulationView, pod: Pod) -> Any:
     return admit_priority(pod, sim.state.priority_classes, sim.profile)
 
 
-def _priority_changes(sim: Simulation, pod: Pod) -> Any:
+def _priority_changes(sim: SimulationView, pod: Pod) -> Any:
     # What admission sets depends only on these three fields and the classes
     # (and the admission rules): kept per simulation until a class is created.
     rules = admission_rules(sim.profile)
@@ -73,7 +71,7 @@ register_pod_admission(_priority, changes=_priority_changes)
 FREEZE_AT_PODS = 50_000
 
 
-def apply_declarations(sim: Simulation) -> None:
+def apply_declarations(sim: SimulationView) -> None:
     """Build the cluster at time 0 from the scenario's declarations, in file order."""
     for block in sim.scenario.kubelets:
         if block.node == "*":
@@ -106,7 +104,7 @@ def apply_declarations(sim: Simulation) -> None:
             gc.enable()
 
 
-def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodState | None:
+def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> PodState | None:
     """Add ``obj`` to the cluster now. Pods declared ``on NODE`` at time 0 skip admission."""
     st = sim.state
     if isinstance(obj, Pod):  # first: a cluster dump is mostly pods
@@ -147,7 +145,7 @@ def create_object(sim: Simulation, obj: Any, *, initial: bool = False) -> PodSta
     return None
 
 
-def _with_kubelet_reserved(sim: Simulation, node: Node) -> Node:
+def _with_kubelet_reserved(sim: SimulationView, node: Node) -> Node:
     """A `config kubelet` file's systemReserved + kubeReserved, for nodes declaring none."""
     reserved = getattr(sim.kubelet_config(node.name), "reserved", None)
     if reserved is None or reserved.is_zero() or not node.reserved.is_zero():
@@ -155,7 +153,7 @@ def _with_kubelet_reserved(sim: Simulation, node: Node) -> Node:
     return attrs.evolve(node, reserved=reserved)
 
 
-def create_pod(sim: Simulation, pod: Pod, *, initial: bool = False) -> PodState | None:
+def create_pod(sim: SimulationView, pod: Pod, *, initial: bool = False) -> PodState | None:
     """Admit ``pod`` to the API and add it; bind it at once when it names a node."""
     admitted = sim.admit_to_api(pod)
     if isinstance(admitted, Failure):

@@ -1,0 +1,50 @@
+"""What the simulation's helper modules need of a running simulation, as a Protocol.
+
+:mod:`kruleset.sim.expect`, :mod:`kruleset.sim.setup` and
+:mod:`kruleset.sim.dra_claims` work on a :class:`~kruleset.sim.core.Simulation`,
+which imports them; they name the part of it they use here instead of
+importing it back, so no import cycle remains even for type checkers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..model.config import KubeletConfig
+from ..model.scenario import Scenario
+from ..model.state import ClusterState, PodState
+from ..rules.profile import Profile
+
+__all__ = ["SimulationView"]
+
+
+class SimulationView(Protocol):
+    """The attributes and services of a running simulation that its helpers use."""
+
+    scenario: Scenario
+    state: ClusterState
+    profile: Profile
+    now: int
+    victims: dict[str, list[str]]
+    kubelet_evictions: list[str]
+    eviction_status: dict[str, int]
+    kubelets: dict[str, KubeletConfig]
+    default_kubelet: KubeletConfig
+    extra: dict[str, Any]
+
+    def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
+               reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Any:
+        """Add a decision to the report."""
+
+    def changed(self) -> None:
+        """Something changed that may let a pending pod schedule."""
+
+    def kubelet_config(self, node: str) -> KubeletConfig:
+        """The kubelet settings in force on ``node``."""
+
+    def admit_to_api(self, pod: Any) -> Any:
+        """The API admission steps on a new pod (the pod, or a refusal)."""
+
+    def bind(self, ps: PodState, node: str, rules: tuple[str, ...] = (),
+             admit: bool = True) -> bool:
+        """Bind ``ps`` to ``node`` through kubelet admission."""
