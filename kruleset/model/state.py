@@ -259,6 +259,9 @@ class ClusterState:
     # reported (upstream keeps it); a name no node has any more is dropped.
     images: dict[str, list[object]] = attrs.field(factory=dict)
     _seq: int = 0
+    # Called with (new PodState, the one it replaces or None) for every pod
+    # added: indexes kept outside the model (PDB selections) follow additions.
+    pod_added: list[Callable[[PodState, PodState | None], None]] = attrs.field(factory=list)
     # Dynamic Resource Allocation: a kruleset.rules.dra.state.DraState once the
     # scenario declares any DRA object (None: no DRA, nothing to check).
     dra: Any = None
@@ -388,10 +391,13 @@ class ClusterState:
         self._seq += 1
         ps = PodState(pod, self._seq, self.now if now is None else now)
         ps.owner = self
+        old = self.pods.get(pod.key)
         self.pods[pod.key] = ps
         self.by_namespace.setdefault(pod.namespace, {})[pod.key] = ps
         if pod.namespace not in self.namespaces:
             self.namespaces[pod.namespace] = Namespace(pod.namespace)
+        for watch in self.pod_added:
+            watch(ps, old)
         return ps
 
     def bind(self, ps: PodState, node_name: str, now: int | None = None) -> None:

@@ -42,6 +42,7 @@ _MODULES = (
     "scheduler.fast.plan",
     "scheduler.fast.dry_run",
     "quota.fast_reclaim",
+    "disruption.fast_selection",
 )
 
 

@@ -49,6 +49,7 @@ from ..model import scenario as sc
 from ..model.objects import PodDisruptionBudget
 from ..model.state import PodState
 from ..rules.disruption.eviction_api import EvictionResponse, evict
+from ..rules.scheduler import dispatch
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
@@ -83,7 +84,7 @@ def request_eviction(sim: Simulation, ps: PodState, *, dry_run: bool = False,
     ``kubectl drain NODE`` for a drain); ``note`` is appended to the message.
     """
     resp = evict(sim.state, ps, sim.now, dry_run=dry_run, profile=sim.profile,
-                 trace=sim.trace, stale_pdbs=_stale(sim))
+                 trace=sim.trace, stale_pdbs=_stale(sim), fast=sim.fast)
     sim.eviction_status[ps.key] = resp.status
     reason = f"{resp.status} {_PHRASES.get(resp.status, '')}".strip()
     text = resp.text or ("dry run: the pod would be evicted" if dry_run and resp.allowed
@@ -262,7 +263,9 @@ class DisruptionController:
     Status itself is computed on demand (kruleset.rules.disruption.pdb.pdb_status); what
     this controller keeps is which PDB objects it has synced, so that an
     eviction requested in the same instant as a PDB's creation, before the
-    controller ran, gets upstream's "still being processed" 429.
+    controller ran, gets upstream's "still being processed" 429.  With
+    ``FastPaths.pdb_selection`` on, its first step also selects the declared
+    PDBs' pods for the index the status reads (one walk per namespace).
     """
 
     name = "disruption"
@@ -278,6 +281,14 @@ class DisruptionController:
         if len(seen) != len(pdbs) or any(seen.get(k) is not p for k, p in pdbs.items()):
             seen.clear()
             seen.update(pdbs)
+        if pdbs and not sim.extra.get("pdb_synced"):
+            # Upstream's controller syncs each PDB as it sees it; with the
+            # index on, its pods are selected now (once), not at the first
+            # eviction.
+            sync = dispatch.chosen(sim, "pdb-sync")
+            if sync is not None:
+                sync(sim.state, pdbs.values())
+            sim.extra["pdb_synced"] = True
         # A deleted PDB takes its status (disruptedPods) with it; one created
         # later under the same name starts empty.
         for key in [k for k in sim.state.pdb_disrupted if k not in pdbs]:

@@ -205,7 +205,7 @@ def _pdb_allowed(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pdb = sim.state.pdbs.get(_norm(x.ref))
     if pdb is None:
         return False, f"no PodDisruptionBudget {_norm(x.ref)}"
-    status = pdb_mod.pdb_status(sim.state, pdb, sim.now)
+    status = pdb_mod.pdb_status(sim.state, pdb, sim.now, sim.fast)
     got = status.disruptions_allowed
     return got == x.args["value"], f"disruptionsAllowed is {got}"
 

@@ -136,7 +136,8 @@ class EvictionContext:
     """The pipeline's context: the cluster, the clock (ms), the trace and the request's options.
 
     ``stale_pdbs`` are keys of PDBs whose status the disruption controller has
-    not observed yet (status.observedGeneration < metadata.generation).
+    not observed yet (status.observedGeneration < metadata.generation);
+    ``fast`` the simulation's FastPaths (None: the reference throughout).
     """
 
     state: ClusterState
@@ -144,6 +145,7 @@ class EvictionContext:
     trace: Trace | None = None
     dry_run: bool = False
     stale_pdbs: Collection[str] = ()
+    fast: Any = None
 
 
 _IGNORE, _LOOKUP, _UNHEALTHY, _BUDGET = (
@@ -189,7 +191,7 @@ def _pdb_lookup(ctx: EvictionContext, args: Mapping[str, Any],
     if len(pdbs) > 1:
         return _refuse(_LOOKUP, 500, MULTIPLE_PDBS_MESSAGE, ", ".join(p.key for p in pdbs), None)
     req.pdb = pdbs[0]
-    req.status = pdb_status(ctx.state, pdbs[0], ctx.now)
+    req.status = pdb_status(ctx.state, pdbs[0], ctx.now, ctx.fast)
     return req
 
 
@@ -252,6 +254,7 @@ def evict(
     profile: Profile | None = None,
     trace: Trace | None = None,
     stale_pdbs: Collection[str] = (),
+    fast: Any = None,
 ) -> EvictionResponse:
     """Answer one eviction request for ``ps`` at ``now`` (ms).
 
@@ -262,11 +265,11 @@ def evict(
     ``evict pod`` does it.  A dry-run answers as the real request would
     (including 429) and changes nothing.  See the module docstring for an
     example; ``stale_pdbs`` lists PDBs the disruption controller has not
-    observed yet.
+    observed yet; ``fast`` is the simulation's FastPaths (PDB selections).
     """
     active: ActiveRuleSet = profile.active(EVICTION.name) if profile is not None \
         else EVICTION.defaults()
-    ctx = EvictionContext(state, now, trace, dry_run, stale_pdbs)
+    ctx = EvictionContext(state, now, trace, dry_run, stale_pdbs, fast)
     if trace is not None:
         trace.now = now
     out = active.run(ctx, EvictionRequest(ps), subject=ps.key)

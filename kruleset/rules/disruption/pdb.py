@@ -37,11 +37,14 @@ Example (34% of three replicas rounds up to two; two of three pods are Ready)::
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 
 from kruleset.model.objects import PodDisruptionBudget
 from kruleset.model.state import RUNNING, ClusterState, PodState
+
+from ..scheduler.dispatch import chosen_by
 
 __all__ = [
     "DELETION_TIMEOUT",
@@ -84,13 +87,20 @@ class PdbStatus:
         return "SufficientPods" if self.disruptions_allowed > 0 else "InsufficientPods"
 
 
-def selected_pods(state: ClusterState, pdb: PodDisruptionBudget) -> list[PodState]:
+def selected_pods(state: ClusterState, pdb: PodDisruptionBudget,
+                  fast: Any = None) -> list[PodState]:
     """The pods of the PDB's namespace its selector selects, as the controller lists them.
 
     policy/v1: an empty selector selects every pod of the namespace (the
     scheduler's preemption treats it differently, see its own module).  Pods
     that left the API are not listed; terminating and pending pods are.
+    ``fast`` is the simulation's FastPaths: with ``pdb_selection`` on, the
+    pods come from an index kept as pods are added, not from this walk.
     """
+    index = chosen_by(fast, "pdb-selected-pods")
+    if index is not None:
+        found: list[PodState] = index(state, pdb)
+        return found
     pods = state.by_namespace.get(pdb.namespace)
     if not pods:
         return []
@@ -185,7 +195,8 @@ def _disrupted(state: ClusterState, pdb: PodDisruptionBudget, pods: list[PodStat
     return out
 
 
-def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int) -> PdbStatus:
+def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int,
+               fast: Any = None) -> PdbStatus:
     """The PDB's status at ``now`` (ms), as the disruption controller's ``trySync`` writes it.
 
     * expectedPods: integer minAvailable counts the selected pods; a percentage
@@ -199,9 +210,10 @@ def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int) -> PdbSt
       nothing is expected; 0 too when the controller cannot find a pod's
       controller (fail-safe, ``sync_error`` says why).
 
-    See the module docstring for an example.
+    ``fast`` (the simulation's FastPaths) chooses how the pods are found
+    (:func:`selected_pods`).  See the module docstring for an example.
     """
-    pods = selected_pods(state, pdb)
+    pods = selected_pods(state, pdb, fast)
     disrupted = _disrupted(state, pdb, pods, now)
     current = 0
     for ps in pods:

@@ -108,7 +108,7 @@ class CapacityScheduling:
         pre = prefilter_state(ctx, pod)
         if trace is not None:
             _trace_mode(ctx, ps, pre)
-        budgets = pdb_budgets(ctx.state, ctx.now)
+        budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[str, Failure] = {}
@@ -305,7 +305,7 @@ def reclaim_victims(state: ClusterState, pod: Pod | PodState, node: str | None =
         target = state.nodes.get(node)
         if target is None:
             raise KeyError(f"no node {node!r}")
-        found = select_victims_on_node(ctx, ps.pod, target, pdb_budgets(state, ctx.now))
+        found = select_victims_on_node(ctx, ps.pod, target, pdb_budgets(state, ctx.now, ctx.fast))
         return () if isinstance(found, Failure) else found.victims
     out = reclaim(ctx, ps, result.fit_error)
     return out.victims if out is not None else ()

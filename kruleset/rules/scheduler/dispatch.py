@@ -31,6 +31,7 @@ __all__ = [
     "GENERAL",
     "BatchFilterFn",
     "chosen",
+    "chosen_by",
     "fast_path",
     "register_batch_filter",
 ]
@@ -64,8 +65,13 @@ def chosen(ctx: Any, name: str) -> Callable[..., Any] | None:
     None means: take the reference path (the option is off, or no fast
     module registered one).
     """
+    return chosen_by(ctx.fast, name)
+
+
+def chosen_by(fast: Any, name: str) -> Callable[..., Any] | None:
+    """:func:`chosen` for callers holding the FastPaths themselves (None: every option off)."""
     found = _FAST.get(name)
-    if found is None or not getattr(ctx.fast, found[0]):
+    if found is None or fast is None or not getattr(fast, found[0]):
         return None
     return found[1]
 

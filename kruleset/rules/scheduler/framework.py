@@ -83,13 +83,17 @@ class FastPaths:
     (:mod:`~kruleset.rules.scheduler.fast.cycle_cache`), ``victims`` selects
     preemption victims as arithmetic (:mod:`~kruleset.rules.scheduler.fast.plan`),
     ``reclaim`` runs quota reclaim's dry run as arithmetic
-    (:mod:`~kruleset.rules.quota.fast_reclaim`).
+    (:mod:`~kruleset.rules.quota.fast_reclaim`), ``pdb_selection`` keeps
+    each PodDisruptionBudget's selected pods as pods are added instead of
+    walking the namespace for every status
+    (:mod:`~kruleset.rules.disruption.fast_selection`).
     """
 
     batch_search: bool = True
     cycle_cache: bool = True
     victims: bool = True
     reclaim: bool = True
+    pdb_selection: bool = True
 
 
 ALL_FAST = FastPaths()

@@ -317,7 +317,7 @@ class DefaultPreemption:
     def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
                 offset: int, wanted: int) -> DryRun:
         """:func:`dry_run` over the PDBs' current status; traced as one group."""
-        run = dry_run(ctx, ps.pod, nodes, pdb_budgets(ctx.state, ctx.now), offset, wanted,
+        run = dry_run(ctx, ps.pod, nodes, pdb_budgets(ctx.state, ctx.now, ctx.fast), offset, wanted,
                       may_be_victim=self.may_be_victim, statuses=fit.failures)
         if ctx.trace is not None:
             _trace_dry_run(ctx.trace, ps, nodes, run)

@@ -121,10 +121,11 @@ class PdbBudget:
     disrupted: frozenset[str] = frozenset()
 
 
-def pdb_budgets(state: ClusterState, now: int) -> list[PdbBudget]:
+def pdb_budgets(state: ClusterState, now: int, fast: Any = None) -> list[PdbBudget]:
     """Every PDB of the cluster with its current status (upstream lists all PDBs once per attempt).
 
-    The status is the disruption controller's (:func:`kruleset.rules.disruption.pdb.pdb_status`).
+    The status is the disruption controller's (:func:`kruleset.rules.disruption.pdb.pdb_status`;
+    ``fast``, the cycle's FastPaths, chooses how it finds the pods).
     """
     if not state.pdbs:
         return []
@@ -132,7 +133,7 @@ def pdb_budgets(state: ClusterState, now: int) -> list[PdbBudget]:
 
     out = []
     for pdb in state.pdbs.values():
-        st = pdb_status(state, pdb, now)
+        st = pdb_status(state, pdb, now, fast)
         out.append(PdbBudget(pdb, st.disruptions_allowed, frozenset(st.disrupted_pods)))
     return out
 
