@@ -14,6 +14,7 @@ from ..model.config import KubeletConfig
 from ..model.scenario import Scenario
 from ..model.state import ClusterState, PodState
 from ..rules.profile import Profile
+from ..rules.scheduler.framework import FastPaths
 
 __all__ = ["SimulationView"]
 
@@ -31,6 +32,7 @@ class SimulationView(Protocol):
     kubelets: dict[str, KubeletConfig]
     default_kubelet: KubeletConfig
     extra: dict[str, Any]
+    fast: FastPaths
 
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
                reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Any:
