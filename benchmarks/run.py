@@ -463,9 +463,14 @@ def run_workload(name: str, quick: bool, budget: float = 20.0,
     runs = []
     cap = None
     for _ in range(2):
-        off = spawn({"name": name, "quick": quick, "trace": False, "budget": budget,
+        # Every run after the first measures exactly the first's pods (its count as
+        # ``cap``, the budget no longer binding): a later run stopped by the budget
+        # at another pod would decide a different prefix, and digests compare only
+        # over the same pods.
+        off = spawn({"name": name, "quick": quick, "trace": False,
+                     "budget": budget if cap is None else 10 * budget,
                      "cap": cap, "scale": scale})
-        if cap is None and off.get("stopped_at_budget"):
+        if cap is None:
             cap = off.get("measured")
         on = spawn({"name": name, "quick": quick, "trace": True, "budget": 10 * budget,
                     "cap": cap, "scale": scale})
