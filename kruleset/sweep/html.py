@@ -22,6 +22,8 @@ from importlib import resources
 from typing import Any
 
 from .._version import __version__
+from ..report.text import Style
+from .table import cell_text, first_failing, result_text
 
 __all__ = ["render_html"]
 
@@ -82,35 +84,18 @@ def _e(value: Any) -> str:
 
 
 def _cell(value: int, base: int) -> str:
-    """A number cell: ``·`` when as in the base run, else value and difference.
-
-    More pending pods, evictions or preemptions than the base run is worse.
-    """
-    if value == base:
-        return '<td class="num same">·</td>'
-    cls = "worse" if value > base else "better"
-    return f'<td class="num {cls}">{value} ({value - base:+d})</td>'
+    """A number cell as the text table writes it; more than the base run is worse."""
+    cls = "same" if value == base else "worse" if value > base else "better"
+    return f'<td class="num {cls}">{cell_text(value, base)}</td>'
 
 
 def _result(o: dict[str, Any]) -> str:
-    if o["status"] == "error":
-        return "! error"
-    if o["failing"]:
-        return f"✗ {len(o['failing'])} of {o['expectations']}"
-    return "✓ pass"
+    return result_text(o, Style(color=False))
 
 
 def _first(o: dict[str, Any], base: dict[str, Any]) -> str:
-    if o["status"] == "error" and o.get("error"):
-        return _e(o["error"].splitlines()[0])
-    if not o["failing"]:
-        return ""
-    f = o["failing"][0]
-    text = _expectation(f)
-    if any(b["line"] == f["line"] for b in base["failing"]):
-        text += " (as in base)"
     # the whole message is in the row's details; the cell keeps the table scannable
-    return _e(text if len(text) <= _FIRST else text[: _FIRST - 1] + "…")
+    return _e(first_failing(o, base, _FIRST))
 
 
 def _expectation(f: dict[str, Any]) -> str:

@@ -21,7 +21,8 @@ from ..report.text import Style
 from .axes import Variant
 from .executors import Outcome
 
-__all__ = ["COLUMNS", "ORDER", "exit_code", "render_json", "render_text", "sort_rows"]
+__all__ = ["COLUMNS", "ORDER", "cell_text", "exit_code", "first_failing", "render_json",
+           "render_text", "result_text", "sort_rows"]
 
 ORDER = ("worst first: errors, then failing expectations (most first), pods left pending, "
          "evictions, preemptions (most first); ties in grid order")
@@ -68,13 +69,15 @@ def render_json(path: str, at: int, axes: dict[str, Any], base: Outcome,
     }
 
 
-def _cell(value: int, base: int) -> str:
+def cell_text(value: int, base: int) -> str:
+    """``·`` when as in the base run, else the value and the difference: ``3 (+3)``."""
     if value == base:
         return "·"
     return f"{value} ({value - base:+d})"
 
 
-def _result(o: Outcome, style: Style) -> str:
+def result_text(o: Outcome, style: Style) -> str:
+    """The expectations cell: ``✓ pass``, ``✗ 2 of 3`` or ``! error``."""
     if o["status"] == "error":
         return style.warn("! error")
     if o["failing"]:
@@ -82,7 +85,8 @@ def _result(o: Outcome, style: Style) -> str:
     return style.ok("✓ pass")
 
 
-def _first(o: Outcome, base: Outcome, width: int) -> str:
+def first_failing(o: Outcome, base: Outcome, width: int) -> str:
+    """The first failing expectation (or the error), cut to ``width`` characters."""
     if o["status"] == "error" and o["error"]:
         text = o["error"].splitlines()[0]
     elif o["failing"]:
@@ -114,11 +118,11 @@ def render_text(path: str, at: int, description: str, base: Outcome,
                    f"(· below: same as base)")
     head = ["variant", "expectations", "pending", "evictions", "preemptions",
             "first failing expectation"]
-    table = [[v.name, _result(o, style), _cell(o["pending"], base["pending"]),
-              _cell(o["evictions"], base["evictions"]),
-              _cell(o["preemptions"], base["preemptions"]), _first(o, base, width)]
+    table = [[v.name, result_text(o, style), cell_text(o["pending"], base["pending"]),
+              cell_text(o["evictions"], base["evictions"]),
+              cell_text(o["preemptions"], base["preemptions"]), first_failing(o, base, width)]
              for v, o in rows]
-    plain = [[v.name, _result(o, Style(color=False))] for v, o in rows]
+    plain = [[v.name, result_text(o, Style(color=False))] for v, o in rows]
     widths = [max([len(head[i])] + [len(p[i]) for p in plain]) if i < 2 else
               max([len(head[i])] + [len(r[i]) for r in table]) for i in range(5)]
     out.append("")

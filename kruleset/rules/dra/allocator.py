@@ -338,19 +338,19 @@ def _selectable(claim: str, req: DeviceRequest, cand: Candidate,
         raise AllocationError(f"claim {claim}, request {req.name}: could not retrieve device "
                               f"class {req.class_name}: deviceclass.resource.k8s.io "
                               f"\"{req.class_name}\" not found")
-    for i, sel in enumerate(cls.selectors):
+    return (_selected(evaluator, cand, cls.selectors, "class", cls.name)
+            and _selected(evaluator, cand, req.selectors, "claim", claim))
+
+
+def _selected(evaluator: Evaluator, cand: Candidate, selectors: Sequence[Any], kind: str,
+              name: str) -> bool:
+    """Whether every selector holds for ``cand``; a CEL runtime error names ``kind name``."""
+    for i, sel in enumerate(selectors):
         try:
             if not evaluator.matches(cand.driver, cand.device, sel.expression):
                 return False
         except CelRuntimeError as exc:
-            raise AllocationError(f"class {cls.name}: selector #{i}: CEL runtime error: "
-                                  f"{exc}") from None
-    for i, sel in enumerate(req.selectors):
-        try:
-            if not evaluator.matches(cand.driver, cand.device, sel.expression):
-                return False
-        except CelRuntimeError as exc:
-            raise AllocationError(f"claim {claim}: selector #{i}: CEL runtime error: "
+            raise AllocationError(f"{kind} {name}: selector #{i}: CEL runtime error: "
                                   f"{exc}") from None
     return True
 
