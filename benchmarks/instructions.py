@@ -41,6 +41,7 @@ SIZES: dict[str, tuple[Any, bool]] = {
     "EvictionStorm": (lambda: w.eviction_storm(200, 30), True),
     "QuotaReclaim": (lambda: w.quota_reclaim(200, 20, 400), True),
     "Load": (lambda: w.load_cluster(500, 15_000), False),
+    "Language": (lambda: w.language_file(2_000), False),
 }
 
 TINY = 'scenario "start-up"\nnode n cpu=1 memory=1Gi\npod p requests(cpu=100m)\n'

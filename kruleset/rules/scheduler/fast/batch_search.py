@@ -126,9 +126,11 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
                for k, (fn, args, name) in enumerate(rules)]
     failed_at: dict[int, int] = {}
     while pos < n:
-        # Once enough fit, the search goes on to the next node that fits.
+        # Once enough fit, the search goes on to the next node that fits: one
+        # node more than still needed, so that where every node fits a single
+        # chunk ends the search.
         need = to_find - len(feasible)
-        size = min(n - pos, max(need, MIN_CHUNK))
+        size = min(n - pos, max(need + 1, MIN_CHUNK))
         a = (start + pos) % n
         b = a + size
         chunk = order[a:b] if b <= n else [*order[a:], *order[:b - n]]

@@ -26,7 +26,9 @@ def default_normalize(raw: Sequence[int], reverse: bool) -> list[int]:
     """Upstream ``DefaultNormalizeScore(MaxNodeScore, reverse, scores)``."""
     top = max(raw, default=0)
     if top <= 0:
-        return [MAX_NODE_SCORE if reverse else s for s in raw]
+        # Nothing above zero (the usual case for a plugin with nothing to say):
+        # upstream leaves the scores as they are, or sets all to MaxNodeScore.
+        return [MAX_NODE_SCORE] * len(raw) if reverse else list(raw)
     out = []
     for s in raw:
         v = MAX_NODE_SCORE * s // top
