@@ -221,12 +221,17 @@ def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
 @register_batch_filter(_filter)
 def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                 ) -> list[Failure | None] | None:
-    """``_filter`` on every node; the usual case (only unallocated claims) inline."""
+    """``_filter`` on every node; the usual case (only unallocated claims) inline.
+
+    Traced, a node that cannot hold the claims gets its explanation at the
+    same point as ``_filter`` gives it.
+    """
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
         return None
-    if cyc.allocated or not cyc.to_allocate or ctx.trace is not None:
+    if cyc.allocated or not cyc.to_allocate:
         return [_filter(ctx, args, pod, n) for n in nodes]
+    trace = ctx.trace
     dra = cyc.dra
     memo = dra.solutions
     versions = dra.pool_versions
@@ -246,6 +251,8 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
         else:
             got = solve(cyc, node)
         if got is None:
+            if trace is not None:
+                _trace_devices(ctx, cyc, pod, node)
             out.append(cannot)
         else:
             results[name] = got
@@ -262,11 +269,13 @@ def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
     return [_score(ctx, args, pod, n) for n in nodes]
 
 
-def solve(cyc: Cycle, node: NodeState, note: Any = None) -> list[Allocation] | None:
+def solve(cyc: Cycle, node: NodeState, note: Any = None,
+          names: Sequence[str] | None = None) -> list[Allocation] | None:
     """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
 
     Results are kept per (claim specs, node) while the devices in use stay
     the same: pods of one template ask the same question of each node.
+    ``names`` stand for the claims' names in what ``note`` hears.
     """
     dra = cyc.dra
     pools = dra.pools_for(node.name, node.labels)
@@ -278,7 +287,9 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None) -> list[Allocation] | N
         kept = memo.get(memo_key)
         if kept is not None and kept[0] == stamp and kept[1] is pools:
             return kept[2]
-    inputs = [ClaimInput(c.key, c.spec) for c in cyc.to_allocate]
+    if names is None:
+        names = [c.key for c in cyc.to_allocate]
+    inputs = [ClaimInput(k, c.spec) for k, c in zip(names, cyc.to_allocate, strict=True)]
     try:
         got = allocate(inputs, pools, dra.classes, dra.in_use, dra.evaluator, note,
                        dra.selectable)
@@ -297,9 +308,52 @@ def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
 
 
 def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
-    """Why each device available to ``node`` was passed over for the cycle's claims."""
+    """Why each device available to ``node`` was passed over for the cycle's claims.
+
+    The lines depend on the claims' specs and the devices in use, not on the
+    claims' names: they are kept with the solutions (same key and validity),
+    with a placeholder for each claim's name, so that a traced run does not
+    run the allocator again for every pod of a template on every node that
+    cannot hold it.
+    """
     if not cyc.to_allocate:
         return []
+    dra = cyc.dra
+    pools = dra.pools_for(node.name, node.labels)
+    versions = dra.pool_versions
+    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
+    memo_key = (cyc.key, node.name, _EXPLAINED)
+    kept = dra.solutions.get(memo_key)
+    if kept is not None and kept[0] == stamp and kept[1] is pools:
+        text = kept[2]
+    else:
+        marks = [f"\x00{i}\x00" for i in range(len(cyc.to_allocate))]
+        try:
+            # One string, so that naming the claims is one replace per claim.
+            text = "\x01".join(_explain(cyc, node, pools, marks))
+        except SchedulingAborted:
+            text = None
+        dra.solutions[memo_key] = (stamp, pools, text)
+    if text is None:
+        # An allocator error names the claim as it is: not kept with a placeholder.
+        try:
+            solve(cyc, node, lambda *_: None)
+        except SchedulingAborted as exc:
+            return [str(exc)]
+        return []  # unreachable unless the error went away; nothing to explain
+    if not text:
+        return []
+    for i, cs in enumerate(cyc.to_allocate):
+        text = text.replace(f"\x00{i}\x00", cs.key)
+    return text.split("\x01")
+
+
+# Marks the explanations kept in ``DraState.solutions`` beside the solutions.
+_EXPLAINED = "explained"
+
+
+def _explain(cyc: Cycle, node: NodeState, pools: Sequence[Any], marks: list[str]) -> list[str]:
+    """:func:`explain_node`'s lines with ``marks`` for the claims' names."""
     lines: list[str] = []
 
     def note(claim: str, request: str, device: str, why: str) -> None:
@@ -307,19 +361,15 @@ def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
         if line not in lines:
             lines.append(line)
 
-    try:
-        got = solve(cyc, node, note)
-    except SchedulingAborted as exc:
-        return [str(exc)]
-    pools = cyc.dra.pools_for(node.name, node.labels)
+    got = solve(cyc, node, note, marks)
     if not pools:
         lines.append("no ResourceSlice offers devices to this node")
     for p in pools:
         if p.incomplete:
             lines.append(f"pool {p.driver}/{p.name} incomplete")
     if got is not None:
-        for cs, alloc in zip(cyc.to_allocate, got, strict=True):
-            lines.append(f"claim {cs.key}: would get "
+        for mark, alloc in zip(marks, got, strict=True):
+            lines.append(f"claim {mark}: would get "
                          + ", ".join(d.id for d in alloc.devices))
     return lines
 
