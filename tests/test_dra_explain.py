@@ -9,8 +9,8 @@ pod's lines.
 from __future__ import annotations
 
 from kruleset import api
-from kruleset.rules.dra.plugin import FILTER_RULE
 from kruleset.rules.engine import Trace
+from kruleset.rules.scheduler.defaults import FILTER_DYNAMIC_RESOURCES as FILTER_RULE
 
 SCENARIO = """\
 node n1 cpu=8 memory=8Gi
