@@ -5,13 +5,14 @@ copies of the quotas' usage and the node's totals, and reprieves them again,
 deciding as the reference (:func:`kruleset.rules.quota.reclaim.select_victims_on_node`
 with the default victim rules) and recording the same trace.  With
 the simulation's ``FastPaths.reclaim`` off every node goes through the reference; the
-differential tests compare both.
+differential tests compare both.  The trace it logs is formatted when read, by
+:mod:`~kruleset.rules.quota.fast_reclaim_trace`.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
@@ -40,7 +41,27 @@ from .accounting import (
     QuotaView,
     quota_usage,
 )
-from .capacity_scheduling import skip_entry
+from .fast_reclaim_trace import (
+    ADD,
+    CANDIDATE,
+    HAS_QUOTA,
+    NO_QUOTA,
+    NOT_ABOVE_MIN,
+    NOT_CANDIDATE,
+    NOT_LOWER,
+    NS_NO_QUOTA,
+    OTHER_NS,
+    OWN,
+    OWN_WITHIN_MIN,
+    RECLAIMING,
+    REFUSED,
+    RUN,
+    SKIP,
+    WALK,
+    WALK_FIELDS,
+    Core,
+    cycle_entries,
+)
 from .prefilter import (
     PreFilterState,
 )
@@ -56,18 +77,6 @@ from .reclaim import (
 )
 
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
-_RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
-# Refusal kinds, formatted only when the trace is read (see _walk_text).
-_NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
-# What the cycle's trace log holds (one deferred group per flush): records laid out flat,
-# each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
-# nothing the collector must keep tracking.
-_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED, _NOT_CANDIDATE = range(7)
-_WALK_FIELDS = 6
-
-Core = tuple[int, int, int, int]
-
-
 def _over(cpu: int, memory: int, eph: int, pods: int, y: Bound) -> tuple[str, int, int] | None:
     """:func:`~kruleset.rules.quota.accounting.over` for amounts without extended resources."""
     if cpu > y.cpu:
@@ -84,10 +93,6 @@ def _over(cpu: int, memory: int, eph: int, pods: int, y: Bound) -> tuple[str, in
 def _walk_key(ps: PodState) -> tuple[int, int]:
     # The default victim order's composite key (lower priority, then later start, first).
     return ps.pod.effective_priority, -ps.effective_start
-
-
-def _describe(c: Core) -> str:
-    return Resources(c[0], c[1], c[2], c[3]).describe() or "nothing"
 
 
 class _Taken:
@@ -229,19 +234,19 @@ class _Cycle:
         if plan is None:
             return None
         if not pre.has_quota:
-            mode = _NO_QUOTA
+            mode = NO_QUOTA
         elif QuotaView(usage).over_min_with(pod.namespace, pre.req_in_eq) is None:
-            mode = _RECLAIMING
+            mode = RECLAIMING
         else:
-            mode = _OWN
+            mode = OWN
         return cls(ctx, pod, pre, mode, usage, used, plan, order, budgets)
 
     def _may_go(self, ps: PodState) -> bool:
         """Could ``ps`` be a victim at all in this cycle (ignoring the walk's changes)?"""
         p = ps.pod
-        if self.mode == _RECLAIMING:
+        if self.mode == RECLAIMING:
             return p.namespace in self.possible
-        if self.mode == _OWN:
+        if self.mode == OWN:
             return p.namespace == self.ns and p.effective_priority < self.prio
         return p.namespace not in self.infos and p.effective_priority < self.prio
 
@@ -299,7 +304,7 @@ class _Cycle:
                 walk = self.walks[node.name] = tuple(
                     (ps.key, ps.pod.namespace, ps.pod.effective_priority)
                     for ps in sorted(node.pods.values(), key=_walk_key))
-            self.log.extend((_REFUSED, node.name, walk))
+            self.log.extend((REFUSED, node.name, walk))
             self.logged += len(walk)
         return self._no_victims(node)
 
@@ -311,7 +316,7 @@ class _Cycle:
         """
         notes = self.log if self.trace is not None else None
         infos = self.infos
-        reclaiming = self.mode == _RECLAIMING
+        reclaiming = self.mode == RECLAIMING
         potential: list[PodState] = []
         for ps in sorted(node.pods.values(), key=_walk_key):   # least important first
             p = ps.pod
@@ -327,39 +332,39 @@ class _Cycle:
                 if reclaiming:
                     arg = taken.now(ons)
             if notes is not None:
-                notes.extend((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
+                notes.extend((WALK, node.name, ps.key, p.effective_priority, kind, arg))
         return potential
 
     def _refusal(self, p: Pod, taken: _Taken) -> tuple[int, Core | None]:
         """The refusal kind of the victim rule that spares ``p`` (-1: it may go), and
-        for ``_NOT_ABOVE_MIN`` its quota's usage."""
+        for ``NOT_ABOVE_MIN`` its quota's usage."""
         ons = p.namespace
         infos = self.infos
         mode = self.mode
-        if mode == _RECLAIMING:
+        if mode == RECLAIMING:
             if ons not in infos:
-                return _NS_NO_QUOTA, None
+                return NS_NO_QUOTA, None
             if ons == self.ns:
-                return _OWN_WITHIN_MIN, None
+                return OWN_WITHIN_MIN, None
             c = taken.now(ons)
             if _over(*c, infos[ons].min) is None:
-                return _NOT_ABOVE_MIN, c
-        elif mode == _OWN:
+                return NOT_ABOVE_MIN, c
+        elif mode == OWN:
             if ons not in infos:
-                return _NS_NO_QUOTA, None
+                return NS_NO_QUOTA, None
             if ons != self.ns:
-                return _OTHER_NS, None
+                return OTHER_NS, None
             if p.effective_priority >= self.prio:
-                return _NOT_LOWER, None
+                return NOT_LOWER, None
         elif ons in infos:
-            return _HAS_QUOTA, None
+            return HAS_QUOTA, None
         elif p.effective_priority >= self.prio:
-            return _NOT_LOWER, None
+            return NOT_LOWER, None
         return -1, None
 
     def _count_walk(self, mark: int) -> None:
         """Count the walk entries logged since ``mark`` (as the trace will show them)."""
-        self.logged += (len(self.log) - mark) // _WALK_FIELDS
+        self.logged += (len(self.log) - mark) // WALK_FIELDS
 
     def _quota_hit(self, taken: _Taken, own: Resources, whole: Resources
                    ) -> tuple[str, int, int] | None:
@@ -441,36 +446,36 @@ class _Cycle:
         for away, failed, why in runs:
             names = every if away else kept
             if fit.nominated:
-                log.extend((_RUN, subject, every, failed, why))
+                log.extend((RUN, subject, every, failed, why))
                 count += len(every) if failed is None else every.index(failed) + 1
                 if failed is None:
-                    log.extend((_RUN, subject, names, None, None))
+                    log.extend((RUN, subject, names, None, None))
                     count += len(names)
             else:
-                log.extend((_RUN, subject, names, failed, why))
+                log.extend((RUN, subject, names, failed, why))
                 count += len(names) if failed is None else names.index(failed) + 1
         self.logged += count
 
     def add(self, rule_name: str, subject: str, result: str, why: str) -> None:
         """Log one entry (in order with the deferred ones)."""
-        self.log.extend((_ADD, rule_name, subject, result, why))
+        self.log.extend((ADD, rule_name, subject, result, why))
         self.logged += 1
 
     def add_candidate(self, subject: str, c: Candidate) -> None:
         """Log the ``candidate`` entry of ``c``, formatted when read (from its keys only)."""
-        self.log.extend((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
+        self.log.extend((CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
     def skip(self, node: str, least: tuple[int, ...] | None,
              runner_up: tuple[tuple[int, ...], str]) -> None:
-        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
-        self.log.extend((_SKIP, node, least, runner_up))
+        """Log that ``node`` was not dry-run (formatted by ``capacity_scheduling.skip_entry``)."""
+        self.log.extend((SKIP, node, least, runner_up))
         self.logged += 1
 
     def not_candidate(self, node: str, reason: str) -> None:
         """Log ``node``'s ``not a candidate`` entry (formatted when read: hundreds a cycle)."""
-        self.log.extend((_NOT_CANDIDATE, node, reason))
+        self.log.extend((NOT_CANDIDATE, node, reason))
         self.logged += 1
 
     def flush(self) -> None:
@@ -485,102 +490,7 @@ class _Cycle:
         count, self.logged = self.logged, 0
         # A partial of plain values, not a closure (the trace keeps one per flush).
         context = (self.ns, self.prio, self.mode, self.pod.key, self.quota_names, self.used)
-        trace.defer(count, functools.partial(_cycle_entries, log, context))
-
-
-def _cycle_entries(log: tuple[Any, ...], context: tuple[str, int, int, str, frozenset[str],
-                                                       dict[str, Core]]
-                   ) -> Iterator[tuple[str, str, str, str]]:
-    """The entries a :class:`_Cycle` logged, formatted (see :meth:`_Cycle.flush`)."""
-    ns, prio, mode, pod_key, infos, used = context
-    i, end = 0, len(log)
-    while i < end:
-        tag = log[i]
-        if tag == _WALK:
-            yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
-            i += _WALK_FIELDS
-        elif tag == _RUN:
-            _, subject, names, failed, why = log[i:i + 5]
-            i += 5
-            for name in names:
-                if name == failed:
-                    yield name, subject, "fail", why or ""
-                    break
-                yield name, subject, "pass", ""
-        elif tag == _ADD:
-            yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
-            i += 5
-        elif tag == _SKIP:
-            yield skip_entry(pod_key, *log[i + 1:i + 4])
-            i += 4
-        elif tag == _NOT_CANDIDATE:
-            yield PLUGIN, pod_key, f"{log[i + 1]}: not a candidate", log[i + 2]
-            i += 3
-        elif tag == _REFUSED:
-            name = log[i + 1]
-            for key, ons, p in log[i + 2]:
-                kind = _refused_kind(mode, ns, prio, infos, ons, p)
-                arg = used[ons] if kind == _NOT_ABOVE_MIN else None
-                yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
-                                  mode)
-            i += 3
-        else:
-            _, subject, node, victims, violations, reprieved = log[i:i + 6]
-            i += 6
-            yield (PLUGIN, subject, f"{node}: candidate",
-                   f"victims [{', '.join(victims)}], "
-                   f"{violations} PDB violation(s), reprieved "
-                   f"[{', '.join(reprieved)}]")
-
-
-def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str, p: int
-                  ) -> int:
-    """Why a pod of a node with no possible victim is no victim: what the walk
-    finds for it when nothing was taken out yet."""
-    if mode == _RECLAIMING:
-        if ons not in infos:
-            return _NS_NO_QUOTA
-        return _OWN_WITHIN_MIN if ons == ns else _NOT_ABOVE_MIN
-    if mode == _OWN:
-        if ons not in infos:
-            return _NS_NO_QUOTA
-        return _OTHER_NS if ons != ns else _NOT_LOWER
-    return _HAS_QUOTA if ons in infos else _NOT_LOWER
-
-
-def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
-                ) -> tuple[str, str, str, str]:
-    """The trace entry of one pod of a node's walk (what the victim rules said)."""
-    _, name, key, p, kind, arg = item
-    if kind < 0:
-        if mode == _RECLAIMING:
-            text = (f"{key.split('/', 1)[0]} is above its min (used "
-                    f"{_describe(arg)} before this pod goes), priority {p} does not "
-                    f"matter when reclaiming")
-        elif mode == _OWN:
-            text = f"priority {p} < {prio} in the preemptor's own namespace"
-        else:
-            text = f"priority {p} < {prio}, no ElasticQuota"
-        return PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
-    ons = key.split("/", 1)[0]
-    if kind == _NS_NO_QUOTA:
-        rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
-    elif kind == _OWN_WITHIN_MIN:
-        rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
-                                    f"quotas, not its own pods")
-    elif kind == _NOT_ABOVE_MIN:
-        rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
-                                    f"{_describe(arg)}): it has nothing borrowed")
-    elif kind == _OTHER_NS:
-        rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
-                                          f"lower-priority pods may go")
-    elif kind == _NOT_LOWER:
-        rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
-        text = f"priority {p} is not lower than {prio}"
-    else:
-        rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
-                                               f"and the preemptor has none")
-    return rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
+        trace.defer(count, functools.partial(cycle_entries, log, context))
 
 
 # CapacityScheduling's reference dry run asks for this cycle at the dispatch point.
