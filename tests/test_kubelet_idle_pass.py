@@ -1,20 +1,20 @@
-"""Differential test: the kubelet's pass shortcuts decide exactly as the full pass.
+"""Differential test: the kubelet's pass fast paths decide exactly as the full pass.
 
-Two shortcuts: ``idle_pass`` (below) and ``quiet_pass``, a pass on a node
-whose manager remembers nothing (its first pass, typically) computed without
-the steps when nothing is met and no pod has a local-storage limit; it is
-taken only without a trace, so the odd (untraced) seeds exercise it.
-
-A pass on a node where nothing changed since a pass that met no threshold and
-evicted nothing is computed by ``eviction_manager.idle_pass`` (only held
-conditions can expire) instead of running the pipeline.  Here seeded random
-clusters (hard and soft thresholds with grace periods and minimum reclaim,
-transition periods, housekeeping intervals, memory, disk and pid usage,
-local-storage limits, critical pods, and timeline changes: usage updates,
-deletions, new pods, new nodes, labels, readiness) are simulated with and
-without the shortcut, and compared: the decisions, the node conditions and
-taints after every kubelet step, the managers' memory at the end and, with
-tracing on, the trace itself.
+``FastPaths.quiet_kubelet`` (on by default) takes two fast paths of
+``kruleset.rules.kubelet.eviction.fast_pass``: ``idle_pass``, a pass on a node
+where nothing changed since a pass that met no threshold and evicted nothing
+(only held conditions can expire), and ``quiet_pass``, a pass on a node whose
+manager remembers nothing (its first pass, typically) computed without the
+steps when nothing is met and no pod has a local-storage limit; the latter is
+taken only without a trace, so the odd (untraced) seeds exercise it.  With the
+option off every pass runs the reference pipeline (``eviction_pass``).  Here
+seeded random clusters (hard and soft thresholds with grace periods and
+minimum reclaim, transition periods, housekeeping intervals, memory, disk and
+pid usage, local-storage limits, critical pods, and timeline changes: usage
+updates, deletions, new pods, new nodes, labels, readiness) are simulated
+with the option on and off, and compared: the decisions, the node conditions
+and taints after every kubelet step, the managers' memory at the end and,
+with tracing on, the trace itself.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import pytest
 
 import kruleset
 from kruleset.rules.kubelet.eviction.manager import manager_state
+from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim import kubelet
 from kruleset.sim.core import Simulation
 
@@ -109,9 +110,6 @@ def scenario(seed: int) -> str:
 
 def _simulate(text: str, shortcut: bool, trace: bool,
               monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
-    if not shortcut:
-        monkeypatch.setattr(kubelet, "idle_pass", lambda *a, **k: None)
-        monkeypatch.setattr(kubelet, "quiet_pass", lambda *a, **k: None)
     steps: list[Any] = []
     original = kubelet.KubeletController.step
 
@@ -123,7 +121,8 @@ def _simulate(text: str, shortcut: bool, trace: bool,
 
     monkeypatch.setattr(kubelet.KubeletController, "step", step)
     try:
-        sim = Simulation(kruleset.load(text), trace=trace)
+        sim = Simulation(kruleset.load(text), trace=trace,
+                         fast=FastPaths(quiet_kubelet=shortcut))
         sim.run()
     finally:
         monkeypatch.undo()
@@ -153,10 +152,10 @@ def test_idle_pass_decides_as_the_full_pass(seed: int, monkeypatch: pytest.Monke
 
 def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most seeds evict and then take idle passes while conditions are held."""
-    from kruleset.rules.kubelet.eviction import manager as eviction_manager
+    from kruleset.rules.kubelet.eviction import fast_pass
 
     taken = [0]
-    original = eviction_manager.idle_pass
+    original = fast_pass.idle_pass
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
@@ -176,10 +175,10 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
 
 def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Untraced seeds take the quiet first pass on most nodes, and some refuse it."""
-    from kruleset.rules.kubelet.eviction import quiet
+    from kruleset.rules.kubelet.eviction import fast_pass
 
     outcomes = {"taken": 0, "refused": 0}
-    original = quiet.quiet_pass
+    original = fast_pass.quiet_pass
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
@@ -190,3 +189,24 @@ def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch)
         monkeypatch.setattr(kubelet, "quiet_pass", counting)
         _simulate(scenario(seed), True, False, monkeypatch)
     assert outcomes["taken"] >= 50 and outcomes["refused"] >= 50
+
+
+def test_with_the_option_off_only_the_reference_pass_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``FastPaths(quiet_kubelet=False)`` never asks the fast paths; on, both are asked."""
+    asked: list[str] = []
+
+    def refuse(name: str) -> Any:
+        def fast(*args: Any, **kwargs: Any) -> None:
+            asked.append(name)
+        return fast
+
+    monkeypatch.setattr(kubelet, "idle_pass", refuse("idle"))
+    monkeypatch.setattr(kubelet, "quiet_pass", refuse("quiet"))
+    for seed in SEEDS[:20]:
+        sim = Simulation(kruleset.load(scenario(seed)), fast=FastPaths(quiet_kubelet=False))
+        sim.run()
+    assert asked == []
+    for seed in SEEDS[:20]:
+        Simulation(kruleset.load(scenario(seed))).run()
+    assert {"idle", "quiet"} <= set(asked)

@@ -262,6 +262,35 @@ def _rows(att: _Attempt, chosen: str, cap: int) -> tuple[list[str], list[tuple[s
     return keep, out
 
 
+class _Index:
+    """Index tables of the file's strings, nodes (declared ones first) and pods.
+
+    Indexes are given in the order things are first met, so the builders below
+    must run in the report's order: attempts, decisions, runs, marks, pressure.
+    """
+
+    def __init__(self, result: Result, strings: _Strings) -> None:
+        self.s = strings
+        self.nodes: dict[str, int] = {}
+        for name in result.state.nodes:
+            self.nodes[name] = len(self.nodes)
+        self.pods: dict[str, int] = {}
+
+    def node(self, name: str | None) -> int:
+        if not name:
+            return -1
+        i = self.nodes.get(name)
+        if i is None:
+            i = self.nodes[name] = len(self.nodes)
+        return i
+
+    def pod(self, key: str) -> int:
+        i = self.pods.get(key)
+        if i is None:
+            i = self.pods[key] = len(self.pods)
+        return i
+
+
 def file_data(path: str, status: str, result: Result | None = None,
               error: dict[str, Any] | None = None, source: str = "") -> dict[str, Any]:
     """Everything the report shows about one file, as plain JSON values.
@@ -278,40 +307,43 @@ def file_data(path: str, status: str, result: Result | None = None,
     data["end"] = result.end_time
     data["traced"] = result.trace is not None
     attempts, lines, conditions = _walk(result)
+    ix = _Index(result, s)
+    cap = max(3, min(ROWS_PER_ATTEMPT, ROW_BUDGET // max(1, len(attempts))))
+    out_attempts, decision_attempt = _attempts_data(result, attempts, ix, cap)
+    decisions, explains = _decisions_data(result, lines, decision_attempt, ix)
+    runs = _runs(result, ix)
+    marks = [[d.time, s(d.kind), ix.node(d.node), i] for i, d in enumerate(result.decisions)
+             if d.kind in _MARKS and d.node]
+    pressure = _pressure(conditions, result.end_time, ix)
+    data.update({
+        "nodes": list(ix.nodes), "pods": list(ix.pods), "decisions": decisions, "runs": runs,
+        "marks": marks, "pressure": pressure, "attempts": out_attempts,
+        "explain": explains, "expectations": _expectations(result),
+        "counts": dict(Counter(d.kind for d in result.decisions)),
+        "budgets": {"expand": EXPAND_BUDGET, "rows": ROW_BUDGET, "explain": EXPLAIN_BUDGET,
+                    "rows_per_attempt": cap},
+    })
+    return data
 
-    nodes: dict[str, int] = {}
-    for name in result.state.nodes:
-        nodes[name] = len(nodes)
-    pods: dict[str, int] = {}
 
-    def node_i(name: str | None) -> int:
-        if not name:
-            return -1
-        i = nodes.get(name)
-        if i is None:
-            i = nodes[name] = len(nodes)
-        return i
+def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: int
+                   ) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The scheduling attempts' tables, and which attempt ended each decision.
 
-    def pod_i(key: str) -> int:
-        i = pods.get(key)
-        if i is None:
-            i = pods[key] = len(pods)
-        return i
-
-    # Scheduling attempts, matched to the decision that ended each.
+    Each attempt is matched to the scheduler's own record of its cycle (chosen
+    node, feasible nodes, raw and normalised scores per plugin), by pod and
+    time in order, and to the decision that ended it.
+    """
     by_pod_time: dict[tuple[str, int], list[int]] = {}
     for i, d in enumerate(result.decisions):
         by_pod_time.setdefault((d.pod, d.time), []).append(i)
-    decision_attempt: dict[int, int] = {}
-    cap = max(3, min(ROWS_PER_ATTEMPT, ROW_BUDGET // max(1, len(attempts))))
-    interesting = _interesting(result)
-    out_attempts: list[dict[str, Any]] = []
-    used: set[int] = set()
-    # The scheduler's own record of each cycle (chosen node, feasible nodes,
-    # raw and normalised scores per plugin), matched by pod and time, in order.
     recorded: dict[tuple[str, int], deque[tuple[Any, ...]]] = {}
     for rec in getattr(result.trace, "attempts", ()):
         recorded.setdefault((rec[1], rec[0]), deque()).append(rec)
+    interesting = _interesting(result)
+    decision_attempt: dict[int, int] = {}
+    used: set[int] = set()
+    out: list[dict[str, Any]] = []
     for att in attempts:
         queue = recorded.get((att.pod, att.time))
         rec = queue.popleft() if queue else None
@@ -321,49 +353,62 @@ def file_data(path: str, status: str, result: Result | None = None,
             if i in used or d.kind not in ("scheduled", "pending", "nominated", "gated"):
                 continue
             used.add(i)
-            decision_attempt[i] = len(out_attempts)
+            decision_attempt[i] = len(out)
             if d.kind == "scheduled":
                 scheduled = d.node or ""
             if d.kind != "nominated":
                 break
-        feasible = [n for n in att.order if n not in att.fail]
-        scored = rec[4] if rec is not None else None
-        if rec is not None:
-            chosen = rec[2] or ""
-            feasible = list(rec[3]) or feasible
-            if scored is not None:
-                for n, total in zip(scored[0], scored[1], strict=True):
-                    att.scores[n] = (total, "")
-        else:
-            chosen = scheduled if scheduled in feasible or scheduled == att.only else ""
-            if not chosen and att.scores:
-                chosen = max(att.scores, key=lambda n: att.scores[n][0])
-            elif not chosen and att.only:
-                chosen = att.only
         row_cap = ROWS_PER_ATTEMPT if att.pod in interesting else cap
-        keep, omitted = _rows(att, chosen, row_cap)
-        plugins, weights, cells = _score_cells(att, keep, scored)
-        rows = []
-        for n in keep:
-            f = att.fail.get(n)
-            sc = att.scores.get(n)
-            rows.append([node_i(n), s(f[0]) if f else -1, s(f[1]) if f else -1,
-                         sc[0] if sc else None, cells.get(n)])
-        cands = []
-        for n, (victims, pdb, text) in att.candidates.items():
-            pick = att.picks.get(n)
-            cands.append([node_i(n), None if victims is None else [pod_i(v) for v in victims],
-                          pdb, s(text), -1 if pick is None else pick[0],
-                          s(pick[1]) if pick else -1])
-        out_attempts.append({
-            "p": pod_i(att.pod), "t": att.time, "c": node_i(chosen),
-            "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
-            "rows": rows, "om": [[s(r), c] for r, c in omitted],
-            "v": max(len(att.order), len(feasible)), "ok": len(feasible), "cand": cands,
-            "pre": [s(x) for x in att.prefilter], "d": att.detail,
-        })
+        out.append(_attempt_data(att, rec, scheduled, row_cap, ix))
+    return out, decision_attempt
 
-    # Decisions, each with its explanation (the rule lines about its pod then).
+
+def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, row_cap: int,
+                  ix: _Index) -> dict[str, Any]:
+    """One attempt's table: its nodes' rows, the others counted, its candidates."""
+    s = ix.s
+    feasible = [n for n in att.order if n not in att.fail]
+    scored = rec[4] if rec is not None else None
+    if rec is not None:
+        chosen = rec[2] or ""
+        feasible = list(rec[3]) or feasible
+        if scored is not None:
+            for n, total in zip(scored[0], scored[1], strict=True):
+                att.scores[n] = (total, "")
+    else:
+        chosen = scheduled if scheduled in feasible or scheduled == att.only else ""
+        if not chosen and att.scores:
+            chosen = max(att.scores, key=lambda n: att.scores[n][0])
+        elif not chosen and att.only:
+            chosen = att.only
+    keep, omitted = _rows(att, chosen, row_cap)
+    plugins, weights, cells = _score_cells(att, keep, scored)
+    rows = []
+    for n in keep:
+        f = att.fail.get(n)
+        sc = att.scores.get(n)
+        rows.append([ix.node(n), s(f[0]) if f else -1, s(f[1]) if f else -1,
+                     sc[0] if sc else None, cells.get(n)])
+    cands = []
+    for n, (victims, pdb, text) in att.candidates.items():
+        pick = att.picks.get(n)
+        cands.append([ix.node(n), None if victims is None else [ix.pod(v) for v in victims],
+                      pdb, s(text), -1 if pick is None else pick[0],
+                      s(pick[1]) if pick else -1])
+    return {
+        "p": ix.pod(att.pod), "t": att.time, "c": ix.node(chosen),
+        "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
+        "rows": rows, "om": [[s(r), c] for r, c in omitted],
+        "v": max(len(att.order), len(feasible)), "ok": len(feasible), "cand": cands,
+        "pre": [s(x) for x in att.prefilter], "d": att.detail,
+    }
+
+
+def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],
+                    decision_attempt: dict[int, int], ix: _Index
+                    ) -> tuple[list[list[Any]], list[list[list[int]]]]:
+    """The decisions, each with its explanation (the rule lines about its pod then)."""
+    s = ix.s
     explains: list[list[list[int]]] = []
     explain_of: dict[tuple[str, int], int] = {}
     decisions = []
@@ -375,23 +420,26 @@ def file_data(path: str, status: str, result: Result | None = None,
             # the subject is left out (-1) when it is the decision's own pod
             explains.append([[s(r), -1 if sub == d.pod else s(sub), s(t)]
                              for r, sub, t in lines[k]])
-        decisions.append([d.time, s(d.kind), pod_i(d.pod) if "/" in d.pod else -1,
-                          node_i(d.node), s(d.by), s(d.reason), s(d.message),
+        decisions.append([d.time, s(d.kind), ix.pod(d.pod) if "/" in d.pod else -1,
+                          ix.node(d.node), s(d.by), s(d.reason), s(d.message),
                           [s(r) for r in d.rules], decision_attempt.get(i, -1),
                           -1 if ex is None else ex, s(d.pod)])
+    return decisions, explains
 
-    # Which pod ran where and when: a bar from binding to the end of its grace period.
+
+def _runs(result: Result, ix: _Index) -> list[list[Any]]:
+    """Which pod ran where and when: a bar from binding to the end of its grace period."""
     runs: list[list[Any]] = []
     open_runs: dict[str, list[Any]] = {}
     for d in result.decisions:
         if d.kind in ("scheduled", "running") and d.node and "/" in d.pod:
-            run = [node_i(d.node), pod_i(d.pod), d.time, None, -1, None]
+            run = [ix.node(d.node), ix.pod(d.pod), d.time, None, -1, None]
             open_runs[d.pod] = run
             runs.append(run)
         elif d.kind in _ENDS and d.pod in open_runs:
             run = open_runs.pop(d.pod)
             run[3] = d.time
-            run[4] = s(d.kind)
+            run[4] = ix.s(d.kind)
             ps = result.state.pods.get(d.pod)
             run[5] = ps.deletion_time if ps is not None and ps.deletion_time is not None \
                 else d.time
@@ -401,32 +449,29 @@ def file_data(path: str, status: str, result: Result | None = None,
             run[3] = run[5] = ps.deletion_time
         else:
             run[3] = run[5] = result.end_time
-    marks = [[d.time, s(d.kind), node_i(d.node), i] for i, d in enumerate(result.decisions)
-             if d.kind in _MARKS and d.node]
+    return runs
 
+
+def _pressure(conditions: list[Any], end: int, ix: _Index) -> list[list[Any]]:
+    """Each node's pressure conditions as spans of time (to ``end`` when still held)."""
     pressure: list[list[Any]] = []
     since: dict[str, tuple[int, str]] = {}
     for node, time, res in conditions:
         prev = since.pop(node, None)
         if prev is not None and prev[1] != "no pressure":
-            pressure.append([node_i(node), s(prev[1]), prev[0], time])
+            pressure.append([ix.node(node), ix.s(prev[1]), prev[0], time])
         since[node] = (time, res)
     for node, (time, res) in since.items():
         if res != "no pressure":
-            pressure.append([node_i(node), s(res), time, result.end_time])
+            pressure.append([ix.node(node), ix.s(res), time, end])
+    return pressure
 
-    expectations = []
+
+def _expectations(result: Result) -> list[list[Any]]:
+    out = []
     for r in result.expectations:
         state = "unsupported" if r.unsupported else "passed" if r.passed else "failed"
-        expectations.append([r.line, r.expectation.text, state, r.message,
-                             None if r.expectation.time is None
-                             else format_duration(r.expectation.time)])
-    data.update({
-        "nodes": list(nodes), "pods": list(pods), "decisions": decisions, "runs": runs,
-        "marks": marks, "pressure": pressure, "attempts": out_attempts,
-        "explain": explains, "expectations": expectations,
-        "counts": dict(Counter(d.kind for d in result.decisions)),
-        "budgets": {"expand": EXPAND_BUDGET, "rows": ROW_BUDGET, "explain": EXPLAIN_BUDGET,
-                    "rows_per_attempt": cap},
-    })
-    return data
+        out.append([r.line, r.expectation.text, state, r.message,
+                    None if r.expectation.time is None
+                    else format_duration(r.expectation.time)])
+    return out

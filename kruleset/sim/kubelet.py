@@ -7,11 +7,15 @@ cleaned up, and 10s later otherwise; kruleset keeps the fixed interval of the
 language's contract.
 
 A pass on a node where nothing changed since its last pass, with nothing met,
-timing or held, would decide nothing, so it is skipped: this keeps thousands
-of idle nodes cheap.  One where nothing changed and the last pass met nothing
-but conditions are still held (the pressure transition period) can only let
-them expire: :func:`kruleset.rules.kubelet.eviction.manager.idle_pass` computes it
-without running the steps.  Per-node usage sums are incremental
+timing or held, would decide nothing, so it is skipped (and not traced): this
+keeps thousands of idle nodes cheap.  With ``FastPaths.quiet_kubelet`` on (the
+default) two more passes are answered without running the steps
+(:mod:`kruleset.rules.kubelet.eviction.fast_pass`): one where nothing changed
+and the last pass met nothing but conditions are still held (the pressure
+transition period), which can only let them expire (``idle_pass``), and an
+untraced one on a node whose manager remembers nothing, when it is certain to
+decide nothing (``quiet_pass``: every node's first pass, at 0s); with it off
+the reference pass runs.  Per-node usage sums are incremental
 (:class:`kruleset.rules.kubelet.eviction.signals.UsageIndex`).
 
 Timeline actions handled here: ``usage pod`` (:class:`PodUsage`), ``usage
@@ -25,14 +29,13 @@ from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
 from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
+from ..rules.kubelet.eviction.fast_pass import idle_pass, quiet_pass
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
     PassResult,
     eviction_pass,
-    idle_pass,
     manager_state,
 )
-from ..rules.kubelet.eviction.quiet import quiet_pass
 from ..rules.kubelet.eviction.signals import (
     clear_dirty,
     is_dirty,
@@ -82,24 +85,9 @@ class KubeletController:
             if not self._due(sim, node):
                 continue
             self.last[node.name] = sim.now
-            st = manager_state(node)
-            config = sim.kubelet_config(node.name)
-            result = None
-            if st.last_pass is not None and not is_dirty(node):
-                if st.quiet():
-                    continue
-                # Conditions held after the pressure is gone: the pass can only
-                # let them expire, so it is computed without the steps.
-                result = idle_pass(sim.state, node, config, sim.now,
-                                   profile=sim.profile, trace=sim.trace)
+            result = _run_pass(sim, node)
             if result is None:
-                clear_dirty(node)
-                # A node with nothing met, timing or held (every node's first
-                # pass, at 0s): the pass is computed without its steps when
-                # it is certain to decide nothing.
-                result = quiet_pass(sim.state, node, config, sim.now, profile=sim.profile,
-                                    trace=sim.trace) or eviction_pass(
-                    sim.state, node, config, sim.now, profile=sim.profile, trace=sim.trace)
+                continue
             if apply_conditions(sim, node, result):
                 changed = True
             if _apply_evictions(sim, result):
@@ -121,6 +109,32 @@ class KubeletController:
             if best is None or t < best:
                 best = t
         return best
+
+
+def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
+    """The node's eviction-manager pass now; None: skipped, it could change nothing."""
+    st = manager_state(node)
+    config = sim.kubelet_config(node.name)
+    fast = sim.fast.quiet_kubelet
+    if st.last_pass is not None and not is_dirty(node):
+        if st.quiet():
+            return None
+        if fast:
+            # Conditions held after the pressure is gone: the pass can only
+            # let them expire, so it is computed without the steps.
+            result = idle_pass(sim.state, node, config, sim.now,
+                               profile=sim.profile, trace=sim.trace)
+            if result is not None:
+                return result
+    clear_dirty(node)
+    if fast:
+        # A node with nothing met, timing or held (every node's first pass, at
+        # 0s): computed without the steps when it is certain to decide nothing.
+        result = quiet_pass(sim.state, node, config, sim.now, profile=sim.profile,
+                            trace=sim.trace)
+        if result is not None:
+            return result
+    return eviction_pass(sim.state, node, config, sim.now, profile=sim.profile, trace=sim.trace)
 
 
 def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bool:

@@ -165,6 +165,7 @@ class _Constraint:
 
 
 _MISSING: Any = object()
+_BUSY = "busy"  # a device in use (its note names the claim holding it)
 
 # Why a device was passed over, per (claim, request), for --explain.
 Note = Callable[[str, str, str, str], None]
@@ -180,122 +181,176 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
     ``in_use`` holds the ids of devices allocated to other claims (in flight
     included).  ``note(claim, request, device_id, why)``, when given, hears
     why each candidate was passed over (selector false, in use, constraint).
+    ``selectable_memo`` keeps the selectors' verdicts across calls.
     """
-    memo: dict[tuple[int, int], bool] = {} if selectable_memo is None else selectable_memo
-    taken: set[str] = set()
-    results: list[list[DeviceRef]] = [[] for _ in claims]
-    used_by: list[list[Candidate]] = [[] for _ in claims]
-    constraints = [[_Constraint(c) for c in cl.spec.constraints] for cl in claims]
-    all_lists: dict[tuple[int, int, int], list[Candidate]] = {}
-    # v1.35 takes devices for ExactCount requests from complete pools only.
-    candidates = [c for p in pools if not p.incomplete for c in p.candidates]
     _precheck(claims, pools)
+    search = _Search(claims, pools, classes, in_use, evaluator, note,
+                     {} if selectable_memo is None else selectable_memo)
+    if not search.claim_from(0, 0):
+        return None
+    return [_allocation(r, u) for r, u in zip(search.results, search.used_by, strict=True)]
 
-    def selectable(ci: int, req: DeviceRequest, cand: Candidate) -> bool:
+
+class _Search:
+    """One :func:`allocate` call's depth-first search and the choices made so far.
+
+    The search moves through the claims' requests in order
+    (:meth:`claim_from`); each request tries its ``firstAvailable``
+    alternatives in order, an ExactCount one taking devices one at a time
+    (:meth:`take`), an All one its fixed list (:meth:`take_all`).  Every
+    step that cannot complete the rest is undone and the next candidate is
+    tried, so the first complete solution in candidate order is found.
+    """
+
+    __slots__ = ("claims", "pools", "classes", "in_use", "evaluator", "note", "memo", "taken",
+                 "results", "used_by", "constraints", "all_lists", "candidates")
+
+    def __init__(self, claims: Sequence[ClaimInput], pools: Sequence[Pool],
+                 classes: Mapping[str, DeviceClass], in_use: Mapping[str, Any],
+                 evaluator: Evaluator, note: Note | None,
+                 memo: dict[tuple[int, int], bool]) -> None:
+        self.claims = claims
+        self.pools = pools
+        self.classes = classes
+        self.in_use = in_use
+        self.evaluator = evaluator
+        self.note = note
+        self.memo = memo
+        self.taken: set[str] = set()  # devices this pod's claims hold (admin access aside)
+        self.results: list[list[DeviceRef]] = [[] for _ in claims]
+        self.used_by: list[list[Candidate]] = [[] for _ in claims]
+        self.constraints = [[_Constraint(c) for c in cl.spec.constraints] for cl in claims]
+        # The devices of each All request (claim, request, alternative), fixed once found.
+        self.all_lists: dict[tuple[int, int, int], list[Candidate]] = {}
+        # v1.35 takes devices for ExactCount requests from complete pools only.
+        self.candidates = [c for p in pools if not p.incomplete for c in p.candidates]
+
+    def claim_from(self, ci: int, ri: int) -> bool:
+        """Satisfy request ``ri`` of claim ``ci`` and everything after it."""
+        claims = self.claims
+        if ci == len(claims):
+            return True
+        reqs = claims[ci].spec.requests
+        if ri == len(reqs):
+            return self.claim_from(ci + 1, 0)
+        req = reqs[ri]
+        alts = req.first_available or (req,)
+        for ai, alt in enumerate(alts):
+            name = req.name if alt is req else f"{req.name}/{alt.name}"
+            if alt.mode == ALL:
+                devices = self._all_list(ci, ri, ai, name, alt)
+                # v1.35: an All request matching no device has no solution here
+                # (1.31 allocated it with none; the oracle shows the change).
+                if devices and self.take_all(ci, ri, name, alt, devices, 0):
+                    return True
+            elif self.take(ci, ri, name, alt, alt.count):
+                return True
+        return False
+
+    def _all_list(self, ci: int, ri: int, ai: int, name: str, alt: DeviceRequest
+                  ) -> list[Candidate]:
+        key = (ci, ri, ai)
+        devices = self.all_lists.get(key)
+        if devices is None:
+            devices = self.all_lists[key] = _all_devices(self.claims[ci].key, name, ci, alt,
+                                                         self.pools, self.selectable)
+        return devices
+
+    def take(self, ci: int, ri: int, name: str, req: DeviceRequest, left: int) -> bool:
+        """Take ``left`` more devices for the ExactCount request, then go on."""
+        if left == 0:
+            return self.claim_from(ci, ri + 1)
+        for cand in self.candidates:
+            why = self._unusable(ci, name, req, cand)
+            if why is not None:
+                if why:
+                    self._pass_over(ci, name, cand, self._busy_text(cand) if why is _BUSY else why)
+                continue
+            if self.take(ci, ri, name, req, left - 1):
+                return True
+            self._undo(ci, name, req, cand)
+        return False
+
+    def _unusable(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> str | None:
+        """Why ``cand`` cannot serve the request now (``_BUSY``: in use, told in full only
+        when noted; ``""``: it already serves the claim, passed over without a note), or
+        None: it was added."""
+        if not req.admin_access and self._busy(cand):
+            return _BUSY
+        if cand in self.used_by[ci]:
+            return ""
+        if not self.selectable(ci, req, cand):
+            return "selector false"
+        if not self._add(ci, name, req, cand):
+            return "constraint mismatch"
+        return None
+
+    def take_all(self, ci: int, ri: int, name: str, req: DeviceRequest,
+                 devices: list[Candidate], i: int) -> bool:
+        """Take ``devices[i:]`` for the All request, then go on."""
+        if i == len(devices):
+            return self.claim_from(ci, ri + 1)
+        cand = devices[i]
+        if not req.admin_access and self._busy(cand):
+            if self.note is not None:
+                self._pass_over(ci, name, cand, f"device in use by claim "
+                                f"{self.in_use.get(cand.id, 'of this pod')}")
+            return False
+        if not self._add(ci, name, req, cand):
+            raise AllocationError(
+                f"claim {self.claims[ci].key}, request {name}: cannot add device {cand.id} "
+                "because a claim constraint would not be satisfied")
+        if self.take_all(ci, ri, name, req, devices, i + 1):
+            return True
+        self._undo(ci, name, req, cand)
+        return False
+
+    def selectable(self, ci: int, req: DeviceRequest, cand: Candidate) -> bool:
+        """Whether the class's and the request's selectors hold for ``cand`` (memoised)."""
         key = (id(req), id(cand.device))
-        got = memo.get(key)
+        got = self.memo.get(key)
         if got is None:
-            got = _selectable(claims[ci].key, req, cand, classes, evaluator)
-            memo[key] = got
+            got = _selectable(self.claims[ci].key, req, cand, self.classes, self.evaluator)
+            self.memo[key] = got
         return got
 
-    def busy(cand: Candidate) -> bool:
-        return cand.id in taken or cand.id in in_use
+    def _busy(self, cand: Candidate) -> bool:
+        return cand.id in self.taken or cand.id in self.in_use
 
-    def add(ci: int, name: str, req: DeviceRequest, cand: Candidate) -> bool:
+    def _busy_text(self, cand: Candidate) -> str:
+        in_use = self.in_use
+        return (f"device in use by claim {in_use[cand.id]}" if cand.id in in_use
+                else "taken by an earlier request of the pod")
+
+    def _pass_over(self, ci: int, name: str, cand: Candidate, why: str) -> None:
+        """Tell ``note`` (for --explain) why ``cand`` was passed over."""
+        if self.note is not None:
+            self.note(self.claims[ci].key, name, cand.id, why)
+
+    def _add(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> bool:
+        """Give ``cand`` to the request if the claim's constraints allow it."""
         done: list[_Constraint] = []
-        for c in constraints[ci]:
+        for c in self.constraints[ci]:
             if not c.add(name, cand.device):
                 for d in done:
                     d.remove(name)
                 return False
             done.append(c)
         if not req.admin_access:
-            taken.add(cand.id)
-        results[ci].append(DeviceRef(name, cand.driver, cand.pool, cand.device.name,
-                                     req.admin_access))
-        used_by[ci].append(cand)
+            self.taken.add(cand.id)
+        self.results[ci].append(DeviceRef(name, cand.driver, cand.pool, cand.device.name,
+                                          req.admin_access))
+        self.used_by[ci].append(cand)
         return True
 
-    def undo(ci: int, name: str, req: DeviceRequest, cand: Candidate) -> None:
-        for c in constraints[ci]:
+    def _undo(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> None:
+        """Take back the last device given to claim ``ci``."""
+        for c in self.constraints[ci]:
             c.remove(name)
         if not req.admin_access:
-            taken.discard(cand.id)
-        results[ci].pop()
-        used_by[ci].pop()
-
-    def start(ci: int, ri: int) -> bool:
-        if ci == len(claims):
-            return True
-        reqs = claims[ci].spec.requests
-        if ri == len(reqs):
-            return start(ci + 1, 0)
-        req = reqs[ri]
-        alts = req.first_available or (req,)
-        for ai, alt in enumerate(alts):
-            name = req.name if alt is req else f"{req.name}/{alt.name}"
-            if alt.mode == ALL:
-                key = (ci, ri, ai)
-                devices = all_lists.get(key)
-                if devices is None:
-                    devices = all_lists[key] = _all_devices(claims[ci].key, name, ci, alt, pools,
-                                                            selectable)
-                # v1.35: an All request matching no device has no solution here
-                # (1.31 allocated it with none; the oracle shows the change).
-                if devices and take_all(ci, ri, name, alt, devices, 0):
-                    return True
-            elif take(ci, ri, name, alt, alt.count):
-                return True
-        return False
-
-    def take(ci: int, ri: int, name: str, req: DeviceRequest, left: int) -> bool:
-        if left == 0:
-            return start(ci, ri + 1)
-        key = claims[ci].key
-        for cand in candidates:
-            if not req.admin_access and busy(cand):
-                if note is not None:
-                    note(key, name, cand.id, f"device in use by claim {in_use[cand.id]}"
-                         if cand.id in in_use else "taken by an earlier request of the pod")
-                continue
-            if cand in used_by[ci]:
-                continue
-            if not selectable(ci, req, cand):
-                if note is not None:
-                    note(key, name, cand.id, "selector false")
-                continue
-            if not add(ci, name, req, cand):
-                if note is not None:
-                    note(key, name, cand.id, "constraint mismatch")
-                continue
-            if take(ci, ri, name, req, left - 1):
-                return True
-            undo(ci, name, req, cand)
-        return False
-
-    def take_all(ci: int, ri: int, name: str, req: DeviceRequest,
-                 devices: list[Candidate], i: int) -> bool:
-        if i == len(devices):
-            return start(ci, ri + 1)
-        cand = devices[i]
-        if not req.admin_access and busy(cand):
-            if note is not None:
-                note(claims[ci].key, name, cand.id, f"device in use by claim "
-                     f"{in_use.get(cand.id, 'of this pod')}")
-            return False
-        if not add(ci, name, req, cand):
-            raise AllocationError(
-                f"claim {claims[ci].key}, request {name}: cannot add device {cand.id} because "
-                "a claim constraint would not be satisfied")
-        if take_all(ci, ri, name, req, devices, i + 1):
-            return True
-        undo(ci, name, req, cand)
-        return False
-
-    if not start(0, 0):
-        return None
-    return [_allocation(r, u) for r, u in zip(results, used_by, strict=True)]
+            self.taken.discard(cand.id)
+        self.results[ci].pop()
+        self.used_by[ci].pop()
 
 
 def _precheck(claims: Sequence[ClaimInput], pools: Sequence[Pool]) -> None:

@@ -5,13 +5,14 @@ copies of the quotas' usage and the node's totals, and reprieves them again,
 deciding as the reference (:func:`kruleset.rules.quota.reclaim.select_victims_on_node`
 with the default victim rules) and recording the same trace.  With
 the simulation's ``FastPaths.reclaim`` off every node goes through the reference; the
-differential tests compare both.
+differential tests compare both.  The trace it logs is formatted when read, by
+:mod:`~kruleset.rules.quota.fast_reclaim_trace`.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
@@ -25,9 +26,8 @@ from ..scheduler.dispatch import fast_path
 from ..scheduler.fast import cycle_cache
 from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
-from ..scheduler.preemption.postfilter import (
-    Candidate,
-)
+from ..scheduler.preemption.evaluator import reprieve
+from ..scheduler.preemption.postfilter import Candidate
 from ..scheduler.preemption.victims import (
     _DEFAULT_ORDER,
     VICTIMS,
@@ -41,7 +41,27 @@ from .accounting import (
     QuotaView,
     quota_usage,
 )
-from .capacity_scheduling import skip_entry
+from .fast_reclaim_trace import (
+    ADD,
+    CANDIDATE,
+    HAS_QUOTA,
+    NO_QUOTA,
+    NOT_ABOVE_MIN,
+    NOT_CANDIDATE,
+    NOT_LOWER,
+    NS_NO_QUOTA,
+    OTHER_NS,
+    OWN,
+    OWN_WITHIN_MIN,
+    RECLAIMING,
+    REFUSED,
+    RUN,
+    SKIP,
+    WALK,
+    WALK_FIELDS,
+    Core,
+    cycle_entries,
+)
 from .prefilter import (
     PreFilterState,
 )
@@ -57,18 +77,6 @@ from .reclaim import (
 )
 
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
-_RECLAIMING, _OWN, _NO_QUOTA = 0, 1, 2
-# Refusal kinds, formatted only when the trace is read (see _walk_text).
-_NS_NO_QUOTA, _OWN_WITHIN_MIN, _NOT_ABOVE_MIN, _OTHER_NS, _NOT_LOWER, _HAS_QUOTA = range(6)
-# What the cycle's trace log holds (one deferred group per flush): records laid out flat,
-# each a tag and its fields (walk 6, run 5, add 5, candidate 6), so recording allocates
-# nothing the collector must keep tracking.
-_WALK, _RUN, _ADD, _CANDIDATE, _SKIP, _REFUSED, _NOT_CANDIDATE = range(7)
-_WALK_FIELDS = 6
-
-Core = tuple[int, int, int, int]
-
-
 def _over(cpu: int, memory: int, eph: int, pods: int, y: Bound) -> tuple[str, int, int] | None:
     """:func:`~kruleset.rules.quota.accounting.over` for amounts without extended resources."""
     if cpu > y.cpu:
@@ -87,8 +95,61 @@ def _walk_key(ps: PodState) -> tuple[int, int]:
     return ps.pod.effective_priority, -ps.effective_start
 
 
-def _describe(c: Core) -> str:
-    return Resources(c[0], c[1], c[2], c[3]).describe() or "nothing"
+class _Taken:
+    """What one node's dry run took out of the cycle's quota usage (counted pods only).
+
+    A delta per namespace and in total against the cycle's integer usage, so
+    nothing is copied per node; :meth:`now` is a namespace's usage with it applied.
+    """
+
+    __slots__ = ("used", "delta", "total", "reqs", "gone")
+
+    def __init__(self, used: dict[str, Core]) -> None:
+        self.used = used
+        self.delta: dict[str, list[int]] = {}
+        self.total = [0, 0, 0, 0]
+        self.reqs: dict[str, tuple[str, Resources]] = {}  # pod key -> (namespace, request)
+        self.gone: set[str] = set()
+
+    def now(self, n: str) -> Core:
+        c = self.used[n]
+        d = self.delta.get(n)
+        if d is None:
+            return c
+        return c[0] - d[0], c[1] - d[1], c[2] - d[2], c[3] - d[3]
+
+    def take(self, key: str, ns: str, r: Resources) -> None:
+        """The walk found the counted pod ``key`` (of ``ns``, requesting ``r``) a victim."""
+        self.reqs[key] = (ns, r)
+        self.gone.add(key)
+        self._change(key, 1)
+
+    def back(self, key: str) -> None:
+        """``key`` is put back (if it was counted and away)."""
+        if key in self.gone:
+            self.gone.discard(key)
+            self._change(key, -1)
+
+    def away(self, key: str) -> None:
+        """``key`` goes again (if it is counted and back)."""
+        if key in self.reqs and key not in self.gone:
+            self.gone.add(key)
+            self._change(key, 1)
+
+    def _change(self, key: str, sign: int) -> None:
+        n, r = self.reqs[key]
+        d = self.delta.get(n)
+        if d is None:
+            d = self.delta[n] = [0, 0, 0, 0]
+        d[0] += sign * r.cpu
+        d[1] += sign * r.memory
+        d[2] += sign * r.ephemeral_storage
+        d[3] += sign * r.pods
+        t = self.total
+        t[0] += sign * r.cpu
+        t[1] += sign * r.memory
+        t[2] += sign * r.ephemeral_storage
+        t[3] += sign * r.pods
 
 
 class _Cycle:
@@ -173,205 +234,198 @@ class _Cycle:
         if plan is None:
             return None
         if not pre.has_quota:
-            mode = _NO_QUOTA
+            mode = NO_QUOTA
         elif QuotaView(usage).over_min_with(pod.namespace, pre.req_in_eq) is None:
-            mode = _RECLAIMING
+            mode = RECLAIMING
         else:
-            mode = _OWN
+            mode = OWN
         return cls(ctx, pod, pre, mode, usage, used, plan, order, budgets)
 
     def _may_go(self, ps: PodState) -> bool:
         """Could ``ps`` be a victim at all in this cycle (ignoring the walk's changes)?"""
         p = ps.pod
-        if self.mode == _RECLAIMING:
+        if self.mode == RECLAIMING:
             return p.namespace in self.possible
-        if self.mode == _OWN:
+        if self.mode == OWN:
             return p.namespace == self.ns and p.effective_priority < self.prio
         return p.namespace not in self.infos and p.effective_priority < self.prio
 
     def select(self, node: NodeState) -> NodeReclaim | Failure | None:
-        """The general path's answer for ``node``; ``None``: the general path must judge."""
-        pod = self.pod
-        trace = self.trace
-        pods = node.pods.values()
-        if not any(self._may_go(ps) for ps in pods):
-            if trace is not None:
-                # Every pod's entry follows from its namespace and priority and the
-                # cycle's usage: logged as the node's walk order, formatted when read.
-                walk = self.walks.get(node.name)
-                if walk is None:
-                    walk = self.walks[node.name] = tuple(
-                        (ps.key, ps.pod.namespace, ps.pod.effective_priority)
-                        for ps in sorted(pods, key=_walk_key))
-                self.log.extend((_REFUSED, node.name, walk))
-                self.logged += len(walk)
-            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
-                           UNRESOLVABLE, PLUGIN)
-        ns, prio, mode, infos, used = self.ns, self.prio, self.mode, self.infos, self.used
-        # What the walk took out (counted pods only), per namespace and in total.
-        delta: dict[str, list[int]] = {}
-        tot = [0, 0, 0, 0]
-        reqs: dict[str, tuple[str, Resources]] = {}
-        gone: set[str] = set()
-        potential: list[PodState] = []
-        # With tracing: the walk's entries go straight into the cycle's log (dropped again
-        # if the general path has to judge the node).
-        notes = self.log if trace is not None else None
+        """The general path's answer for ``node``; ``None``: the general path must judge.
+
+        The steps of :func:`~kruleset.rules.quota.reclaim.select_victims_on_node`:
+        the walk for potential victims, the filters and the quota checks with
+        all of them gone, then the reprieve.
+        """
+        if not any(self._may_go(ps) for ps in node.pods.values()):
+            return self._none_may_go(node)
+        taken = _Taken(self.used)
+        # With tracing the walk's entries go straight into the cycle's log (dropped
+        # again if the general path has to judge the node).
         mark = len(self.log)
-
-        def now(n: str) -> Core:
-            c = used[n]
-            d = delta.get(n)
-            if d is None:
-                return c
-            return c[0] - d[0], c[1] - d[1], c[2] - d[2], c[3] - d[3]
-
-        def change(key: str, sign: int) -> None:
-            n, r = reqs[key]
-            d = delta.get(n)
-            if d is None:
-                d = delta[n] = [0, 0, 0, 0]
-            d[0] -= sign * r.cpu
-            d[1] -= sign * r.memory
-            d[2] -= sign * r.ephemeral_storage
-            d[3] -= sign * r.pods
-            tot[0] -= sign * r.cpu
-            tot[1] -= sign * r.memory
-            tot[2] -= sign * r.ephemeral_storage
-            tot[3] -= sign * r.pods
-
-        for ps in sorted(pods, key=_walk_key):   # least important first
-            p = ps.pod
-            ons = p.namespace
-            kind = -1
-            arg: Any = None
-            if mode == _RECLAIMING:
-                if ons not in infos:
-                    kind = _NS_NO_QUOTA
-                elif ons == ns:
-                    kind = _OWN_WITHIN_MIN
-                else:
-                    c = now(ons)
-                    if _over(*c, infos[ons].min) is None:
-                        kind, arg = _NOT_ABOVE_MIN, c
-            elif mode == _OWN:
-                if ons not in infos:
-                    kind = _NS_NO_QUOTA
-                elif ons != ns:
-                    kind = _OTHER_NS
-                elif p.effective_priority >= prio:
-                    kind = _NOT_LOWER
-            elif ons in infos:
-                kind = _HAS_QUOTA
-            elif p.effective_priority >= prio:
-                kind = _NOT_LOWER
-            if kind >= 0:
-                if notes is not None:
-                    notes.extend((_WALK, node.name, ps.key, p.effective_priority, kind, arg))
-                continue
-            potential.append(ps)
-            info = infos.get(ons)
-            if info is not None:
-                r = info.pods.get(ps.key)
-                if r is not None:
-                    reqs[ps.key] = (ons, r)
-                    gone.add(ps.key)
-                    change(ps.key, -1)
-            if notes is not None:
-                notes.extend((_WALK, node.name, ps.key, p.effective_priority, -1,
-                              now(ons) if mode == _RECLAIMING else None))
+        potential = self._walk(node, taken)
         if not potential:
-            self.logged += (len(self.log) - mark) // _WALK_FIELDS
-            return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
-                           UNRESOLVABLE, PLUGIN)
-        ctx, plan = self.ctx, self.plan
-        fit = NodeFit.start(ctx, pod, node, plan, potential)
+            self._count_walk(mark)
+            return self._no_victims(node)
+        fit = NodeFit.start(self.ctx, self.pod, node, self.plan, potential)
         if fit is None:
             del self.log[mark:]
             return None  # nothing recorded: the general path starts afresh
-        self.logged += (len(self.log) - mark) // _WALK_FIELDS
-        away = len(potential)
+        self._count_walk(mark)
+        traced = self.trace is not None
         runs: list[tuple[int, str | None, str | None]] | None = None
         if fit.reason() is not None:
             # Not a candidate: the filters give the exact failure (and trace their run).
             self.flush()
-            f = run_filters_with_nominated(ctx, pod, node,
+            f = run_filters_with_nominated(self.ctx, self.pod, node,
                                            removed=frozenset(ps.key for ps in potential))
             if f is not None:
                 return f
-            runs = [] if trace is not None else None
-        elif trace is not None:
-            runs = [(away, None, None)]
+            runs = [] if traced else None
+        elif traced:
+            runs = [(len(potential), None, None)]
+        req = self.pre.pod_req
+        if self.pre.has_quota and self._quota_hit(taken, req, req) is not None:
+            self._trace_runs(node, fit, runs)
+            return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
+        return self._reprieve(node, fit, taken, potential, runs)
+
+    def _no_victims(self, node: NodeState) -> Failure:
+        return Failure(f"No victims found on node {node.name} {self.no_victims_reason}",
+                       UNRESOLVABLE, PLUGIN)
+
+    def _none_may_go(self, node: NodeState) -> Failure:
+        """A node none of whose pods could be a victim in this cycle: refused unsorted."""
+        if self.trace is not None:
+            # Every pod's entry follows from its namespace and priority and the
+            # cycle's usage: logged as the node's walk order, formatted when read.
+            walk = self.walks.get(node.name)
+            if walk is None:
+                walk = self.walks[node.name] = tuple(
+                    (ps.key, ps.pod.namespace, ps.pod.effective_priority)
+                    for ps in sorted(node.pods.values(), key=_walk_key))
+            self.log.extend((REFUSED, node.name, walk))
+            self.logged += len(walk)
+        return self._no_victims(node)
+
+    def _walk(self, node: NodeState, taken: _Taken) -> list[PodState]:
+        """The node's potential victims, least important first (the victim rules' walk).
+
+        Each one found leaves its quota's usage in ``taken`` at once, so the next
+        pod is judged with it gone; with tracing every pod's entry is logged.
+        """
+        notes = self.log if self.trace is not None else None
+        infos = self.infos
+        reclaiming = self.mode == RECLAIMING
+        potential: list[PodState] = []
+        for ps in sorted(node.pods.values(), key=_walk_key):   # least important first
+            p = ps.pod
+            kind, arg = self._refusal(p, taken)
+            if kind < 0:
+                potential.append(ps)
+                ons = p.namespace
+                info = infos.get(ons)
+                if info is not None:
+                    r = info.pods.get(ps.key)
+                    if r is not None:
+                        taken.take(ps.key, ons, r)
+                if reclaiming:
+                    arg = taken.now(ons)
+            if notes is not None:
+                notes.extend((WALK, node.name, ps.key, p.effective_priority, kind, arg))
+        return potential
+
+    def _refusal(self, p: Pod, taken: _Taken) -> tuple[int, Core | None]:
+        """The refusal kind of the victim rule that spares ``p`` (-1: it may go), and
+        for ``NOT_ABOVE_MIN`` its quota's usage."""
+        ons = p.namespace
+        infos = self.infos
+        mode = self.mode
+        if mode == RECLAIMING:
+            if ons not in infos:
+                return NS_NO_QUOTA, None
+            if ons == self.ns:
+                return OWN_WITHIN_MIN, None
+            c = taken.now(ons)
+            if _over(*c, infos[ons].min) is None:
+                return NOT_ABOVE_MIN, c
+        elif mode == OWN:
+            if ons not in infos:
+                return NS_NO_QUOTA, None
+            if ons != self.ns:
+                return OTHER_NS, None
+            if p.effective_priority >= self.prio:
+                return NOT_LOWER, None
+        elif ons in infos:
+            return HAS_QUOTA, None
+        elif p.effective_priority >= self.prio:
+            return NOT_LOWER, None
+        return -1, None
+
+    def _count_walk(self, mark: int) -> None:
+        """Count the walk entries logged since ``mark`` (as the trace will show them)."""
+        self.logged += (len(self.log) - mark) // WALK_FIELDS
+
+    def _quota_hit(self, taken: _Taken, own: Resources, whole: Resources
+                   ) -> tuple[str, int, int] | None:
+        """The quota checks with ``own`` added to the preemptor's quota and ``whole`` to
+        the total: the first resource over its bound (own max, then the total of mins)."""
+        c = taken.now(self.ns)
+        t = taken.total
+        total = self.total
+        return (_over(own.cpu + c[0], own.memory + c[1], own.ephemeral_storage + c[2],
+                      own.pods + c[3], self.infos[self.ns].max)
+                or _over(whole.cpu + total[0] - t[0], whole.memory + total[1] - t[1],
+                         whole.ephemeral_storage + total[2] - t[2], whole.pods + total[3] - t[3],
+                         self.total_min))
+
+    def _reprieve(self, node: NodeState, fit: NodeFit, taken: _Taken,
+                  potential: list[PodState], runs: list[tuple[int, str | None, str | None]] | None
+                  ) -> NodeReclaim | Failure:
+        """The evaluator's reprieve loop, its fit and quota checks done on the arithmetic.
+
+        ``runs`` (traced) collects each fit check as the filter run the general path
+        makes: how many potential victims are away, the failing filter, its reason.
+        """
         pre = self.pre
-        with_quota = pre.has_quota
-        total, total_min = self.total, self.total_min
-        if with_quota:
-            mine = infos[ns].max
-            c = now(ns)
-            r = pre.pod_req
-            if (_over(r.cpu + c[0], r.memory + c[1], r.ephemeral_storage + c[2], r.pods + c[3],
-                      mine) is not None
-                    or _over(r.cpu + total[0] - tot[0], r.memory + total[1] - tot[1],
-                             r.ephemeral_storage + total[2] - tot[2], r.pods + total[3] - tot[3],
-                             total_min) is not None):
+        away = len(potential)
+
+        def back(ps: PodState) -> str | None:
+            nonlocal away
+            away -= 1
+            taken.back(ps.key)
+            fit.put_back(ps)
+            why_not = fit.reason()
+            if runs is not None:
+                runs.append((away, None if why_not is None else
+                             _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+            return why_not
+
+        def go(ps: PodState) -> None:
+            nonlocal away
+            away += 1
+            taken.away(ps.key)
+            fit.take_away(ps)
+
+        def quota_checks(ps: PodState, why_not: str | None) -> str | Failure | None:
+            hit = self._quota_hit(taken, pre.req_in_eq, pre.req_all)
+            if hit is None:
+                return None
+            if why_not is not None:
+                # Upstream removes the pod a second time: the node reports the error.
                 self._trace_runs(node, fit, runs)
-                return Failure(GLOBAL_QUOTA, UNSCHEDULABLE, PLUGIN)
-        ordered = fast_importance_order(ctx, potential, self.order)
+                return Failure(f"no corresponding pod {ps.key.split('/', 1)[1]} in "
+                               f"pods of node {node.name}", "Error", PLUGIN)
+            return f"the quota checks fail with it back: {hit[0]} {hit[1]} > {hit[2]}"
+
+        ordered = fast_importance_order(self.ctx, potential, self.order)
         violating, fine = split_by_pdb(ordered, self.budgets)
-        victims: list[PodState] = []
-        reprieved: list[PodState] = []
-        why: dict[str, str] = {}
-        num_violations = 0
-        in_eq, req_all = pre.req_in_eq, pre.req_all
-        for group, counts in ((violating, True), (fine, False)):
-            for ps in group:
-                key = ps.key
-                away -= 1
-                if key in gone:
-                    gone.discard(key)
-                    change(key, 1)
-                fit.put_back(ps)
-                why_not = fit.reason()
-                if runs is not None:
-                    runs.append((away, None if why_not is None else
-                                 _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
-                if why_not is not None:
-                    away += 1
-                    if key in reqs and key not in gone:
-                        gone.add(key)
-                        change(key, -1)
-                    fit.take_away(ps)
-                    victims.append(ps)
-                    why[key] = why_not
-                    if counts:
-                        num_violations += 1
-                if with_quota:
-                    c = now(ns)
-                    quota_hit = _over(in_eq.cpu + c[0], in_eq.memory + c[1],
-                                      in_eq.ephemeral_storage + c[2], in_eq.pods + c[3],
-                                      infos[ns].max) or \
-                        _over(req_all.cpu + total[0] - tot[0], req_all.memory + total[1] - tot[1],
-                              req_all.ephemeral_storage + total[2] - tot[2],
-                              req_all.pods + total[3] - tot[3], total_min)
-                    if quota_hit is not None:
-                        if why_not is not None:
-                            self._trace_runs(node, fit, runs)
-                            return Failure(f"no corresponding pod {key.split('/', 1)[1]} in "
-                                           f"pods of node {node.name}", "Error", PLUGIN)
-                        away += 1
-                        if key in reqs and key not in gone:
-                            gone.add(key)
-                            change(key, -1)
-                        fit.take_away(ps)
-                        victims.append(ps)
-                        why[key] = (f"the quota checks fail with it back: "
-                                    f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
-                        continue
-                if why_not is None:
-                    reprieved.append(ps)
+        kept = reprieve(violating, fine, back, go, quota_checks if pre.has_quota else None)
+        if isinstance(kept, Failure):
+            return kept
         self._trace_runs(node, fit, runs)
-        return NodeReclaim(node.name, tuple(victims), num_violations, tuple(reprieved),
-                           frozenset(ps.key for ps in violating), why)
+        return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+                           tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
     def _trace_runs(self, node: NodeState, fit: NodeFit,
                     runs: list[tuple[int, str | None, str | None]] | None) -> None:
@@ -392,36 +446,36 @@ class _Cycle:
         for away, failed, why in runs:
             names = every if away else kept
             if fit.nominated:
-                log.extend((_RUN, subject, every, failed, why))
+                log.extend((RUN, subject, every, failed, why))
                 count += len(every) if failed is None else every.index(failed) + 1
                 if failed is None:
-                    log.extend((_RUN, subject, names, None, None))
+                    log.extend((RUN, subject, names, None, None))
                     count += len(names)
             else:
-                log.extend((_RUN, subject, names, failed, why))
+                log.extend((RUN, subject, names, failed, why))
                 count += len(names) if failed is None else names.index(failed) + 1
         self.logged += count
 
     def add(self, rule_name: str, subject: str, result: str, why: str) -> None:
         """Log one entry (in order with the deferred ones)."""
-        self.log.extend((_ADD, rule_name, subject, result, why))
+        self.log.extend((ADD, rule_name, subject, result, why))
         self.logged += 1
 
     def add_candidate(self, subject: str, c: Candidate) -> None:
         """Log the ``candidate`` entry of ``c``, formatted when read (from its keys only)."""
-        self.log.extend((_CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
+        self.log.extend((CANDIDATE, subject, c.node, tuple(v.key for v in c.victims),
                          c.num_pdb_violations, tuple(r.key for r in c.reprieved)))
         self.logged += 1
 
     def skip(self, node: str, least: tuple[int, ...] | None,
              runner_up: tuple[tuple[int, ...], str]) -> None:
-        """Log that ``node`` was not dry-run (see :func:`_skip_entry`)."""
-        self.log.extend((_SKIP, node, least, runner_up))
+        """Log that ``node`` was not dry-run (formatted by ``capacity_scheduling.skip_entry``)."""
+        self.log.extend((SKIP, node, least, runner_up))
         self.logged += 1
 
     def not_candidate(self, node: str, reason: str) -> None:
         """Log ``node``'s ``not a candidate`` entry (formatted when read: hundreds a cycle)."""
-        self.log.extend((_NOT_CANDIDATE, node, reason))
+        self.log.extend((NOT_CANDIDATE, node, reason))
         self.logged += 1
 
     def flush(self) -> None:
@@ -436,102 +490,7 @@ class _Cycle:
         count, self.logged = self.logged, 0
         # A partial of plain values, not a closure (the trace keeps one per flush).
         context = (self.ns, self.prio, self.mode, self.pod.key, self.quota_names, self.used)
-        trace.defer(count, functools.partial(_cycle_entries, log, context))
-
-
-def _cycle_entries(log: tuple[Any, ...], context: tuple[str, int, int, str, frozenset[str],
-                                                       dict[str, Core]]
-                   ) -> Iterator[tuple[str, str, str, str]]:
-    """The entries a :class:`_Cycle` logged, formatted (see :meth:`_Cycle.flush`)."""
-    ns, prio, mode, pod_key, infos, used = context
-    i, end = 0, len(log)
-    while i < end:
-        tag = log[i]
-        if tag == _WALK:
-            yield _walk_entry(log[i:i + _WALK_FIELDS], pod_key, ns, prio, mode)
-            i += _WALK_FIELDS
-        elif tag == _RUN:
-            _, subject, names, failed, why = log[i:i + 5]
-            i += 5
-            for name in names:
-                if name == failed:
-                    yield name, subject, "fail", why or ""
-                    break
-                yield name, subject, "pass", ""
-        elif tag == _ADD:
-            yield log[i + 1], log[i + 2], log[i + 3], log[i + 4]
-            i += 5
-        elif tag == _SKIP:
-            yield skip_entry(pod_key, *log[i + 1:i + 4])
-            i += 4
-        elif tag == _NOT_CANDIDATE:
-            yield PLUGIN, pod_key, f"{log[i + 1]}: not a candidate", log[i + 2]
-            i += 3
-        elif tag == _REFUSED:
-            name = log[i + 1]
-            for key, ons, p in log[i + 2]:
-                kind = _refused_kind(mode, ns, prio, infos, ons, p)
-                arg = used[ons] if kind == _NOT_ABOVE_MIN else None
-                yield _walk_entry((_WALK, name, key, p, kind, arg), pod_key, ns, prio,
-                                  mode)
-            i += 3
-        else:
-            _, subject, node, victims, violations, reprieved = log[i:i + 6]
-            i += 6
-            yield (PLUGIN, subject, f"{node}: candidate",
-                   f"victims [{', '.join(victims)}], "
-                   f"{violations} PDB violation(s), reprieved "
-                   f"[{', '.join(reprieved)}]")
-
-
-def _refused_kind(mode: int, ns: str, prio: int, infos: frozenset[str], ons: str, p: int
-                  ) -> int:
-    """Why a pod of a node with no possible victim is no victim: what the walk
-    finds for it when nothing was taken out yet."""
-    if mode == _RECLAIMING:
-        if ons not in infos:
-            return _NS_NO_QUOTA
-        return _OWN_WITHIN_MIN if ons == ns else _NOT_ABOVE_MIN
-    if mode == _OWN:
-        if ons not in infos:
-            return _NS_NO_QUOTA
-        return _OTHER_NS if ons != ns else _NOT_LOWER
-    return _HAS_QUOTA if ons in infos else _NOT_LOWER
-
-
-def _walk_entry(item: tuple[Any, ...], pod_key: str, ns: str, prio: int, mode: int
-                ) -> tuple[str, str, str, str]:
-    """The trace entry of one pod of a node's walk (what the victim rules said)."""
-    _, name, key, p, kind, arg = item
-    if kind < 0:
-        if mode == _RECLAIMING:
-            text = (f"{key.split('/', 1)[0]} is above its min (used "
-                    f"{_describe(arg)} before this pod goes), priority {p} does not "
-                    f"matter when reclaiming")
-        elif mode == _OWN:
-            text = f"priority {p} < {prio} in the preemptor's own namespace"
-        else:
-            text = f"priority {p} < {prio}, no ElasticQuota"
-        return PLUGIN, key, f"potential victim on {name}", f"for {pod_key}: {text}"
-    ons = key.split("/", 1)[0]
-    if kind == _NS_NO_QUOTA:
-        rule_name, text = NO_QUOTA_SPARED, f"namespace {ons} has no ElasticQuota"
-    elif kind == _OWN_WITHIN_MIN:
-        rule_name, text = RECLAIM, (f"{ns} is within its min: it reclaims from other "
-                                    f"quotas, not its own pods")
-    elif kind == _NOT_ABOVE_MIN:
-        rule_name, text = RECLAIM, (f"{ons} is not above its min (used "
-                                    f"{_describe(arg)}): it has nothing borrowed")
-    elif kind == _OTHER_NS:
-        rule_name, text = OWN_NAMESPACE, (f"{ns} is above its min: only its own "
-                                          f"lower-priority pods may go")
-    elif kind == _NOT_LOWER:
-        rule_name = OWN_NAMESPACE if mode == _OWN else NO_QUOTA_PREEMPTOR
-        text = f"priority {p} is not lower than {prio}"
-    else:
-        rule_name, text = NO_QUOTA_PREEMPTOR, (f"namespace {ons} has an ElasticQuota "
-                                               f"and the preemptor has none")
-    return rule_name, key, f"not a victim on {name}", f"for {pod_key}: {text}"
+        trace.defer(count, functools.partial(cycle_entries, log, context))
 
 
 # CapacityScheduling's reference dry run asks for this cycle at the dispatch point.

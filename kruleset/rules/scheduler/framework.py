@@ -86,7 +86,9 @@ class FastPaths:
     (:mod:`~kruleset.rules.quota.fast_reclaim`), ``pdb_selection`` keeps
     each PodDisruptionBudget's selected pods as pods are added instead of
     walking the namespace for every status
-    (:mod:`~kruleset.rules.disruption.fast_selection`).
+    (:mod:`~kruleset.rules.disruption.fast_selection`), ``quiet_kubelet``
+    answers kubelet eviction passes certain to decide nothing without their
+    steps (:mod:`~kruleset.rules.kubelet.eviction.fast_pass`).
     """
 
     batch_search: bool = True
@@ -94,6 +96,7 @@ class FastPaths:
     victims: bool = True
     reclaim: bool = True
     pdb_selection: bool = True
+    quiet_kubelet: bool = True
 
 
 ALL_FAST = FastPaths()

@@ -68,7 +68,6 @@ __all__ = [
     "eviction_pass",
     "format_binary",
     "format_decimal",
-    "idle_pass",
     "kind_of",
     "manager_state",
 ]
@@ -154,7 +153,8 @@ class EvictionState:
         # Set by a pass that ran the default steps, met no threshold and evicted
         # nothing: the signals it observed and the node object it read.  While
         # nothing the kubelet measures changes, the next pass can only differ in
-        # which held conditions expire (see :func:`idle_pass`).
+        # which held conditions expire (the fast path
+        # :func:`~kruleset.rules.kubelet.eviction.fast_pass.idle_pass` relies on it).
         self.idle = False
         self.idle_signals: tuple[str, ...] = ()
         self.idle_node: object = None
@@ -487,8 +487,6 @@ def eviction_pass(state: ClusterState, node: str | NodeState, config: KubeletCon
 
 
 _IDLE_STEPS = (_step_met, _step_conditions, _step_grace, _step_stale, _step_local_storage)
-_IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass.conditions",
-                  "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
 
 
 _DEFAULT_STEPS: dict[int, tuple[Any, Any]] = {}
@@ -497,51 +495,12 @@ _DEFAULT_STEPS: dict[int, tuple[Any, Any]] = {}
 def default_steps(active: Any) -> bool:
     """Whether ``active`` starts with the default first five pass steps (kept per rule set).
 
-    The shortcuts reproduce those steps; a profile that disables, reorders or
-    adds steps there always takes the general path.
+    The fast paths (:mod:`~kruleset.rules.kubelet.eviction.fast_pass`) reproduce
+    those steps; a profile that disables, reorders or adds steps there always takes
+    the reference pass.
     """
     return by_identity(_DEFAULT_STEPS, active, lambda a: len(a.rules) >= 5 and all(
         r.rule.fn is fn for r, fn in zip(a.rules, _IDLE_STEPS, strict=False)))
-
-
-def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-              profile: Profile, trace: Trace | None = None) -> PassResult | None:
-    """The pass :func:`eviction_pass` would run now, computed cheaply, or None if it may differ.
-
-    The caller guarantees that nothing the kubelet measures changed on ``node``
-    since its last pass (no bind, unbind or usage update: the node is not
-    dirty).  If that pass met no threshold and evicted nothing, this one
-    observes the same signals, so it meets nothing, no threshold is timing or
-    due, and local storage finds no pod to evict (the active pods are the same
-    or fewer, each judged alone); only the held conditions may expire.  The
-    manager's memory is updated exactly as the steps would update it, and with
-    a trace the same entries are recorded.
-    """
-    st = manager_state(node)
-    if not st.idle or st.config is not config or st.idle_node is not node.node:
-        return None
-    active = profile.active(PASS.name)
-    if not default_steps(active):
-        return None
-    # conditions: no threshold met, so nothing is newly observed.
-    period = config.pressure_transition_period
-    held = {c: at for c, at in st.last_observed.items() if now - at < period}
-    conditions = condition_order(held)
-    st.first_observed = {}
-    st.conditions = conditions
-    # grace-period: nothing is due.
-    st.thresholds_met = []
-    # stale-stats: the same signals are observed now.
-    last = st.last_obs_time
-    for signal in st.idle_signals:
-        last[signal] = now
-    st.last_pass = now
-    if trace is not None:
-        name = node.name
-        for step in _IDLE_CONTINUE:
-            trace.add(step, name, "continue")
-        trace.add("kubelet.eviction.pass.local-storage", name, "stop", "no threshold due")
-    return PassResult(node.name, now, tuple(conditions))
 
 
 def apply_pass(state: ClusterState, result: PassResult) -> None:

@@ -1,0 +1,120 @@
+"""The eviction pass's fast paths: passes certain to decide nothing, without their steps.
+
+Both answer for :func:`kruleset.rules.kubelet.eviction.manager.eviction_pass`
+(the reference) where they can prove what it would decide, and return None
+otherwise; the simulation takes them with ``FastPaths.quiet_kubelet`` on
+(the default) and runs the reference alone with it off.
+
+* :func:`quiet_pass`: a node whose manager remembers nothing.  A large
+  cluster's every node takes its first pass at 0s; on 65,000 nodes running
+  the pipeline for each was seconds before the first scheduling decision.
+* :func:`idle_pass`: a node where nothing changed since a pass that met no
+  threshold and evicted nothing, with conditions still held (the pressure
+  transition period): only their expiry is left to compute.
+
+``tests/test_kubelet_idle_pass.py`` and ``tests/test_fast_paths_off.py`` compare
+them with the reference: decisions, conditions, the manager's memory, traces.
+"""
+
+from __future__ import annotations
+
+from kruleset.model.config import KubeletConfig
+from kruleset.model.state import ClusterState, NodeState
+from kruleset.rules.engine import Trace
+from kruleset.rules.profile import Profile
+
+from ..admission import condition_order
+from .manager import PASS, PassResult, default_steps, manager_state
+from .signals import Layout, observe
+from .thresholds import effective_thresholds, threshold_signals, thresholds_met
+
+__all__ = ["idle_pass", "quiet_pass"]
+
+# The steps an idle pass goes through before local-storage stops it (its trace).
+_IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass.conditions",
+                  "kubelet.eviction.pass.grace-period", "kubelet.eviction.pass.stale-stats")
+
+
+def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+               profile: Profile, trace: Trace | None = None) -> PassResult | None:
+    """The pass :func:`eviction_pass` would run now on a node with nothing to remember, cheaply.
+
+    None unless it is certain to decide nothing: no trace is kept, the
+    profile runs the default steps, the manager remembers nothing of the
+    node (no threshold met, timing or held: its first pass, typically, at
+    time 0 on every node of a large cluster), no threshold is met by what is
+    observed now, and no active pod could break a local-storage limit (none
+    has an emptyDir or an ephemeral-storage limit).  Then the steps would
+    only record the observations' time and end at local-storage with "no
+    threshold due"; that is done here without running them, and the node
+    is marked idle as :func:`eviction_pass` marks it.
+    """
+    if trace is not None:
+        return None
+    st = manager_state(node)
+    if st.thresholds_met or st.first_observed or st.last_observed:
+        return None
+    active = profile.active(PASS.name)
+    if not default_steps(active):
+        return None
+    for ps in node.pods.values():
+        pod = ps.pod
+        if (pod.emptydirs or pod.limits.ephemeral_storage) and not ps.terminating:
+            return None
+    if st.config is not config:
+        st.config = config
+        st.thresholds = effective_thresholds(config)
+        st.layout = Layout(config.filesystems, node)
+    assert st.layout is not None
+    obs = observe(node, st.layout, threshold_signals(st.thresholds))
+    if thresholds_met(st.thresholds, obs, False):
+        return None
+    st.conditions = []
+    last = st.last_obs_time
+    for signal in obs:
+        last[signal] = now
+    st.last_pass = now
+    st.idle = True
+    st.idle_signals = tuple(obs)
+    st.idle_node = node.node
+    return PassResult(node.name, now, ())
+
+
+def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+              profile: Profile, trace: Trace | None = None) -> PassResult | None:
+    """The pass :func:`eviction_pass` would run now, computed cheaply, or None if it may differ.
+
+    The caller guarantees that nothing the kubelet measures changed on ``node``
+    since its last pass (no bind, unbind or usage update: the node is not
+    dirty).  If that pass met no threshold and evicted nothing, this one
+    observes the same signals, so it meets nothing, no threshold is timing or
+    due, and local storage finds no pod to evict (the active pods are the same
+    or fewer, each judged alone); only the held conditions may expire.  The
+    manager's memory is updated exactly as the steps would update it, and with
+    a trace the same entries are recorded.
+    """
+    st = manager_state(node)
+    if not st.idle or st.config is not config or st.idle_node is not node.node:
+        return None
+    active = profile.active(PASS.name)
+    if not default_steps(active):
+        return None
+    # conditions: no threshold met, so nothing is newly observed.
+    period = config.pressure_transition_period
+    held = {c: at for c, at in st.last_observed.items() if now - at < period}
+    conditions = condition_order(held)
+    st.first_observed = {}
+    st.conditions = conditions
+    # grace-period: nothing is due.
+    st.thresholds_met = []
+    # stale-stats: the same signals are observed now.
+    last = st.last_obs_time
+    for signal in st.idle_signals:
+        last[signal] = now
+    st.last_pass = now
+    if trace is not None:
+        name = node.name
+        for step in _IDLE_CONTINUE:
+            trace.add(step, name, "continue")
+        trace.add("kubelet.eviction.pass.local-storage", name, "stop", "no threshold due")
+    return PassResult(node.name, now, tuple(conditions))
