@@ -36,10 +36,6 @@ PENDING: dict[str, int] = {
     "kruleset/rules/scheduler/fast/dry_run.py:dry_run": 116,
     # a manifest Pod's fields, read one after another (loading speed)
     "kruleset/manifests/reader.py:Reader._pod": 116,
-    # the `.kr` devices statement's ranges, attributes and capacities
-    "kruleset/lang/dra_devices.py:devices_statement": 108,
-    # the kubelet settings' checks, one per setting (the model's module)
-    "kruleset/model/kubelet_settings.py:make_kubelet_config": 104,
 }
 
 

@@ -13,6 +13,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
+import attrs
+
 from ..errors import Span
 from ..model.dra import CelSelector, Device, DeviceClass, ResourceSlice, Version, qualified
 from ..model.quantity import QuantityError, _exact
@@ -77,46 +79,93 @@ def devices_statement(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, sp
     """``devices NAMES on WHERE driver=D …``: one ResourceSlice per node (or one)."""
     src = ctx.src
     names = names_of(ctx)
+    name_w, dev_names, numbers = _device_names(ctx, cur)
+    cur.keyword("on")
+    nodes, all_nodes, selector = _where(ctx, cur)
+    opts = _options(src, cur)
+    if not opts.driver:
+        raise cur.error("devices need driver=DRIVER", cur.end_word(), expected="driver=DRIVER")
+    if not opts.pool and not nodes:
+        raise cur.error("devices on all-nodes or a node-selector need pool=POOL",
+                        cur.end_word(), expected="pool=POOL")
+    devices = [_device(src, opts, dev_name, number)
+               for dev_name, number in zip(dev_names, numbers, strict=True)]
+    driver, generation = opts.driver, opts.generation
+    out: list[Object] = []
+    for node in nodes or [""]:
+        p = opts.pool or node
+        dup = _duplicates(names, driver, p, devices, generation)
+        if dup:
+            raise src.error(f"device '{dup}' is declared twice in pool {driver}/{p}", name_w,
+                            expected="device names unique within a pool")
+        names.pools.setdefault((driver, p), []).append((generation, opts.count is None))
+        for d in devices:
+            names.devices.setdefault(d.name, []).append((driver, p, d.name, node))
+        out.append(ResourceSlice(f"{node or p}-{driver}-{len(names.pools[(driver, p)])}", driver,
+                                 p, tuple(devices), generation, opts.count or 0, node_name=node,
+                                 all_nodes=all_nodes, node_selector=selector, span=span))
+    return out
+
+
+def _device_names(ctx: Context, cur: Cursor) -> tuple[Word, list[str], list[int | None]]:
+    """The devices' names (a range or one name) and, for a range, each one's number."""
+    src = ctx.src
     name_w = cur.word("device names, e.g. gpu-[0..7]")
     try:
         dev_names = expand_range(name_w.value)
     except RangeError as exc:
         raise src.error(str(exc), name_w) from None
     m = _RANGE.search(name_w.value)
-    numbers: list[int | None] = list(range(int(m.group(1)), int(m.group(2)) + 1)) if m else [None]
+    numbers: list[int | None] = (list(range(int(m.group(1)), int(m.group(2)) + 1)) if m
+                                 else [None] * len(dev_names))
     for n in dev_names:
         check_name(src, name_w, n, "device")
-    cur.keyword("on")
+    return name_w, dev_names, numbers
+
+
+def _where(ctx: Context, cur: Cursor) -> tuple[list[str], bool, Any]:
+    """After ``on``: the nodes, or all-nodes, or a node-selector(…)."""
+    src = ctx.src
     where = cur.peek()
-    nodes: list[str] = []
-    all_nodes = False
-    selector = None
     if isinstance(where, Word) and where.kind == "WORD" and where.value == "all-nodes":
         cur.pos += 1
-        all_nodes = True
-    elif isinstance(where, Word) and where.value == "node-selector" and isinstance(
+        return [], True, None
+    if isinstance(where, Word) and where.value == "node-selector" and isinstance(
             cur.peek(1), Group):
         cur.pos += 1
         group = cur.group("node-selector")
-        selector = tuple(node_terms(src, Cursor(src, group.items, group.open), ored=True))
-    else:
-        node_w = cur.word("a node, a node range, all-nodes or node-selector(…)")
-        try:
-            node_names = expand_range(node_w.value)
-        except RangeError as exc:
-            raise src.error(str(exc), node_w) from None
-        for n in node_names:
-            ctx.need_node(n, node_w)
-        nodes = node_names
-    driver = pool = ""
-    generation = 1
+        return [], False, tuple(node_terms(src, Cursor(src, group.items, group.open), ored=True))
+    node_w = cur.word("a node, a node range, all-nodes or node-selector(…)")
+    try:
+        node_names = expand_range(node_w.value)
+    except RangeError as exc:
+        raise src.error(str(exc), node_w) from None
+    for n in node_names:
+        ctx.need_node(n, node_w)
+    return node_names, False, None
+
+
+@attrs.define
+class _Options:
+    """The statement's ``driver=``, ``pool=``, ``generation=``, ``slices=`` and groups."""
+
+    driver: str = ""
+    pool: str = ""
+    generation: int = 1
     count: int | None = None
-    attrs_group = cap_group = None
+    attributes: Group | None = None
+    capacity: Group | None = None
+
+
+_ALLOWED = ("driver", "pool", "attributes", "capacity", "generation", "slices")
+
+
+def _options(src: Source, cur: Cursor) -> _Options:
+    opts = _Options()
     seen: set[str] = set()
-    allowed = ("driver", "pool", "attributes", "capacity", "generation", "slices")
     for attr in read_attrs(cur):
-        if attr.name not in allowed:
-            raise src.unknown("devices attribute", attr.name, attr.key, allowed,
+        if attr.name not in _ALLOWED:
+            raise src.unknown("devices attribute", attr.name, attr.key, _ALLOWED,
                               expected="driver=D, pool=P, attributes(…), capacity(…), "
                                        "generation=N, slices=N")
         if attr.name in seen:
@@ -125,61 +174,42 @@ def devices_statement(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, sp
         if attr.name in ("attributes", "capacity"):
             if attr.group is None:
                 raise src.error(f"'{attr.name}' is written {attr.name}(…)", attr.key)
-            if attr.name == "attributes":
-                attrs_group = attr.group
-            else:
-                cap_group = attr.group
+            setattr(opts, attr.name, attr.group)
             continue
         if attr.value is None:
             raise src.error(f"'{attr.name}' is written {attr.name}=VALUE", attr.key)
         if attr.name == "driver":
-            driver = attr.text
+            opts.driver = attr.text
         elif attr.name == "pool":
-            pool = attr.text
+            opts.pool = attr.text
         elif attr.name == "generation":
-            generation = integer(src, attr.value, "generation", minimum=0)
+            opts.generation = integer(src, attr.value, "generation", minimum=0)
         else:
-            count = integer(src, attr.value, "slices", minimum=1)
-    if not driver:
-        raise cur.error("devices need driver=DRIVER", cur.end_word(), expected="driver=DRIVER")
-    if not pool and not nodes:
-        raise cur.error("devices on all-nodes or a node-selector need pool=POOL",
-                        cur.end_word(), expected="pool=POOL")
-    devices: list[Device] = []
-    for dev_name, number in zip(dev_names, numbers if m else [None] * len(dev_names),
-                                strict=True):
-        attributes: dict[str, dict[str, Any]] = {}
-        capacity: dict[str, dict[str, Fraction]] = {}
-        if attrs_group is not None:
-            for w, entry in _kv_group(src, attrs_group, "attributes"):
-                dom, ident = qualified(driver, w.value.partition("=")[0])
-                attributes.setdefault(dom, {})[ident] = _attr_value(src, entry, number)
-        if cap_group is not None:
-            for w, entry in _kv_group(src, cap_group, "capacity"):
-                key, _, raw = w.value.partition("=")
-                if len(entry) != 1:
-                    raise src.error(f"unexpected {describe(entry[1])}", entry[1])
-                try:
-                    value = _exact(raw)
-                except QuantityError as exc:
-                    raise src.error(str(exc), w.at(len(key) + 1, raw)) from None
-                dom, ident = qualified(driver, key)
-                capacity.setdefault(dom, {})[ident] = value
-        devices.append(Device(dev_name, attributes, capacity))
-    out: list[Object] = []
-    for node in nodes or [""]:
-        p = pool or node
-        dup = _duplicates(names, driver, p, devices, generation)
-        if dup:
-            raise src.error(f"device '{dup}' is declared twice in pool {driver}/{p}", name_w,
-                            expected="device names unique within a pool")
-        names.pools.setdefault((driver, p), []).append((generation, count is None))
-        for d in devices:
-            names.devices.setdefault(d.name, []).append((driver, p, d.name, node))
-        out.append(ResourceSlice(f"{node or p}-{driver}-{len(names.pools[(driver, p)])}", driver,
-                                 p, tuple(devices), generation, count or 0, node_name=node,
-                                 all_nodes=all_nodes, node_selector=selector, span=span))
-    return out
+            opts.count = integer(src, attr.value, "slices", minimum=1)
+    return opts
+
+
+def _device(src: Source, opts: _Options, name: str, number: int | None) -> Device:
+    """One device: its attributes (``#`` standing for ``number``) and capacities."""
+    driver = opts.driver
+    attributes: dict[str, dict[str, Any]] = {}
+    capacity: dict[str, dict[str, Fraction]] = {}
+    if opts.attributes is not None:
+        for w, entry in _kv_group(src, opts.attributes, "attributes"):
+            dom, ident = qualified(driver, w.value.partition("=")[0])
+            attributes.setdefault(dom, {})[ident] = _attr_value(src, entry, number)
+    if opts.capacity is not None:
+        for w, entry in _kv_group(src, opts.capacity, "capacity"):
+            key, _, raw = w.value.partition("=")
+            if len(entry) != 1:
+                raise src.error(f"unexpected {describe(entry[1])}", entry[1])
+            try:
+                value = _exact(raw)
+            except QuantityError as exc:
+                raise src.error(str(exc), w.at(len(key) + 1, raw)) from None
+            dom, ident = qualified(driver, key)
+            capacity.setdefault(dom, {})[ident] = value
+    return Device(name, attributes, capacity)
 
 
 def _duplicates(names: DraNames, driver: str, pool: str, devices: list[Device],

@@ -121,21 +121,7 @@ def make_kubelet_config(
     for signal, text in (soft_grace_period or {}).items():
         _check_signal(signal, "soft_grace_period")
         grace[signal] = _duration(text, "soft_grace_period", signal)
-    reclaim: dict[str, tuple[int | None, Fraction | None]] = {}
-    for signal, text in (minimum_reclaim or {}).items():
-        _check_signal(signal, "minimum_reclaim")
-        t = text.strip()
-        try:
-            if t.endswith("%"):
-                pct = parse_percentage(t)
-                if pct <= 0:
-                    raise KubeletConfigError(
-                        f"minimum reclaim for {signal} must be above 0%", "minimum_reclaim", signal)
-                reclaim[signal] = (None, pct)
-            else:
-                reclaim[signal] = (parse_quantity(t, "memory"), None)
-        except QuantityError as exc:
-            raise KubeletConfigError(f"{signal}: {exc}", "minimum_reclaim", signal) from None
+    reclaim = _minimum_reclaims(minimum_reclaim or {})
 
     def attach(th: EvictionThreshold, grace_ms: int = 0) -> EvictionThreshold:
         q, p = reclaim.get(th.signal, (None, None))
@@ -169,14 +155,7 @@ def make_kubelet_config(
         raise KubeletConfigError(f"unknown filesystems '{filesystems}'"
                                  + (f", {hint}" if hint else ""), "filesystems",
                                  suggestion=" | ".join(FILESYSTEMS))
-    enforce = []
-    for name in enforce_node_allocatable:
-        if name not in ENFORCE:
-            hint = did_you_mean(name, ENFORCE)
-            raise KubeletConfigError(f"unknown enforce-node-allocatable value '{name}'"
-                                     + (f", {hint}" if hint else ""), "enforce_node_allocatable")
-        if name != "none":
-            enforce.append(name)
+    enforce = _enforced(enforce_node_allocatable)
     return KubeletConfig(
         hard=hard_out,
         soft=tuple(soft_out),
@@ -188,3 +167,37 @@ def make_kubelet_config(
         enforce_node_allocatable=tuple(enforce),
         span=span,
     )
+
+
+def _minimum_reclaims(minimum_reclaim: Mapping[str, str]
+                      ) -> dict[str, tuple[int | None, Fraction | None]]:
+    """evictionMinimumReclaim: per signal, a quantity or a percentage (above 0%)."""
+    reclaim: dict[str, tuple[int | None, Fraction | None]] = {}
+    for signal, text in minimum_reclaim.items():
+        _check_signal(signal, "minimum_reclaim")
+        t = text.strip()
+        try:
+            if t.endswith("%"):
+                pct = parse_percentage(t)
+                if pct <= 0:
+                    raise KubeletConfigError(
+                        f"minimum reclaim for {signal} must be above 0%", "minimum_reclaim", signal)
+                reclaim[signal] = (None, pct)
+            else:
+                reclaim[signal] = (parse_quantity(t, "memory"), None)
+        except QuantityError as exc:
+            raise KubeletConfigError(f"{signal}: {exc}", "minimum_reclaim", signal) from None
+    return reclaim
+
+
+def _enforced(enforce_node_allocatable: Sequence[str]) -> list[str]:
+    """enforceNodeAllocatable's values, checked; ``none`` stands for no value."""
+    enforce = []
+    for name in enforce_node_allocatable:
+        if name not in ENFORCE:
+            hint = did_you_mean(name, ENFORCE)
+            raise KubeletConfigError(f"unknown enforce-node-allocatable value '{name}'"
+                                     + (f", {hint}" if hint else ""), "enforce_node_allocatable")
+        if name != "none":
+            enforce.append(name)
+    return enforce
