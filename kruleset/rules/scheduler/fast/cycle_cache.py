@@ -26,7 +26,6 @@ before.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -37,7 +36,7 @@ from kruleset.rules.engine import UNSCHEDULABLE, Failure
 from ..framework import failure_reasons
 from .plan import fast_plan
 
-__all__ = ["CycleCache", "Prefix", "Recorder", "shape_of"]
+__all__ = ["CycleCache", "Recorder", "shape_of"]
 
 
 def shape_of(pod: Pod) -> Hashable | None:
@@ -199,12 +198,11 @@ class Recorder:
         return True
 
 
-def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]],
-               visits: tuple[Sequence[int], int, Sequence[int]], count: int) -> None:
+def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int],
+               count: int) -> None:
     """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
 
-    ``visits`` are places in ``log`` (the first ``visits[1]`` of ``visits[0]``,
-    then ``visits[2]``), each (result, entries, count, subject
+    ``places`` are places in ``log``, each (result, entries, count, subject
     recorded, node name): every entry whose subject is the one recorded (the
     recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
     instead.  ``count`` is the sum of their counts.
@@ -213,14 +211,12 @@ def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]],
         return
     # A partial of plain values rather than a closure: one object fewer per cell
     # for every full collection to walk while the trace keeps it.
-    trace.defer(count, functools.partial(_replayed, key, log, visits))
+    trace.defer(count, functools.partial(_replayed, key, log, places))
 
 
-def _replayed(key: str, log: Sequence[tuple[Any, ...]],
-              visits: tuple[Sequence[int], int, Sequence[int]]
+def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
               ) -> Iterator[tuple[str, str, str, str]]:
-    lead, size, own = visits
-    for at in itertools.chain(itertools.islice(lead, size), own):
+    for at in places:
         _, items, n, old, node = log[at]
         if not n:
             continue
@@ -230,54 +226,6 @@ def _replayed(key: str, log: Sequence[tuple[Any, ...]],
                 (item,) if len(item) == 4 else item[1]())
             for rule, subject, result, why in group:
                 yield rule, (new if subject == old else subject), result, why
-
-
-class Prefix:
-    """The leading nodes of a dry run that are no candidate, as the last dry run found.
-
-    A dry run walks the potential nodes from the first until it has enough
-    candidates; once many nodes are full of preemptors, most of each walk is
-    the same failing nodes.  Kept with the victims entry (valid for the same
-    potential-nodes sequence, dropped when one of its nodes changes), so a
-    dry run copies them (and, traced, their places in the judgement log)
-    instead of looking each up again.
-    """
-
-    __slots__ = ("nodes", "failed", "replays", "replayed", "pending")
-
-    def __init__(self, nodes: Sequence[NodeState]) -> None:
-        self.nodes = nodes  # the potential nodes walked (compared by identity)
-        self.failed: dict[str, Failure | None] = {}
-        self.replays: list[int] = []
-        self.replayed = 0
-        self.pending = False  # some failure is left to be built (None)
-
-
-def prefix_for(memo: CycleCache, key: Hashable, nodes: Sequence[NodeState]) -> Prefix:
-    """The :class:`Prefix` kept for ``key`` over ``nodes`` (a new, empty one if none)."""
-    extra = _extra(memo, key)
-    prefix: Prefix | None = extra.get("prefix")
-    if prefix is None or prefix.nodes is not nodes:
-        prefix = extra["prefix"] = Prefix(nodes)
-    return prefix
-
-
-def judgement_log(memo: CycleCache, key: Hashable) -> list[tuple[Any, ...]]:
-    """The append-only log of traced judgements kept for ``key`` (see :func:`victims_key`).
-
-    Nodes map to their place in it; entries stay (a trace may still read
-    them) until the key's entry is dropped.
-    """
-    log: list[tuple[Any, ...]] = _extra(memo, key).setdefault("log", [])
-    return log
-
-
-def _extra(memo: CycleCache, key: Hashable) -> dict[str, Any]:
-    """The extras of ``key``'s entry, brought up to date by :func:`victims_and_keys` first."""
-    got = memo.fresh(key)
-    if got is None:
-        raise KeyError(key)
-    return got[0].extra
 
 
 # --- preemption's dry run ----------------------------------------------------------
@@ -306,28 +254,35 @@ def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
 
 def victims_entry(memo: CycleCache, key: Hashable) -> dict[str, Any]:
     """The per-node results for ``key``, without the nodes changed since (judge them again)."""
-    return victims_and_keys(memo, key)[0]
+    return victims_state(memo, key)[0]
 
 
-def victims_and_keys(memo: CycleCache, key: Hashable
-                     ) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
-    """:func:`victims_entry` and, by node, the pick keys of the candidates kept there."""
+def victims_state(memo: CycleCache, key: Hashable
+                  ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """:func:`victims_entry`, the entry's extras (what the dry run keeps beside the
+    results: its candidate index, traced its judgement log) and the nodes changed
+    since the last call, whose results were dropped."""
     got = memo.fresh(key)
     if got is None:
         entry = memo.store(key, {})
+        changed: list[str] = []
     else:
         entry, changed = got
         results = entry.results
-        picks = entry.extra.get("pick")
-        prefix: Prefix | None = entry.extra.get("prefix")
         for name in changed:
             results.pop(name, None)
-            if picks:
-                picks.pop(name, None)
-            if prefix is not None and name in prefix.failed:
-                entry.extra["prefix"] = prefix = None
         memo.caught_up(entry)
-    return entry.results, entry.extra.setdefault("pick", {})
+    return entry.results, entry.extra, changed
+
+
+def judgement_log(extra: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The append-only log of traced judgements kept in a victims entry's ``extra``.
+
+    Nodes map to their place in it; entries stay (a trace may still read
+    them) until the key's entry is dropped.
+    """
+    log: list[tuple[Any, ...]] = extra.setdefault("log", [])
+    return log
 
 
 # --- lower bounds of preemption pick keys ---------------------------------------------
