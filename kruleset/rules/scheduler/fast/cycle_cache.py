@@ -25,7 +25,6 @@ before.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -196,36 +195,6 @@ class Recorder:
 
     def __bool__(self) -> bool:
         return True
-
-
-def replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int],
-               count: int) -> None:
-    """Record, as one deferred group, what recorders (:class:`Recorder`) kept, for pod ``key``.
-
-    ``places`` are places in ``log``, each (result, entries, count, subject
-    recorded, node name): every entry whose subject is the one recorded (the
-    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
-    instead.  ``count`` is the sum of their counts.
-    """
-    if not count:
-        return
-    # A partial of plain values rather than a closure: one object fewer per cell
-    # for every full collection to walk while the trace keeps it.
-    trace.defer(count, functools.partial(_replayed, key, log, places))
-
-
-def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
-              ) -> Iterator[tuple[str, str, str, str]]:
-    for at in places:
-        _, items, n, old, node = log[at]
-        if not n:
-            continue
-        new = f"{key} on {node}"
-        for item in items:
-            group: Iterable[tuple[str, str, str, str]] = (
-                (item,) if len(item) == 4 else item[1]())
-            for rule, subject, result, why in group:
-                yield rule, (new if subject == old else subject), result, why
 
 
 # --- preemption's dry run ----------------------------------------------------------

@@ -25,7 +25,7 @@ The same candidates, pick, statuses and trace as the reference, checked by
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
@@ -97,7 +97,7 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
         return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
     own = index.results[:w.visited]
     assert index.sums is not None
-    cycle_cache.replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
+    _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
                   visits=(log, own, index.chosen(w)))
 
@@ -228,6 +228,38 @@ class _Statuses(Mapping[str, Failure]):
 
     def __len__(self) -> int:
         return self._size
+
+
+# --- traced: what the kept judgements recorded, replayed ----------------------------------
+
+def _replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int],
+                count: int) -> None:
+    """Record, as one deferred group, what the judgements' recorders kept, for pod ``key``.
+
+    ``places`` are places in ``log``, each (result, entries, count, subject
+    recorded, node name): every entry whose subject is the one recorded (the
+    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
+    instead.  ``count`` is the sum of their counts.
+    """
+    if not count:
+        return
+    # A partial of plain values rather than a closure: one object fewer per cell
+    # for every full collection to walk while the trace keeps it.
+    trace.defer(count, functools.partial(_replayed, key, log, places))
+
+
+def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
+              ) -> Iterator[tuple[str, str, str, str]]:
+    for at in places:
+        _, items, n, old, node = log[at]
+        if not n:
+            continue
+        new = f"{key} on {node}"
+        for item in items:
+            group: Iterable[tuple[str, str, str, str]] = (
+                (item,) if len(item) == 4 else item[1]())
+            for rule, subject, result, why in group:
+                yield rule, (new if subject == old else subject), result, why
 
 
 _MISSING: Any = object()
