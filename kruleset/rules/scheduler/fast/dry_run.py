@@ -95,11 +95,13 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
         if not candidates:
             statuses.resolve()  # read at once by the caller: build them now
         return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
-    own = index.results[:w.visited]
+    # Tuples of plain numbers: the garbage collector stops tracking them, so the
+    # trace keeping thousands per preemptor costs its full collections nothing.
+    own = tuple(index.results[:w.visited])
     assert index.sums is not None
     _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
-                  visits=(log, own, index.chosen(w)))
+                  visits=(log, own, tuple(index.chosen(w))))
 
 
 def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
@@ -127,7 +129,8 @@ def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...]) -
     """The default criteria's pick among the window's candidates, from the index."""
     place, best, runner = index.best_two(w)
     decided = "" if runner is None else decide_by_keys(best, runner)
-    keys = index.keys(w) if index.log is not None else None  # for the trace's comparisons
+    # For the trace's comparisons (a tuple of tuples of numbers: untracked, see above).
+    keys = tuple(index.keys(w)) if index.log is not None else None
     return Pick(candidates[place], decided, place, keys)
 
 

@@ -383,17 +383,37 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
                f"reprieved {_keys(c.reprieved)}")
 
 
+class _CandidateNames(Sequence[str]):
+    """The candidates' node names, read from a traced dry run's visits."""
+
+    __slots__ = ("_visits",)
+
+    def __init__(self, visits: Visits) -> None:
+        self._visits = visits
+
+    def __len__(self) -> int:
+        return len(self._visits[2])
+
+    def __getitem__(self, i: Any) -> Any:
+        log, own, chosen = self._visits
+        if isinstance(i, slice):
+            return [log[own[k]][4] for k in chosen[i]]
+        return log[own[chosen[i]]][4]
+
+
 def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
                   decided: str, clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
     candidates = run.candidates
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
     keys = run.pick.keys if run.pick is not None else None
-    if keys is not None and len(candidates) > 1 and is_default(ctx, pick):
+    if keys is not None and run.visits is not None and len(candidates) > 1 and is_default(
+            ctx, pick):
         # The default criteria: each comparison follows from the two keys, which
-        # the dry run handed over with the candidates.
+        # the dry run handed over with the candidates; the candidates' names are
+        # read from its visits when the trace is (kept as plain numbers meanwhile).
         assert run.pick is not None
-        trace_others(trace, ps.key, candidates, keys, run.pick.place)
+        trace_others(trace, ps.key, _CandidateNames(run.visits), keys, run.pick.place)
     else:
         for c in candidates:
             if c is not best:

@@ -205,20 +205,20 @@ def _not_chosen(subject: str, top: tuple[int, ...], nodes: Sequence[str],
         yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
-def trace_others(trace: Any, subject: str, candidates: Sequence[Candidate],
+def trace_others(trace: Any, subject: str, nodes: Sequence[str],
                  keys: Sequence[tuple[int, ...]], best: int) -> None:
-    """:func:`trace_not_chosen` for every candidate but ``candidates[best]``, the keys
-    in ``keys`` (in the same order): nothing is copied or compared until the trace
-    is read (the candidates and keys given must not change)."""
-    trace.defer(len(candidates) - 1, functools.partial(_others, subject, candidates, keys, best))
+    """:func:`trace_not_chosen` for every candidate node of ``nodes`` but ``nodes[best]``,
+    their keys in ``keys`` (in the same order): nothing is copied or compared until
+    the trace is read (the nodes and keys given must not change)."""
+    trace.defer(len(nodes) - 1, functools.partial(_others, subject, nodes, keys, best))
 
 
-def _others(subject: str, candidates: Sequence[Candidate], keys: Sequence[tuple[int, ...]],
+def _others(subject: str, nodes: Sequence[str], keys: Sequence[tuple[int, ...]],
             best: int) -> Iterator[tuple[str, str, str, str]]:
     top = keys[best]
-    for i, (c, k) in enumerate(zip(candidates, keys, strict=True)):
+    for i, (node, k) in enumerate(zip(nodes, keys, strict=True)):
         if i != best:
-            yield PICK.name, subject, f"{c.node} not chosen", decide_by_keys(top, k) or "tied"
+            yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
 def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
