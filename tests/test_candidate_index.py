@@ -103,7 +103,7 @@ def test_the_index_finds_what_the_walk_finds(seed: int) -> None:
         assert w.visited == visited
         assert list(index.candidates(w)) == found
         assert index.keys(w) == [keys[c.node] for c in found]
-        assert index.chosen(w) == [int(c.node[1:]) for c in found]
+        assert list(index.chosen(w)) == [int(c.node[1:]) for c in found]
         assert w.failed == sum(1 for node in nodes[:visited]
                                if not isinstance(current[node.name], Candidate))
         if pick is not None:

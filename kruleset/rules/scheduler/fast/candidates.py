@@ -30,6 +30,7 @@ prefix.  Used by :mod:`~kruleset.rules.scheduler.fast.dry_run` (the
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -150,7 +151,9 @@ class _Kind:
     __slots__ = ("pos", "cands", "keys", "tree")
 
     def __init__(self, n: int) -> None:
-        self.pos: list[int] = []
+        # Machine integers: a copy of a slice is one memcpy, and the garbage
+        # collector never visits an array (a traced dry run keeps one per preemptor).
+        self.pos = array("q")
         self.cands: list[Candidate] = []
         self.keys: list[Key | None] = []
         self.tree = _MinTree(n)
@@ -206,11 +209,12 @@ class CandidateIndex:
         self.nodes = nodes
         self.log = log
         self.keyed = keyed
-        self.results: list[Any] = []
+        # Traced: places in the log, as machine integers (see _Kind.pos).
+        self.results: Any = array("q") if log is not None else []
         self.where: dict[str, int] | None = None  # node name -> position, built when needed
         self.fine = _Kind(n)
         self.bad = _Kind(n)
-        self.every: list[int] = []  # every candidate's position, sorted
+        self.every = array("q")  # every candidate's position, sorted
         self.sums = _Sums(n) if log is not None else None
         self.dirty: set[int] = set()
 
@@ -247,7 +251,7 @@ class CandidateIndex:
         nodes = self.nodes
         while stop is None and len(self.results) < len(nodes):
             p = len(self.results)
-            self.results.append(None)
+            self.results.append(0 if self.log is not None else None)
             self._place(p, judge(nodes[p]), key, later=True)
             stop = self._stop(wanted)
         end = len(nodes) if stop is None else stop + 1
@@ -295,7 +299,7 @@ class CandidateIndex:
         """The candidates' pick keys, in :meth:`candidates`' order (``keyed`` only)."""
         return self.fine.keys[:w.fine] + self.bad.keys[:w.violating]  # type: ignore[return-value]
 
-    def chosen(self, w: Window) -> list[int]:
+    def chosen(self, w: Window) -> array[int]:
         """The candidates' positions, in :meth:`candidates`' order."""
         return self.fine.pos[:w.fine] + self.bad.pos[:w.violating]
 

@@ -95,13 +95,13 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
         if not candidates:
             statuses.resolve()  # read at once by the caller: build them now
         return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
-    # Tuples of plain numbers: the garbage collector stops tracking them, so the
-    # trace keeping thousands per preemptor costs its full collections nothing.
-    own = tuple(index.results[:w.visited])
+    # Arrays of machine integers (slices of the index's): the garbage collector
+    # never visits them, though the trace keeps thousands per preemptor.
+    own = index.results[:w.visited]
     assert index.sums is not None
     _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
-                  visits=(log, own, tuple(index.chosen(w))))
+                  visits=(log, own, index.chosen(w)))
 
 
 def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
