@@ -102,7 +102,7 @@ def test_the_index_finds_what_the_walk_finds(seed: int) -> None:
         visited, found, pick = _walk([current[node.name] for node in nodes], wanted, keys)
         assert w.visited == visited
         assert list(index.candidates(w)) == found
-        assert index.keys(w) == [keys[c.node] for c in found]
+        assert list(index.keys(w)) == [keys[c.node] for c in found]
         assert list(index.chosen(w)) == [int(c.node[1:]) for c in found]
         assert w.failed == sum(1 for node in nodes[:visited]
                                if not isinstance(current[node.name], Candidate))

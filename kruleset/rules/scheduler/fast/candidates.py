@@ -39,7 +39,7 @@ from kruleset.model.state import NodeState
 
 from ..preemption.postfilter import Candidate
 
-__all__ = ["CandidateIndex", "Window"]
+__all__ = ["CandidateIndex", "Keys", "Window"]
 
 Key = tuple[int, ...]
 # Above every (pick key, position) pair: pick keys start with a count of PDB violations.
@@ -145,8 +145,9 @@ class _Sums:
 
 
 class _Kind:
-    """One kind of candidate (non-violating or violating): positions, candidates and keys
-    in position order, and the tree of their keys."""
+    """One kind of candidate (non-violating or violating): positions, candidates and
+    their keys' places in the index's key registry, in position order, and the tree
+    of their keys."""
 
     __slots__ = ("pos", "cands", "keys", "tree")
 
@@ -155,14 +156,14 @@ class _Kind:
         # collector never visits an array (a traced dry run keeps one per preemptor).
         self.pos = array("q")
         self.cands: list[Candidate] = []
-        self.keys: list[Key | None] = []
+        self.keys = array("q")
         self.tree = _MinTree(n)
 
-    def add(self, p: int, c: Candidate, key: Key | None, later: bool) -> None:
+    def add(self, p: int, c: Candidate, key: Key | None, place: int, later: bool) -> None:
         i = bisect_left(self.pos, p)
         self.pos.insert(i, p)
         self.cands.insert(i, c)
-        self.keys.insert(i, key)
+        self.keys.insert(i, place)
         if key is not None:
             self.tree.put(p, (key, p), later=later)
 
@@ -170,6 +171,24 @@ class _Kind:
         i = bisect_left(self.pos, p)
         del self.pos[i], self.cands[i], self.keys[i]
         self.tree.put(p, _EMPTY)
+
+
+class Keys(Sequence[Key]):
+    """Pick keys given by their places in a key registry (one that is only appended to)."""
+
+    __slots__ = ("_registry", "_places")
+
+    def __init__(self, registry: list[Key], places: array[int]) -> None:
+        self._registry = registry
+        self._places = places
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._registry[k] for k in self._places[i]]
+        return self._registry[self._places[i]]
 
 
 class Window:
@@ -201,7 +220,7 @@ class CandidateIndex:
     """
 
     __slots__ = ("nodes", "log", "keyed", "results", "where", "fine", "bad", "every", "sums",
-                 "dirty")
+                 "dirty", "registry")
 
     def __init__(self, nodes: Sequence[NodeState], log: list[tuple[Any, ...]] | None,
                  keyed: bool) -> None:
@@ -217,6 +236,9 @@ class CandidateIndex:
         self.every = array("q")  # every candidate's position, sorted
         self.sums = _Sums(n) if log is not None else None
         self.dirty: set[int] = set()
+        # Every key computed, in order (appended to only): the kinds keep places in
+        # it, so a traced dry run hands the trace its keys as an array of places.
+        self.registry: list[Key] = []
 
     def outcome(self, kept: Any) -> Any:
         """The judgement behind what a position keeps."""
@@ -272,7 +294,12 @@ class CandidateIndex:
         got = self.outcome(kept)
         if isinstance(got, Candidate):
             k = key(got) if key is not None and self.keyed else None
-            (self.fine if got.num_pdb_violations == 0 else self.bad).add(p, got, k, later)
+            place = -1
+            if k is not None:
+                place = len(self.registry)
+                self.registry.append(k)
+            (self.fine if got.num_pdb_violations == 0 else self.bad).add(p, got, k, place,
+                                                                          later)
             if later:
                 self.every.append(p)
             else:
@@ -295,9 +322,9 @@ class CandidateIndex:
         """The window's candidates as the reference lists them: non-violating first."""
         return tuple(self.fine.cands[:w.fine] + self.bad.cands[:w.violating])
 
-    def keys(self, w: Window) -> list[Key]:
+    def keys(self, w: Window) -> Keys:
         """The candidates' pick keys, in :meth:`candidates`' order (``keyed`` only)."""
-        return self.fine.keys[:w.fine] + self.bad.keys[:w.violating]  # type: ignore[return-value]
+        return Keys(self.registry, self.fine.keys[:w.fine] + self.bad.keys[:w.violating])
 
     def chosen(self, w: Window) -> array[int]:
         """The candidates' positions, in :meth:`candidates`' order."""

@@ -129,8 +129,7 @@ def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...]) -
     """The default criteria's pick among the window's candidates, from the index."""
     place, best, runner = index.best_two(w)
     decided = "" if runner is None else decide_by_keys(best, runner)
-    # For the trace's comparisons (a tuple of tuples of numbers: untracked, see above).
-    keys = tuple(index.keys(w)) if index.log is not None else None
+    keys = index.keys(w) if index.log is not None else None  # for the trace's comparisons
     return Pick(candidates[place], decided, place, keys)
 
 
