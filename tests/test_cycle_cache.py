@@ -332,29 +332,3 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
         ("first", "ns/p on n1", "pass", ""), ("second", "ns/p on n1", "fail", "Insufficient cpu"),
         ("first", "ns/p on n2", "fail", "untolerated taint")]
     assert len(trace) == 3
-
-
-def test_a_dry_run_prefix_is_dropped_when_one_of_its_nodes_changes() -> None:
-    """The leading no-candidate nodes a dry run copies are forgotten as soon as one of
-    them is touched (it may be a candidate now), and kept while other nodes change."""
-    from kruleset.model.objects import Node
-    from kruleset.model.resources import Resources
-    from kruleset.model.state import ClusterState
-    from kruleset.rules.scheduler.preemption.victims import NO_VICTIMS_FAILURE
-
-    state = ClusterState()
-    nodes = tuple(state.add_node(Node(f"n{i}", Resources(cpu=1000, pods=10))) for i in (1, 2, 3))
-    memo = cycle_cache.CycleCache(state)
-    cycle_cache.victims_and_keys(memo, "k")
-    prefix = cycle_cache.prefix_for(memo, "k", nodes)
-    prefix.failed["n1"] = NO_VICTIMS_FAILURE
-    state.touch("n3")  # not in the prefix
-    cycle_cache.victims_and_keys(memo, "k")
-    assert cycle_cache.prefix_for(memo, "k", nodes) is prefix
-    assert cycle_cache.prefix_for(memo, "k", list(nodes)) is not prefix  # other nodes walked
-    prefix = cycle_cache.prefix_for(memo, "k", nodes)
-    prefix.failed["n1"] = NO_VICTIMS_FAILURE
-    state.touch("n1")
-    cycle_cache.victims_and_keys(memo, "k")
-    again = cycle_cache.prefix_for(memo, "k", nodes)
-    assert again is not prefix and not again.failed

@@ -1,26 +1,31 @@
 """DefaultPreemption's dry run with the cycle cache: judgements kept across cycles.
 
 The reference dry run (:func:`kruleset.rules.scheduler.preemption.defaultpreemption.dry_run`)
-judges each potential node in turn.  This one (the ``dry_run`` fast path of
-the ``cycle_cache`` option of :class:`~kruleset.rules.scheduler.framework.FastPaths`)
-decides the same, faster:
+judges each potential node in turn and the pick compares every candidate.
+This one (the ``dry_run`` fast path of the ``cycle_cache`` option of
+:class:`~kruleset.rules.scheduler.framework.FastPaths`) decides the same, faster:
 
 * a node's judgement is kept in the cycle cache (``ctx.memo``) for the next
-  preemptor of the same shape until the node changes, and the leading run of
-  nodes that were no candidate is copied at once;
-* a node with no lower-priority pod is told apart by the least priority
-  there, without looking at its pods;
+  preemptor of the same shape until the node changes;
+* the judged nodes are indexed by their place among the potential nodes
+  (:class:`~kruleset.rules.scheduler.fast.candidates.CandidateIndex`), which
+  gives where the walk stops, the candidates it holds and, with the default
+  pick criteria, the two best of them without a walk;
+* without a cache entry, a node with no lower-priority pod is told apart by the
+  least priority there, without looking at its pods;
 * with the victim arithmetic, a node that is no candidate gets its exact
   failure only when the statuses are read (:class:`_Statuses`);
 * traced, what each judgement recorded is kept with it and replayed.
 
-The same candidates, statuses and trace as the reference, checked by
-``tests/test_cycle_cache.py`` and ``tests/test_preemption_fastpath.py``.
+The same candidates, pick, statuses and trace as the reference, checked by
+``tests/test_cycle_cache.py``, ``tests/test_candidate_index.py`` and
+``tests/test_preemption_fastpath.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
@@ -30,8 +35,8 @@ from ...engine import Failure
 from ..dispatch import fast_path
 from ..framework import ScheduleContext
 from ..preemption.defaultpreemption import judge
-from ..preemption.evaluator import DryRun
-from ..preemption.pick import PRIORITY_SHIFT
+from ..preemption.evaluator import DryRun, Pick
+from ..preemption.pick import PICK, PRIORITY_SHIFT, decide_by_keys, default_pick_key, is_default
 from ..preemption.postfilter import Candidate
 from ..preemption.victims import (
     NO_VICTIMS_FAILURE,
@@ -41,6 +46,7 @@ from ..preemption.victims import (
     select_victims_on_node,
 )
 from . import cycle_cache
+from .candidates import CandidateIndex, Window
 from .plan import fast_plan
 
 __all__ = ["dry_run"]
@@ -52,147 +58,166 @@ def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[Pd
             statuses: Mapping[str, Failure] | None = None) -> DryRun:
     """The reference :func:`~kruleset.rules.scheduler.preemption.defaultpreemption.dry_run`,
     answered from the cycle cache where it can (see the module)."""
+    order = ctx.profile.active(VICTIMS.name)
+    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
+    key = None
+    if (plan is not None and may_be_victim is None and offset == 0 and wanted > 0
+            and isinstance(ctx, ScheduleContext)):
+        key = cycle_cache.victims_key(ctx, pod, budgets)
+    if key is not None:
+        return _from_index(ctx, pod, nodes, budgets, wanted, key, order, plan)
+    return _walk(ctx, pod, nodes, budgets, offset, wanted, may_be_victim, order, plan)
+
+
+# --- from the cycle cache: the candidate index ------------------------------------------------
+
+def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
+                wanted: int, key: Hashable, order: Any, plan: Any) -> DryRun:
+    """The dry run from the kept judgements' index (brought up to date first)."""
+    memo = ctx.memo
+    kept, extra, changed = cycle_cache.victims_state(memo, key)
+    log = cycle_cache.judgement_log(extra) if ctx.trace is not None else None
+    keyed = is_default(ctx, ctx.profile.active(PICK.name))
+    index: CandidateIndex | None = extra.get("index")
+    if index is None or index.nodes is not nodes or index.keyed != keyed:
+        # Another potential-nodes sequence: a new index (the judgements stay kept).
+        index = extra["index"] = CandidateIndex(nodes, log, keyed)
+    else:
+        index.changed(changed)
+    memo.hits += 1
+    w = index.query(wanted, _keeper(ctx, pod, budgets, order, plan, kept, log),
+                    default_pick_key(ctx) if keyed else None)
+    candidates = index.candidates(w)
+    pick = _pick(index, w, candidates) if keyed and candidates else None
+    statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
+        _failures_of, nodes, index.results[:w.visited], log))
+    if log is None:
+        if not candidates:
+            statuses.resolve()  # read at once by the caller: build them now
+        return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
+    # Arrays of machine integers (slices of the index's): the garbage collector
+    # never visits them, though the trace keeps thousands per preemptor.
+    own = index.results[:w.visited]
+    assert index.sums is not None
+    _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
+    return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
+                  visits=(log, own, index.chosen(w)))
+
+
+def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
+            kept: dict[str, Any], log: list[tuple[Any, ...]] | None
+            ) -> Callable[[NodeState], Any]:
+    """What the index keeps for a node: its kept judgement, judged now if there is none
+    (traced: its place in ``log``, the judgement appended with what it recorded)."""
+    def keep(node: NodeState) -> Any:
+        got = kept.get(node.name, _MISSING)
+        if got is not _MISSING:
+            ctx.memo.hits += 1
+            return got
+        if log is None:
+            got = judge(ctx, pod, node, budgets, None, order, plan)
+        else:
+            got = len(log)
+            log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
+        kept[node.name] = got
+        return got
+
+    return keep
+
+
+def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...]) -> Pick:
+    """The default criteria's pick among the window's candidates, from the index."""
+    place, best, runner = index.best_two(w)
+    decided = "" if runner is None else decide_by_keys(best, runner)
+    keys = index.keys(w) if index.log is not None else None  # for the trace's comparisons
+    return Pick(candidates[place], decided, place, keys)
+
+
+def _failures_of(nodes: Sequence[NodeState], kept: Sequence[Any],
+                 log: Sequence[tuple[Any, ...]] | None) -> dict[str, Failure | None]:
+    """The failed nodes among the first ``len(kept)`` of ``nodes``, in order."""
+    out: dict[str, Failure | None] = {}
+    for node, k in zip(nodes, kept, strict=False):
+        got = log[k][0] if log is not None else k
+        if not isinstance(got, Candidate):
+            out[node.name] = got
+    return out
+
+
+# --- without a cache entry: the walk ---------------------------------------------------------
+
+def _walk(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
+          offset: int, wanted: int, may_be_victim: VictimPredicate | None, order: Any,
+          plan: Any) -> DryRun:
+    """The reference walk, with the victim arithmetic's deferred failures and, in a
+    simulation, each node's least pod priority (kept until the node is touched)."""
+    bounds: dict[str, Any] | None = None
+    if may_be_victim is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None:
+        bounds = cycle_cache.pick_bounds(ctx.memo)
+    prio = pod.effective_priority
     n = len(nodes)
     non_violating: list[Candidate] = []
     violating: list[Candidate] = []
     failed: dict[str, Failure | None] = {}
-    order = ctx.profile.active(VICTIMS.name)
-    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    kept: dict[str, Any] | None = None
-    keys: dict[str, tuple[int, ...]] | None = None
-    if plan is not None and may_be_victim is None and isinstance(ctx, ScheduleContext):
-        key = cycle_cache.victims_key(ctx, pod, budgets)
-        if key is not None:
-            kept, keys = cycle_cache.victims_and_keys(ctx.memo, key)
-    # Otherwise, in a simulation, a node without a lower-priority pod is told
-    # apart by the least priority there (kept per node until it is touched).
-    bounds: dict[str, Any] | None = None
-    if (kept is None and may_be_victim is None and isinstance(ctx, ScheduleContext)
-            and ctx.memo is not None):
-        bounds = cycle_cache.pick_bounds(ctx.memo)
-    prio = pod.effective_priority
     visited = 0
-    trace = ctx.trace
-    # Traced from the cache: judgements are kept in a log and nodes hold their
-    # place in it; the trace keeps plain numbers (which the collector does not
-    # track) for each preemptor's visits, not thousands of references.
-    replays: list[int] | None = None
-    lead: list[int] = []  # the places of the prefix's nodes (see below)
-    lead_size = 0
-    log: list[tuple[Any, ...]] = []
-    chosen: tuple[list[int], list[int]] = ([], [])
-    if trace is not None and kept is not None:
-        replays = []
-        log = cycle_cache.judgement_log(ctx.memo, key)
-    replayed = 0
-    # From the cache, walking from the first node: the leading nodes that were no
-    # candidate last time and did not change are copied, not looked up one by one.
-    prefix: cycle_cache.Prefix | None = None
-    pending = False
-    first = 0
-    if kept is not None and offset == 0:
-        prefix = cycle_cache.prefix_for(ctx.memo, key, nodes)
-        first = visited = len(prefix.failed)
-        failed = dict(prefix.failed)
-        pending = prefix.pending
-        if replays is not None:
-            # The prefix's places are read from its list (only ever appended to).
-            lead, lead_size = prefix.replays, len(prefix.replays)
-            replayed = prefix.replayed
-    leading = prefix is not None  # still in the run of failing nodes from the first
-    for i in range(first, n):
+    for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        if replays is not None:
-            assert kept is not None
-            at = kept.get(node.name)
-            if at is None:
-                at = kept[node.name] = len(log)
-                log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
-            else:
-                ctx.memo.hits += 1
-            seen = log[at]
-            replays.append(at)
-            replayed += seen[2]
-            got = seen[0]
-        elif kept is not None:
-            got = kept.get(node.name, _MISSING)
-            if got is _MISSING:
-                got = kept[node.name] = judge(ctx, pod, node, budgets, may_be_victim, order,
-                                               plan)
-            else:
-                ctx.memo.hits += 1
-        else:
-            if bounds is not None:
-                least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-                if least is None or least[1] >= prio:
-                    failed[node.name] = NO_VICTIMS_FAILURE
-                    continue
-            got = judge(ctx, pod, node, budgets, may_be_victim, order, plan)
+        if bounds is not None:
+            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+            if least is None or least[1] >= prio:
+                failed[node.name] = NO_VICTIMS_FAILURE
+                continue
+        got = judge(ctx, pod, node, budgets, may_be_victim, order, plan)
         if got is None or isinstance(got, Failure):
             failed[node.name] = got
-            if got is None:
-                pending = True
-            if leading:
-                assert prefix is not None
-                prefix.failed[node.name] = got
-                prefix.pending = pending
-                if replays is not None:
-                    prefix.replays.append(replays[-1])
-                    prefix.replayed = replayed
             continue
-        leading = False
-        c = got
-        if c.num_pdb_violations == 0:
+        if got.num_pdb_violations == 0:
             if len(non_violating) < wanted:
-                non_violating.append(c)
-                if replays is not None:
-                    chosen[0].append(len(replays) - 1)
+                non_violating.append(got)
         elif len(violating) < wanted:
-            violating.append(c)
-            if replays is not None:
-                chosen[1].append(len(replays) - 1)
+            violating.append(got)
         if non_violating and len(non_violating) + len(violating) >= wanted:
             break
-    visits = None
-    if replays is not None:
-        # One record for both what the nodes recorded and the dry run's trace entries.
-        visits = (log, lead, lead_size, tuple(replays), tuple(chosen[0] + chosen[1]))
-        cycle_cache.replay_all(trace, pod.key, log, (lead, lead_size, visits[3]), replayed)
-    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, failed, pending)
+    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, len(failed),
+                         functools.partial(dict.copy, failed))
     if ctx.trace is not None or not (non_violating or violating):
         statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted, keys, visits)
+    return DryRun(tuple(non_violating + violating), statuses, visited, wanted)
 
+
+# --- the statuses, built when read ------------------------------------------------------------
 
 class _Statuses(Mapping[str, Failure]):
     """The dry run's failed nodes, in visiting order, with their failures.
 
-    A node the fast path found to be no candidate has its exact failure (the
-    general path's) built only when the statuses are first read; read them
-    before the cluster changes.
+    ``build`` gives them (a failure the fast path left to be built is None);
+    they are built when first read, a deferred failure by the general path
+    then: read them before the cluster changes.
     """
 
     def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
-                 may_be_victim: VictimPredicate | None, order: Any,
-                 failed: dict[str, Failure | None], pending: bool) -> None:
+                 may_be_victim: VictimPredicate | None, order: Any, size: int,
+                 build: Callable[[], dict[str, Failure | None]]) -> None:
         self._args = (ctx, pod, budgets, may_be_victim, order)
-        self._failed = failed
-        self._pending = pending  # some failure is None (built on first read)
+        self._size = size
+        self._build: Callable[[], dict[str, Failure | None]] | None = build
+        self._failed: dict[str, Failure | None] = {}
 
     def resolve(self) -> dict[str, Failure | None]:
-        """Build every deferred failure; the complete mapping."""
-        if self._pending:
+        """Build every failure; the complete mapping."""
+        if self._build is not None:
+            failed = self._failed = self._build()
+            self._build = None
             ctx, pod, budgets, may_be_victim, order = self._args
             state = ctx.state
-            for name, f in self._failed.items():
+            for name, f in failed.items():
                 if f is None:
                     got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
                                                  may_be_victim=may_be_victim, order=order,
                                                  plan=None)
                     assert isinstance(got, Failure), "a deferred node must stay no candidate"
-                    self._failed[name] = got
-            self._pending = False
+                    failed[name] = got
         return self._failed
 
     def __getitem__(self, name: str) -> Failure:
@@ -201,10 +226,42 @@ class _Statuses(Mapping[str, Failure]):
         return f
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._failed)
+        return iter(self.resolve())
 
     def __len__(self) -> int:
-        return len(self._failed)
+        return self._size
+
+
+# --- traced: what the kept judgements recorded, replayed ----------------------------------
+
+def _replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int],
+                count: int) -> None:
+    """Record, as one deferred group, what the judgements' recorders kept, for pod ``key``.
+
+    ``places`` are places in ``log``, each (result, entries, count, subject
+    recorded, node name): every entry whose subject is the one recorded (the
+    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
+    instead.  ``count`` is the sum of their counts.
+    """
+    if not count:
+        return
+    # A partial of plain values rather than a closure: one object fewer per cell
+    # for every full collection to walk while the trace keeps it.
+    trace.defer(count, functools.partial(_replayed, key, log, places))
+
+
+def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
+              ) -> Iterator[tuple[str, str, str, str]]:
+    for at in places:
+        _, items, n, old, node = log[at]
+        if not n:
+            continue
+        new = f"{key} on {node}"
+        for item in items:
+            group: Iterable[tuple[str, str, str, str]] = (
+                (item,) if len(item) == 4 else item[1]())
+            for rule, subject, result, why in group:
+                yield rule, (new if subject == old else subject), result, why
 
 
 _MISSING: Any = object()

@@ -42,7 +42,6 @@ preemption do?" without a timeline.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -72,7 +71,7 @@ from .pick import (
     PICK,
     decide,
     is_default,
-    trace_not_chosen,
+    trace_others,
 )
 from .postfilter import (
     POSTFILTER,
@@ -334,7 +333,7 @@ class DefaultPreemption:
     def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
                      decided: str, clear: Sequence[PodState]) -> None:
         """The pick, each other candidate, the victims and reprieved pods."""
-        _trace_choice(ctx, ctx.trace, ps, best, run.candidates, decided, clear, run.keys)
+        _trace_choice(ctx, ctx.trace, ps, best, run, decided, clear)
 
 
 # --- explanations ------------------------------------------------------------------------
@@ -348,15 +347,15 @@ def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: 
     # (hundreds), and nothing read here changes afterwards (names, keys,
     # resolved failures, candidates).  A partial of plain values, not a
     # closure: the trace keeps one per preemptor until it is read.
-    resolved = _resolved(run)
-    count = 1 + len(resolved) + len(run.candidates)
     head = (len(nodes), nodes, run.num_candidates, run.visited)
     if run.visits is None:
-        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, resolved,
-                                             run.candidates, None))
+        resolved = _resolved(run)
+        trace.defer(1 + len(resolved) + len(run.candidates), functools.partial(
+            _dry_run_entries, ps.key, head, resolved, run.candidates, None))
     else:
-        trace.defer(count, functools.partial(_dry_run_entries, ps.key, head, None, None,
-                                             run.visits))
+        # Kept judgements are exact and already read: the statuses know their number.
+        trace.defer(1 + len(run.statuses) + len(run.candidates), functools.partial(
+            _dry_run_entries, ps.key, head, None, None, run.visits))
 
 
 def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
@@ -373,9 +372,8 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
     listed: Iterable[Candidate] = candidates or ()
     if visits is not None:
         # Kept judgements are exact: each is a candidate or the node's failure.
-        log, lead, lead_size, own, chosen = visits
-        found = ((log[at][4], log[at][0]) for at in itertools.chain(
-            itertools.islice(lead, lead_size), own) if isinstance(log[at][0], Failure))
+        log, own, chosen = visits
+        found = ((log[at][4], log[at][0]) for at in own if isinstance(log[at][0], Failure))
         listed = (log[own[i]][0] for i in chosen)
     for name, f in found:
         yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
@@ -385,17 +383,37 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
                f"reprieved {_keys(c.reprieved)}")
 
 
-def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate,
-                  candidates: Sequence[Candidate], decided: str,
-                  clear: Sequence[PodState], keys: Mapping[str, tuple[int, ...]] | None = None
-                  ) -> None:
+class _CandidateNames(Sequence[str]):
+    """The candidates' node names, read from a traced dry run's visits."""
+
+    __slots__ = ("_visits",)
+
+    def __init__(self, visits: Visits) -> None:
+        self._visits = visits
+
+    def __len__(self) -> int:
+        return len(self._visits[2])
+
+    def __getitem__(self, i: Any) -> Any:
+        log, own, chosen = self._visits
+        if isinstance(i, slice):
+            return [log[own[k]][4] for k in chosen[i]]
+        return log[own[chosen[i]]][4]
+
+
+def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
+                  decided: str, clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
+    candidates = run.candidates
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-    if keys is not None and len(candidates) > 1 and is_default(ctx, pick):
-        # The default criteria: each comparison follows from the two keys, read
-        # now (later cycles change the caller's mapping).
-        others = [c.node for c in candidates if c is not best]
-        trace_not_chosen(trace, ps.key, keys[best.node], others, [keys[n] for n in others])
+    keys = run.pick.keys if run.pick is not None else None
+    if keys is not None and run.visits is not None and len(candidates) > 1 and is_default(
+            ctx, pick):
+        # The default criteria: each comparison follows from the two keys, which
+        # the dry run handed over with the candidates; the candidates' names are
+        # read from its visits when the trace is (kept as plain numbers meanwhile).
+        assert run.pick is not None
+        trace_others(trace, ps.key, _CandidateNames(run.visits), keys, run.pick.place)
     else:
         for c in candidates:
             if c is not best:

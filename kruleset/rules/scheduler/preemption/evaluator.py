@@ -21,8 +21,9 @@ and scheduler-plugins' CapacityScheduling
    nominates ``""`` (clearing an old nomination) with that message;
 6. **pick** — :func:`~kruleset.rules.scheduler.preemption.pick.pick_candidate`
    with the pick rule set (``SelectCandidate`` and ``OrderedScoreFuncs``; neither
-   plugin brings its own), then the lower-priority pods nominated to the
-   chosen node lose their nomination (``prepareCandidate``).
+   plugin brings its own; a fast dry run may hand the pick over already, as
+   :class:`Pick`), then the lower-priority pods nominated to the chosen node
+   lose their nomination (``prepareCandidate``).
 
 What else both plugins share is here too: the eligibility checks each
 plugin's ``PodEligibleToPreemptOthers`` starts from (:func:`never_preempts`,
@@ -50,6 +51,7 @@ from .postfilter import POSTFILTER_MESSAGE, Candidate, PostFilterResult
 
 __all__ = [
     "DryRun",
+    "Pick",
     "Preemptor",
     "Reprieve",
     "lower_nominated",
@@ -61,10 +63,23 @@ __all__ = [
 ]
 
 
-# Traced, from the cache: the judgement log, the kept prefix's places in it
-# (a list only ever appended to) and how many of them this dry run read, the
-# places of the nodes visited after them, and where the candidates are among those.
-Visits = tuple[list[tuple[Any, ...]], list[int], int, tuple[int, ...], tuple[int, ...]]
+# Traced, from the cache: the judgement log, the places in it of the visited nodes'
+# judgements, in visiting order, and the candidates' indexes among those places.
+Visits = tuple[list[tuple[Any, ...]], Sequence[int], Sequence[int]]
+
+
+@attrs.frozen(slots=True)
+class Pick:
+    """The pick, when the dry run found it with the candidates (the default criteria).
+
+    ``best`` is ``candidates[place]``; ``decided`` what :func:`pick_candidate`
+    would say; traced, ``keys`` are the candidates' default pick keys in order.
+    """
+
+    best: Candidate
+    decided: str
+    place: int
+    keys: Sequence[tuple[int, ...]] | None = None
 
 
 @attrs.frozen(slots=True)
@@ -75,8 +90,8 @@ class DryRun:
     statuses: Mapping[str, Failure]
     visited: int
     num_candidates: int
-    # The candidates' default pick keys by node, kept across cycles (or None).
-    keys: dict[str, tuple[int, ...]] | None = None
+    # The pick, when a fast path found it with the candidates (or None).
+    pick: Pick | None = None
     # Traced, from the cache: the kept judgements (a log shared across cycles), which
     # of them the visited nodes had, in order, and the candidates' places among those.
     visits: Visits | None = None
@@ -133,8 +148,12 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         if trace is not None:
             trace.add(preemptor.plugin, ps.key, "no candidate", message)
         return PostFilterResult("", message=message, plugin=preemptor.plugin)
-    best, decided = pick_candidate(ctx, run.candidates, keys=run.keys)
-    assert best is not None
+    if run.pick is not None:
+        best, decided = run.pick.best, run.pick.decided
+    else:
+        found, decided = pick_candidate(ctx, run.candidates)
+        assert found is not None
+        best = found
     clear = lower_nominated(ctx.state, ps, best.node)
     if trace is not None:
         preemptor.trace_choice(ctx, ps, best, run, decided, clear)

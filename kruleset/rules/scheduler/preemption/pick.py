@@ -36,7 +36,7 @@ from .postfilter import Candidate
 
 __all__ = ["DEFAULT_PICK", "PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys",
            "default_pick_key", "earliest_start_of_highest", "is_default", "pick_candidate",
-           "trace_not_chosen"]
+           "trace_not_chosen", "trace_others"]
 
 PRIORITY_SHIFT = 2 ** 31  # math.MaxInt32 + 1
 
@@ -205,19 +205,30 @@ def _not_chosen(subject: str, top: tuple[int, ...], nodes: Sequence[str],
         yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
+def trace_others(trace: Any, subject: str, nodes: Sequence[str],
+                 keys: Sequence[tuple[int, ...]], best: int) -> None:
+    """:func:`trace_not_chosen` for every candidate node of ``nodes`` but ``nodes[best]``,
+    their keys in ``keys`` (in the same order): nothing is copied or compared until
+    the trace is read (the nodes and keys given must not change)."""
+    trace.defer(len(nodes) - 1, functools.partial(_others, subject, nodes, keys, best))
+
+
+def _others(subject: str, nodes: Sequence[str], keys: Sequence[tuple[int, ...]],
+            best: int) -> Iterator[tuple[str, str, str, str]]:
+    top = keys[best]
+    for i, (node, k) in enumerate(zip(nodes, keys, strict=True)):
+        if i != best:
+            yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
+
+
 def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
-                   order: ActiveRuleSet | None = None, *,
-                   keys: dict[str, tuple[int, ...]] | None = None
-                   ) -> tuple[Candidate | None, str]:
+                   order: ActiveRuleSet | None = None) -> tuple[Candidate | None, str]:
     """The chosen candidate and the criterion that decided (upstream ``SelectCandidate``).
 
     No candidates: ``(None, "")``.  A single candidate is taken without scoring
     (``""``: no criterion decided).  Otherwise the candidates are ordered by the rule
     set and the rule telling the winner from the runner-up is returned, e.g.
     ``"scheduler.preemption.pick.fewest-victims: 1 victim(s) < 2 victim(s)"``.
-
-    ``keys`` (node name -> key) memoizes the default criteria's keys across
-    calls; the caller drops a node's key when its candidate changes.
     """
     if not candidates:
         return None, ""
@@ -227,21 +238,7 @@ def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
     if is_default(ctx, act):
         # The default criteria's composite key computed inline: the same tuple
         # as the rules give, without seven calls per candidate.
-        key = default_pick_key(ctx)
-        if keys is not None:
-            # Each candidate's key, by node, kept by the caller while the node
-            # and its candidate stay the same.
-            compute = key
-
-            def key(c: Candidate) -> tuple[int, ...]:
-                k = keys.get(c.node)
-                if k is None:
-                    k = keys[c.node] = compute(c)
-                return k
-
-        ranked = sorted(candidates, key=key)
-        if keys is not None:
-            return ranked[0], decide_by_keys(keys[ranked[0].node], keys[ranked[1].node])
+        ranked = sorted(candidates, key=default_pick_key(ctx))
     else:
         ranked = act.sort(ctx, candidates)
     return ranked[0], decide(ctx, act, ranked[0], ranked[1])
