@@ -32,8 +32,6 @@ MAX_FUNCTION_LINES = 100
 PENDING: dict[str, int] = {
     # the `.kr` pod statement's fields, read one after another (loading speed)
     "kruleset/lang/pods.py:read_pod": 117,
-    # DefaultPreemption's dry run from the cycle cache (being reworked)
-    "kruleset/rules/scheduler/fast/dry_run.py:dry_run": 116,
     # a manifest Pod's fields, read one after another (loading speed)
     "kruleset/manifests/reader.py:Reader._pod": 116,
 }
