@@ -139,6 +139,10 @@ def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
 
 def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bool:
     """Report the pass's conditions on the node and keep their NoSchedule taints in step."""
+    if not result.conditions and not node.conditions and not node.taints:
+        # No pressure before or now, and no taint to take off (every node's
+        # first pass on a large quiet cluster): nothing changes.
+        return False
     st = manager_state(node)
     before = set(node.conditions)
     node.conditions = {c: st.last_observed[c] for c in result.conditions}

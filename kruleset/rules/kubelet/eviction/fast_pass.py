@@ -18,15 +18,17 @@ them with the reference: decisions, conditions, the manager's memory, traces.
 
 from __future__ import annotations
 
-from kruleset.model.config import KubeletConfig
+from typing import Any
+
+from kruleset.model.config import EvictionThreshold, KubeletConfig
 from kruleset.model.state import ClusterState, NodeState
 from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 
 from ..admission import condition_order
 from .manager import PASS, PassResult, default_steps, manager_state
-from .signals import Layout, observe
-from .thresholds import effective_thresholds, threshold_signals, thresholds_met
+from .signals import Layout, observation_key, observe, shared_layout
+from .thresholds import by_identity, effective_thresholds, threshold_signals, thresholds_met
 
 __all__ = ["idle_pass", "quiet_pass"]
 
@@ -64,20 +66,47 @@ def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now:
     if st.config is not config:
         st.config = config
         st.thresholds = effective_thresholds(config)
-        st.layout = Layout(config.filesystems, node)
+        st.layout = shared_layout(config, node)
     assert st.layout is not None
-    obs = observe(node, st.layout, threshold_signals(st.thresholds))
-    if thresholds_met(st.thresholds, obs, False):
+    signals = _quiet_signals(node, st.thresholds, st.layout)
+    if signals is None:
         return None
     st.conditions = []
     last = st.last_obs_time
-    for signal in obs:
+    for signal in signals:
         last[signal] = now
     st.last_pass = now
     st.idle = True
-    st.idle_signals = tuple(obs)
+    st.idle_signals = signals
     st.idle_node = node.node
     return PassResult(node.name, now, ())
+
+
+# Per thresholds tuple: observation key -> the signals observed, or None if a
+# threshold is met (nodes of one shape observe alike: see observation_key).
+_QUIET: dict[int, tuple[Any, Any]] = {}
+
+
+def _new_memo(_: object) -> dict[Any, tuple[str, ...] | None]:
+    return {}
+
+
+def _quiet_signals(node: NodeState, thresholds: tuple[EvictionThreshold, ...],
+                   lay: Layout) -> tuple[str, ...] | None:
+    """The signals observed on ``node`` if no threshold is met by them, else None."""
+    key = observation_key(node, lay)
+    memo: dict[Any, tuple[str, ...] | None] | None = None
+    if key is not None:
+        memo = by_identity(_QUIET, thresholds, _new_memo)
+        if key in memo:
+            return memo[key]
+    obs = observe(node, lay, threshold_signals(thresholds))
+    out = None if thresholds_met(thresholds, obs, False) else tuple(obs)
+    if memo is not None:
+        if len(memo) > 4096:  # many shapes: keep the memo small
+            memo.clear()
+        memo[key] = out
+    return out
 
 
 def idle_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,

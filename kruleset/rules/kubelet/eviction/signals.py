@@ -31,6 +31,7 @@ Per-node sums of pod usage are kept incrementally by :class:`UsageIndex`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from kruleset.model.config import KubeletConfig
 from kruleset.model.state import ClusterState, NodeState, PodState
@@ -84,6 +85,20 @@ class Layout:
 def layout(config: KubeletConfig, node: NodeState) -> Layout:
     """The filesystem layout of ``node`` under ``config``."""
     return Layout(config.filesystems, node)
+
+
+# (filesystems, whether the node has a containerfs) -> its Layout: a layout
+# holds no state of its node, so the nodes of a cluster share a few.
+_LAYOUTS: dict[tuple[str, bool], Layout] = {}
+
+
+def shared_layout(config: KubeletConfig, node: NodeState) -> Layout:
+    """:func:`layout`, one object for every node it is the same for."""
+    key = (config.filesystems, bool(node.node.containerfs))
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        lay = _LAYOUTS[key] = Layout(config.filesystems, node)
+    return lay
 
 
 def pod_usage(ps: PodState) -> Mapping[str, int]:
@@ -248,6 +263,28 @@ def observe(node: NodeState, lay: Layout, signals: set[str] | frozenset[str] | N
         available -= other.get(canon, 0)
         out[signal] = (max(available, 0), cap)
     return out
+
+
+def observation_key(node: NodeState, lay: Layout) -> tuple[Any, ...] | None:
+    """Everything :func:`observe` reads of ``node`` under ``lay``, or None if it has usage.
+
+    For a node none of whose pods reports usage and with no usage of its own
+    (every node of a large declared cluster, typically), the observations
+    depend only on its capacities, reclaimable bytes and layout: nodes with
+    equal keys observe the same.  Kept beside :func:`_raw`, which it mirrors.
+    """
+    if node.usage:
+        return None
+    sums = node.extra.get(_SUMS)
+    if sums is not None and any(sums.values()):  # type: ignore[attr-defined]
+        return None
+    n = node.node
+    rec = node.extra.get(_RECLAIM)
+    images, containers = ((rec["images"], rec["containers"]) if rec is not None  # type: ignore[index]
+                          else (n.images_unused, n.containers_dead))
+    return (lay.images, lay.writable, n.capacity.memory, n.allocatable.memory, n.pid_max,
+            n.capacity.ephemeral_storage, n.imagefs, n.containerfs, images, containers,
+            tuple(n.inodes.items()) if n.inodes else ())
 
 
 def set_node_signal(node: NodeState, lay: Layout, signal: str, value: int) -> None:
