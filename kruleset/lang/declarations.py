@@ -24,10 +24,13 @@ from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
     MAX_REPLICAS,
+    SYSTEM_CLUSTER_CRITICAL,
+    Container,
     Deployment,
     ElasticQuota,
     Namespace,
     Node,
+    Pod,
     PodDisruptionBudget,
     PriorityClass,
     RuntimeClass,
@@ -38,8 +41,8 @@ from ..model.selectors import LabelSelector, Taint
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs
 from .dra import DRA_DECLARATIONS, DRA_HANDLERS
-from .pods import PREEMPTION, read_pod
-from .syntax import Statement, Word
+from .pods import PREEMPTION, PodSpec, read_pod
+from .syntax import Statement, Word, first_word, last_word
 from .values import (
     RangeError,
     check_name,
@@ -394,16 +397,57 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     if cur.accept("on"):
         node_w = cur.word("a node name after 'on'")
         node = ctx.need_node(node_w.value, node_w).name
-    spec = read_pod(ctx, cur, stmt)
+    text = _attribute_text(ctx, cur, stmt)
+    known = ctx.pod_specs.get(text) if text is not None else None
+    if known is not None:
+        spec, like = known
+        cur.pos = len(cur.items)
+    else:
+        spec, like = read_pod(ctx, cur, stmt), None
     if spec.kwargs.get("static") and not node:
         raise src.error("a static pod is run by the kubelet of one node: add 'on NODE'", ref_w,
                         expected=f"{kind.value} {ref_w.value} on NODE static")
     ns, name = refs[0]
-    first = spec.make(ns, name, node_name=node, span=span)
+    if like is not None:
+        first = like.declared_as(ns, name, _default_renamed(like, name), node, span)
+    else:
+        first = spec.make(ns, name, node_name=node, span=span)
+        if text is not None and _reusable(spec):
+            ctx.pod_specs[text] = (spec, first)
     out: list[Object] = [first]
     renamed = spec.renamer(first)
     out.extend(renamed(ns, name) for ns, name in refs[1:])
     return out
+
+
+def _attribute_text(ctx: Context, cur: Cursor, stmt: Statement) -> str | None:
+    """The pod attributes left on the statement, as written, when they are on its line
+    and no block follows (None otherwise): what :func:`_pods` reads them once for."""
+    if stmt.block is not None:
+        return None
+    items = cur.items
+    if cur.pos >= len(items):
+        return ""
+    first, last = first_word(items[cur.pos]), last_word(items[-1])
+    if first.line != last.line:
+        return None
+    return ctx.src.line_text(first.line)[first.column - 1:last.end_column - 1]
+
+
+def _reusable(spec: PodSpec) -> bool:
+    """Whether ``spec`` holds nothing but what its text says: no names of classes or
+    claims, which the file may declare or delete later (a class another line
+    names is looked up again)."""
+    kw = spec.kwargs
+    return not (spec.extras or spec.containers or spec.init_containers
+                or kw.get("runtime_class") or kw.get("resource_claims")
+                or kw.get("priority_class", SYSTEM_CLUSTER_CRITICAL) != SYSTEM_CLUSTER_CRITICAL)
+
+
+def _default_renamed(pod: Pod, name: str) -> tuple[Container, ...]:
+    """``pod``'s single default container, renamed for the pod ``name``."""
+    c = pod.containers[0]
+    return (Container(name, c.requests, c.limits, image=c.image),)
 
 
 def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,

@@ -220,8 +220,7 @@ class _Builder:
         objs = declare(self.ctx, head, cur, stmt, self.span(head), self.where(head),
                        timeline=False)
         cur.done()
-        for sub, obj in enumerate(objs):
-            self.objects.append((index, sub, obj))
+        self.objects.extend(zip(repeat(index), count(), objs))
 
     def kubelet(self, index: int, stmt: Statement, head: Word, cur: Cursor) -> None:
         src = self.src

@@ -327,6 +327,23 @@ class Pod:
         put_head(new, self)
         return new
 
+    def declared_as(self, namespace: str, name: str, containers: tuple[Container, ...],
+                    node_name: str, span: Span) -> Pod:
+        """The pod another declaration with this one's attributes makes: this pod but
+        for its names, containers (only names may differ), node and span.  The
+        derived facts, which read none of these, are this pod's."""
+        new = object.__new__(Pod)
+        _copy_undeclared(self, new)
+        put_ns, put_name, put_key, put_containers, put_head, put_node, put_span = _SET_DECLARED
+        put_ns(new, namespace)
+        put_name(new, name)
+        put_key(new, f"{namespace}/{name}")
+        put_containers(new, containers)
+        put_head(new, None)
+        put_node(new, node_name)
+        put_span(new, span)
+        return new
+
     @property
     def effective_priority(self) -> int:
         """spec.priority, 0 when not set (as the scheduler reads it)."""
@@ -423,6 +440,10 @@ _pod_copy = _make_pod_copy()
 _RANGE_NAMES = ("namespace", "name", "key", "containers", "range_head")
 _copy_unnamed = _make_pod_copy(frozenset(_RANGE_NAMES))
 _SET_NAMES = tuple(getattr(Pod, name).__set__ for name in _RANGE_NAMES)
+# Pod.declared_as: those, the node and the span.
+_DECLARED = (*_RANGE_NAMES, "node_name", "span")
+_copy_undeclared = _make_pod_copy(frozenset(_DECLARED))
+_SET_DECLARED = tuple(getattr(Pod, name).__set__ for name in _DECLARED)
 
 
 def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],

@@ -94,14 +94,9 @@ def apply_declarations(sim: SimulationView) -> None:
         i, end = 0, len(objects)
         while i < end:
             obj = objects[i]
-            j = i + 1
-            if type(obj) is Pod and obj.node_name:
-                # The rest of its `pods … on NODE` range (renamed copies of it).
-                while j < end and getattr(objects[j], "range_head", None) is obj \
-                        and objects[j].namespace == obj.namespace:
-                    j += 1
+            j = _range_end(objects, obj, i) if type(obj) is Pod and obj.node_name else i + 1
             if j - i > 1:
-                create_running_range(sim, objects[i:j])
+                create_running_range(sim, objects[i:j])  # type: ignore[arg-type]
             else:
                 create_object(sim, obj, initial=True)
             i = j
@@ -115,6 +110,17 @@ def apply_declarations(sim: SimulationView) -> None:
                 # each took about a second).  Refcounting still frees it.
                 gc.freeze()
             gc.enable()
+
+
+def _range_end(objects: tuple[Any, ...], head: Pod, i: int) -> int:
+    """Where the run of ``head``'s renamed copies (its `pods` range) in its namespace ends."""
+    j, end, ns = i + 1, len(objects), head.namespace
+    while j < end:
+        obj = objects[j]
+        if type(obj) is not Pod or obj.range_head is not head or obj.namespace != ns:
+            break
+        j += 1
+    return j
 
 
 def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> PodState | None:
