@@ -21,7 +21,6 @@ import pytest
 import kruleset
 from kruleset.lang import declarations
 from kruleset.model.objects import Pod
-from kruleset.sim.core import Simulation
 
 POOL = (
     "requests(cpu=100m, memory=500Mi) labels(app=a)",
