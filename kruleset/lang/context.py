@@ -66,6 +66,9 @@ class Context:
         # as and a pod made from them (kruleset.lang.declarations._pods): a
         # large cluster repeats a few attribute texts on thousands of lines.
         self.pod_specs: dict[str, tuple[Any, Pod]] = {}
+        # Deployment key -> (the deployment, a running replica of it): what the
+        # replicas declared with `deployment=` are copied from.
+        self.replica_of: dict[str, tuple[Deployment, Pod]] = {}
 
     # --- registering --------------------------------------------------------
 
@@ -140,14 +143,18 @@ class Context:
                 raise self.src.error(f"pod '{key}' is already declared ({before})", item,
                                      expected="a pod name not used yet")
             if self.deployments:
-                self._check_generated_clash(obj.namespace, obj.name, item)
+                self._check_generated_clash(obj.namespace, obj.name, item, obj)
             if gone:
                 gone.discard(slot)
             table[key] = obj
             origin[key] = where
 
-    def _check_generated_clash(self, ns: str, name: str, item: Item) -> None:
+    def _check_generated_clash(self, ns: str, name: str, item: Item,
+                               pod: Pod | None = None) -> None:
         m = _GENERATED.match(name)
+        if pod is not None and pod.owner_kind == "ReplicaSet" and m \
+                and pod.owner_name == m.group(1):
+            return  # a replica of that deployment (deployment=) bears the names it gives
         if m and f"{ns}/{m.group(1)}" in self.deployments:
             raise self.src.error(
                 f"pod '{ns}/{name}' has the name deployment '{ns}/{m.group(1)}' gives its pods",

@@ -20,11 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
     MAX_REPLICAS,
     SYSTEM_CLUSTER_CRITICAL,
+    TEMPLATE_HASH,
     Container,
     Deployment,
     ElasticQuota,
@@ -34,6 +37,7 @@ from ..model.objects import (
     PodDisruptionBudget,
     PriorityClass,
     RuntimeClass,
+    template_hash,
 )
 from ..model.resources import Resources
 from ..model.scenario import Object
@@ -403,7 +407,9 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
         spec, like = known
         cur.pos = len(cur.items)
     else:
-        spec, like = read_pod(ctx, cur, stmt), None
+        spec, like = read_pod(ctx, cur, stmt, extras=("deployment",)), None
+    if "deployment" in spec.extras:
+        return _replicas(ctx, kind, ref_w, refs, node, spec, stmt, span)
     if spec.kwargs.get("static") and not node:
         raise src.error("a static pod is run by the kubelet of one node: add 'on NODE'", ref_w,
                         expected=f"{kind.value} {ref_w.value} on NODE static")
@@ -418,6 +424,62 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     renamed = spec.renamer(first)
     out.extend(renamed(ns, name) for ns, name in refs[1:])
     return out
+
+
+# What a running replica of a deployment may say besides its deployment: how
+# it runs, not what it is (its template says that).
+_REPLICA_STATE = ("deployment", "started", "usage", "not-ready")
+
+
+def _replicas(ctx: Context, kind: Word, ref_w: Word, refs: list[tuple[str, str]], node: str,
+              spec: PodSpec, stmt: Statement, span: Span) -> list[Object]:
+    """``pods REF on NODE deployment=NAME``: replicas the deployment already runs there.
+
+    Each is the deployment's template as its controller makes a pod of it
+    (owned through its ReplicaSet, with the ``pod-template-hash`` label),
+    named ``REF`` and bound to ``NODE``; ``started=``, ``usage(…)`` and
+    ``not-ready`` say how it runs.  The deployment controller counts them
+    toward its replicas.
+    """
+    src = ctx.src
+    attr = spec.extras["deployment"]
+    assert attr.value is not None
+    for name, given in spec.given.items():
+        if name not in _REPLICA_STATE:
+            raise src.error(f"'{name}' comes from the deployment's template: a replica "
+                            "declared with deployment= takes only started=, usage(…) and "
+                            "not-ready", given.key, expected=f"{kind.value} {ref_w.value} "
+                            f"on NODE deployment={attr.text}")
+    if stmt.block is not None:
+        raise src.error("a replica declared with deployment= takes no block; its "
+                        "containers are its deployment's", stmt.block.open)
+    if not node:
+        raise src.error("replicas declared with deployment= are running: add 'on NODE'",
+                        ref_w, expected=f"{kind.value} {ref_w.value} on NODE "
+                        f"deployment={attr.text}")
+    ns = refs[0][0]
+    dep = ctx.deployments.get(f"{ns}/{attr.text}")
+    if dep is None or ("deployment", dep.key) in ctx.gone:
+        raise src.unknown("deployment", f"{ns}/{attr.text}", attr.value,
+                          [d.key for d in ctx.deployments.values()],
+                          expected=f"deployment={attr.text} declared on an earlier line")
+    for other_ns, name in refs:
+        if other_ns != ns:
+            raise src.error(f"pod '{other_ns}/{name}' is not in deployment '{dep.key}''s "
+                            "namespace", ref_w, expected=f"pods in namespace {ns}")
+    like = ctx.replica_of.get(dep.key)
+    if like is None or like[0] is not dep:
+        template = dep.template
+        labels = dict(template.labels)
+        labels.setdefault(TEMPLATE_HASH, template_hash(dep.key))
+        like = ctx.replica_of[dep.key] = (dep, attrs.evolve(
+            template, labels=labels, owner_kind="ReplicaSet", owner_name=dep.name))
+    state = {k: v for k, v in spec.kwargs.items() if k in ("started", "usage", "ready")}
+    containers = like[1].containers
+    first = like[1].declared_as(ns, refs[0][1], containers, node, span)
+    if state:
+        first = attrs.evolve(first, **state)
+    return [first, *(first.renamed(ns, name, containers) for _, name in refs[1:])]
 
 
 def _attribute_text(ctx: Context, cur: Cursor, stmt: Statement) -> str | None:

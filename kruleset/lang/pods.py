@@ -73,6 +73,7 @@ _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-labe
 _FORMS = {
     "priority": "=", "priorityclass": "=", "preemption": "=", "cpu": "=", "memory": "=",
     "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=", "image": "=",
+    "deployment": "=",
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
     "node-selector": "()", "tolerations": "()", "gates": "()", "claims": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
@@ -94,6 +95,7 @@ class PodSpec:
         self.required: list[NodeSelectorTerm] | None = None
         self.preferred: list[WeightedNodeTerm] = []
         self.extras: dict[str, Attr] = {}
+        self.given: dict[str, Attr] = {}  # every attribute written, by name
 
     def make(self, namespace: str, name: str, *, node_name: str = "", owner: str = "",
              container_name: str | None = None, span: Any = None) -> Pod:
@@ -160,7 +162,7 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
     src = ctx.src
     spec = PodSpec()
     kw = spec.kwargs
-    seen: dict[str, Attr] = {}
+    seen = spec.given
     shorthand: dict[str, int] = {}
     req_group = lim_group = None
     allowed = POD_ATTRIBUTES + extras

@@ -7,6 +7,7 @@ Times are integers of milliseconds on the simulation clock.
 
 from __future__ import annotations
 
+import hashlib
 import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -27,6 +28,7 @@ __all__ = [
     "SYSTEM_NODE_CRITICAL",
     "HIGHEST_USER_PRIORITY",
     "MAX_REPLICAS",
+    "TEMPLATE_HASH",
     "Container",
     "Deployment",
     "ElasticQuota",
@@ -47,6 +49,7 @@ __all__ = [
     "WeightedPodAffinityTerm",
     "BUILTIN_PRIORITY_CLASSES",
     "frozen_labels",
+    "template_hash",
 ]
 
 GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
@@ -517,6 +520,21 @@ def _qos(containers: tuple[Container, ...]) -> str:
 # The most pods one workload may ask for (replicas, parallelism, completions),
 # as many as a ``.kr`` range may name: every pod is simulated one by one.
 MAX_REPLICAS = 100_000
+
+
+# The label a ReplicaSet adds to its pods (and its selector).
+TEMPLATE_HASH = "pod-template-hash"
+
+
+def template_hash(key: str) -> str:
+    """A stable stand-in for the ReplicaSet's pod-template-hash of deployment ``key``.
+
+    Upstream's ReplicaSet selects its pods by the deployment's selector plus
+    this label, and the scheduler's default spreading selects a pod's siblings
+    through that ReplicaSet: without it, pods of deployments declared without
+    labels would not be spread as upstream spreads them.
+    """
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
 @attrs.frozen(slots=True)
