@@ -58,7 +58,8 @@ at 10s delete pod web-1 grace-period=0s
 
 
 def test_replicas_beyond_the_deployments_count_are_scaled_down() -> None:
-    text = CLUSTER.replace("replicas=5", "replicas=1") + "pods web-[1..3] on node-1 deployment=web\n"
+    text = (CLUSTER.replace("replicas=5", "replicas=1")
+            + "pods web-[1..3] on node-1 deployment=web\n")
     result = kruleset.run(kruleset.load(text))
     deleted = [d.pod for d in result.decisions if d.kind == "deleted"]
     assert deleted == ["default/web-3", "default/web-2"]  # the newest first
