@@ -190,10 +190,10 @@ class Simulation:
     def admit_to_api(self, pod: Any) -> Any:
         """Run the API admission steps (priority, default tolerations) on a new pod."""
         changed = self.admission_changes(pod)
-        if isinstance(changed, Failure):
-            return changed
-        if changed is not None:
+        if type(changed) is dict:
             return pod.replace(**changed) if changed else pod
+        if changed is not None:
+            return changed  # a refusal
         for fn in _POD_ADMISSION:
             pod = fn(self, pod)
             if not hasattr(pod, "key"):

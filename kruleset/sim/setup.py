@@ -94,7 +94,10 @@ def apply_declarations(sim: SimulationView) -> None:
         i, end = 0, len(objects)
         while i < end:
             obj = objects[i]
-            j = _range_end(objects, obj, i) if type(obj) is Pod and obj.node_name else i + 1
+            j = i + 1
+            if j < end and getattr(objects[j], "range_head", None) is obj and obj.node_name:
+                # A running pod and the rest of its `pods … on NODE` range.
+                j = _range_end(objects, obj, i)
             if j - i > 1:
                 create_running_range(sim, objects[i:j])  # type: ignore[arg-type]
             else:
