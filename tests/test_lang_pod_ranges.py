@@ -112,15 +112,17 @@ def _load(text: str, copy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, 
         assert heads == [None if h is None else firsts[o.span.line]
                          for h, o in zip(heads, (o for o in sc.objects if isinstance(o, Pod)),
                                          strict=True)]
-    sim = Simulation(sc)
-    sim.run()
+    sim = Simulation(sc, trace=True)
+    result = sim.run()
+    trace = [repr(e) for e in result.trace.entries]
     st = sim.state
     states = [(k, ps.seq, ps.node, ps.phase, ps.start_time, ps.usage, ps.ready,
                _fields(ps.pod)) for k, ps in st.pods.items()]
     nodes = [(n, ns.requested.freeze(), ns.nonzero.freeze(), list(ns.pods))
              for n, ns in st.nodes.items()]
     totals = {ns: t.freeze() for ns, t in st.ns_bound.items()}
-    return pods, [d.to_json() for d in sim.decisions], states, nodes, totals, sim.version
+    return (pods, [d.to_json() for d in sim.decisions], trace, states, nodes, totals,
+            sim.version)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
