@@ -52,6 +52,22 @@ def _time(rng: random.Random) -> str:
            f"{rng.randint(0, 59):02d}Z"
 
 
+# The characters of a generated name's random suffix (apimachinery's rand.String).
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_SUFFIXES = len(_ALPHABET) ** 5
+
+
+def _suffix(i: int) -> str:
+    """Pod ``i``'s five-character suffix: random-looking, and a different one for each
+    ``i`` below 27⁵ (a random suffix repeats within a million pods)."""
+    n = i * 7_654_321 % _SUFFIXES  # a multiplier prime to 27⁵: one suffix per i
+    out = []
+    for _ in range(5):
+        n, d = divmod(n, len(_ALPHABET))
+        out.append(_ALPHABET[d])
+    return "".join(out)
+
+
 def node(i: int, rng: random.Random) -> dict[str, Any]:
     """One worker node as ``kubectl get node -o json`` prints it."""
     cpu, mem, acpu, amem = SHAPES[i % len(SHAPES)]
@@ -102,7 +118,7 @@ def pod(i: int, nodes: int, rng: random.Random, apps: int = 1500) -> dict[str, A
     ns = f"team-{i % 40:02d}"
     rs = f"{app}-{(i % apps) * 7919 % 10**10:010x}"[:len(app) + 11]
     hash_ = rs[len(app) + 1:]
-    name = f"{rs}-{rng.getrandbits(25):05x}"
+    name = f"{rs}-{_suffix(i)}"
     node_name = f"node-{i % nodes:05d}"
     started = _time(rng)
     image, req, lim = CONTAINERS[i % len(CONTAINERS)]

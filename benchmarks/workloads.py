@@ -346,16 +346,22 @@ def _zones_lines(nodes: int, zones: int) -> list[str]:
 
 
 def gke_cluster_lines(nodes: int, pods: int, deployments: int, zones: int = 3,
-                      skip: int = 0) -> list[str]:
+                      skip: int = 0, owned: bool = False) -> list[str]:
     """The declarations of a GKE-size running cluster (nodes and bound pods).
 
     ``pods`` replicas of ``deployments`` apps (``app-K``) are dealt out in
     order, node after node, as evenly as the counts allow: every node holds
     ``pods // nodes`` or one more.  The first ``skip`` nodes are left empty
-    (a workload fills them itself).
+    (a workload fills them itself).  ``owned``: each app is a Deployment
+    and its pods are its running replicas (``pods default/app-K-[A..B] on
+    NODE deployment=app-K``, named as its controller names them); otherwise
+    they are plain pods labelled ``app=app-K``.
     """
     lines = _zones_lines(nodes, zones)
     per_app = pods // deployments
+    if owned:
+        lines += [f"deployment default/app-{k} replicas={per_app} {POD} labels(app=app-{k})"
+                  for k in range(1, deployments + 1)]
     usable = nodes - skip
     base, extra = divmod(per_app * deployments, usable)
     app, left = 1, per_app  # the app being dealt and its replicas not yet placed
@@ -364,8 +370,12 @@ def gke_cluster_lines(nodes: int, pods: int, deployments: int, zones: int = 3,
         while room > 0:
             take = min(room, left)
             first = per_app - left + 1
-            lines.append(f"pods default/app-{app}-r[{first}..{first + take - 1}] on node-{n} "
-                         f"{POD} labels(app=app-{app})")
+            if owned:
+                lines.append(f"pods default/app-{app}-[{first}..{first + take - 1}] on node-{n} "
+                             f"deployment=app-{app}")
+            else:
+                lines.append(f"pods default/app-{app}-r[{first}..{first + take - 1}] "
+                             f"on node-{n} {POD} labels(app=app-{app})")
             room -= take
             left -= take
             if left == 0:
@@ -375,9 +385,12 @@ def gke_cluster_lines(nodes: int, pods: int, deployments: int, zones: int = 3,
 
 def gke_load(nodes: int = 65_000, pods: int = 1_000_000, deployments: int = 1000,
              zones: int = 3, name: str = "GKELoad") -> Workload:
-    """A GKE-size running cluster, from `.kr`: the time until it is ready to simulate."""
+    """A GKE-size running cluster, from `.kr`: the time until it is ready to simulate.
+
+    Its pods are the running replicas of ``deployments`` Deployments.
+    """
     text = f'scenario "{name}"\n' + "\n".join(gke_cluster_lines(nodes, pods, deployments,
-                                                                   zones)) + "\n"
+                                                                   zones, owned=True)) + "\n"
     return Workload(name, text, "load", nodes, pods // deployments * deployments, 0, 20.0, "s")
 
 

@@ -91,3 +91,15 @@ def test_measured_rows_replace_their_own_row_in_the_readmes(
     assert top_lines[2].startswith("| Load | 5,000 nodes, 150,000 running pods | 2.50 s |")
     assert top_lines[3].startswith("| GKELoad |") and "(target not met)" in top_lines[3]
     assert top_lines[-1] == "tail"
+
+
+def test_generated_dump_pod_names_do_not_repeat() -> None:
+    """A cluster dump of a million pods names each once (random suffixes repeated)."""
+    from benchmarks import gen_cluster_json
+
+    suffixes = [gen_cluster_json._suffix(i) for i in range(1_000_000)]
+    assert len(set(suffixes)) == len(suffixes)
+    assert all(len(s) == 5 and set(s) <= set(gen_cluster_json._ALPHABET) for s in suffixes[:1000])
+    names = [o["metadata"]["name"] for o in gen_cluster_json.items(10, 3000, apps=7)
+             if o["kind"] == "Pod"]
+    assert len(set(names)) == 3000

@@ -85,7 +85,9 @@ def scenario(seed: int) -> str:
 
 
 def _fields(pod: Pod) -> list[Any]:
-    return [(f.name, type(getattr(pod, f.name)), getattr(pod, f.name)) for f in attrs.fields(Pod)]
+    # range_head says which pods are copies (checked on its own below).
+    return [(f.name, type(getattr(pod, f.name)), getattr(pod, f.name))
+            for f in attrs.fields(Pod) if f.name != "range_head"]
 
 
 def _load(text: str, copy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
@@ -100,9 +102,27 @@ def _load(text: str, copy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, 
     finally:
         monkeypatch.undo()
     pods = [_fields(o) for o in sc.objects if isinstance(o, Pod)]
-    sim = Simulation(sc)
-    sim.run()
-    return pods, [d.to_json() for d in sim.decisions]
+    heads = [o.range_head.key if o.range_head is not None else None
+             for o in sc.objects if isinstance(o, Pod)]
+    if not copy:
+        assert heads == [None] * len(heads)  # every pod built alone: created one at a time
+    else:  # each copy names its range's first pod, which the simulation builds on
+        firsts = {o.span.line: o.key for o in sc.objects
+                  if isinstance(o, Pod) and o.range_head is None}
+        assert heads == [None if h is None else firsts[o.span.line]
+                         for h, o in zip(heads, (o for o in sc.objects if isinstance(o, Pod)),
+                                         strict=True)]
+    sim = Simulation(sc, trace=True)
+    result = sim.run()
+    trace = [repr(e) for e in result.trace.entries]
+    st = sim.state
+    states = [(k, ps.seq, ps.node, ps.phase, ps.start_time, ps.usage, ps.ready,
+               _fields(ps.pod)) for k, ps in st.pods.items()]
+    nodes = [(n, ns.requested.freeze(), ns.nonzero.freeze(), list(ns.pods))
+             for n, ns in st.nodes.items()]
+    totals = {ns: t.freeze() for ns, t in st.ns_bound.items()}
+    return (pods, [d.to_json() for d in sim.decisions], trace, states, nodes, totals,
+            sim.version)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -111,8 +131,7 @@ def test_range_copies_are_the_pods_make_builds(seed: int,
     text = scenario(seed)
     made = _load(text, False, monkeypatch)
     copied = _load(text, True, monkeypatch)
-    assert copied[0] == made[0]
-    assert copied[1] == made[1]
+    assert copied == made
 
 
 @pytest.mark.parametrize(("text", "message"), [

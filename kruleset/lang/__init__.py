@@ -40,6 +40,11 @@ __all__ = [
 ]
 
 
+# From this many declared objects the scenario read is frozen (gc.freeze): below
+# it (every test and example) collections are cheap and nothing is kept back.
+FREEZE_AT_OBJECTS = 50_000
+
+
 def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
                folder: str | os.PathLike[str] | None = None) -> Scenario:
     """Parse and validate ``.kr`` text.
@@ -56,8 +61,15 @@ def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
     if paused:
         gc.disable()
     try:
-        return build_scenario(text, file, folder=None if folder is None else str(folder),
-                              base_line=base_line)
+        scenario = build_scenario(text, file, folder=None if folder is None else str(folder),
+                                  base_line=base_line)
+        if paused and len(scenario.objects) >= FREEZE_AT_OBJECTS:
+            # Everything read is kept as long as the scenario: left in the
+            # collector's generations, it would all be walked by the first
+            # collections once the collector runs again (a million pods: about
+            # two seconds).  Refcounting still frees it.
+            gc.freeze()
+        return scenario
     except KrulesetError:
         raise
     except RecursionError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
+from typing import Any
 
 from ..model.objects import (
     BUILTIN_PRIORITY_CLASSES,
@@ -58,8 +59,16 @@ class Context:
         self.limit_ranges: dict[str, LimitRange] = {}
         self.resource_quotas: dict[str, ResourceQuota] = {}
         self.origin: dict[tuple[str, str], str] = {}
+        self.pod_origin: dict[str, str] = {}  # a pod's origin, by key (a million pods)
         self.gone: set[tuple[str, str]] = set()
         self.time = 0
+        # Pod attributes as written on a `pod`/`pods` line -> what they were read
+        # as and a pod made from them (kruleset.lang.declarations._pods): a
+        # large cluster repeats a few attribute texts on thousands of lines.
+        self.pod_specs: dict[str, tuple[Any, Pod]] = {}
+        # Deployment key -> (the deployment, a running replica of it): what the
+        # replicas declared with `deployment=` are copied from.
+        self.replica_of: dict[str, tuple[Deployment, Pod]] = {}
 
     # --- registering --------------------------------------------------------
 
@@ -76,7 +85,7 @@ class Context:
                                              f"default; '{obj.name}' cannot be one too", item,
                                              expected="one default class")
         if key in table and (kind, key) not in self.gone:
-            before = self.origin.get((kind, key), "earlier")
+            before = self.declared_at(kind, key)
             raise self.src.error(f"{kind} '{key}' is already declared ({before})", item,
                                  expected=f"a {kind} name not used yet")
         if isinstance(obj, Pod):
@@ -88,10 +97,19 @@ class Context:
                 if ns == obj.namespace and m and m.group(1) == obj.name:
                     raise self.src.error(
                         f"deployment '{obj.key}' would create pods named like the pod "
-                        f"'{pod_key}' ({self.origin.get(('pod', pod_key), 'earlier')})", item)
+                        f"'{pod_key}' ({self.declared_at('pod', pod_key)})", item)
         self.gone.discard((kind, key))
         table[key] = obj
-        self.origin[(kind, key)] = where
+        if kind == "pod":
+            self.pod_origin[key] = where
+        else:
+            self.origin[(kind, key)] = where
+
+    def declared_at(self, kind: str, key: str) -> str:
+        """Where the object ``kind``/``key`` was declared (``line N``), for messages."""
+        if kind == "pod":
+            return self.pod_origin.get(key, "earlier")
+        return self.origin.get((kind, key), "earlier")
 
     def register_pods(self, pods: list[Object], item: Item, where: str) -> None:
         """:meth:`register` each of ``pods`` (all :class:`Pod`), in order, with the same checks.
@@ -100,29 +118,43 @@ class Context:
         is done once, and the name-clash check against deployments only runs
         when a deployment is declared (it can only fail then).
         """
-        table, gone, origin = self.pods, self.gone, self.origin
+        table, gone, origin = self.pods, self.gone, self.pod_origin
         declared = len(table)
         if (declared + len(pods)) // capacity.CHECK_EVERY > declared // capacity.CHECK_EVERY:
             refusal = capacity.memory_refusal(declared + len(pods))
             if refusal is not None:
                 raise self.src.error(refusal, item, expected="fewer pods")
+        keys = [obj.key for obj in pods]  # type: ignore[union-attr]
+        if not gone and not self.deployments and table.keys().isdisjoint(keys):
+            # The usual case, checked at once: no name is taken and no
+            # deployment gives its pods names.
+            table.update(zip(keys, pods, strict=True))  # type: ignore[arg-type]
+            if len(table) == declared + len(keys):
+                origin.update(dict.fromkeys(keys, where))
+                return
+            for key in keys:  # a name given twice (a dump): refused below, as one by one
+                del table[key]
         for obj in pods:
             assert isinstance(obj, Pod)
             key = obj.key
             slot = ("pod", key)
             if key in table and slot not in gone:
-                before = origin.get(slot, "earlier")
+                before = origin.get(key, "earlier")
                 raise self.src.error(f"pod '{key}' is already declared ({before})", item,
                                      expected="a pod name not used yet")
             if self.deployments:
-                self._check_generated_clash(obj.namespace, obj.name, item)
+                self._check_generated_clash(obj.namespace, obj.name, item, obj)
             if gone:
                 gone.discard(slot)
             table[key] = obj
-            origin[slot] = where
+            origin[key] = where
 
-    def _check_generated_clash(self, ns: str, name: str, item: Item) -> None:
+    def _check_generated_clash(self, ns: str, name: str, item: Item,
+                               pod: Pod | None = None) -> None:
         m = _GENERATED.match(name)
+        if pod is not None and pod.owner_kind == "ReplicaSet" and m \
+                and pod.owner_name == m.group(1):
+            return  # a replica of that deployment (deployment=) bears the names it gives
         if m and f"{ns}/{m.group(1)}" in self.deployments:
             raise self.src.error(
                 f"pod '{ns}/{name}' has the name deployment '{ns}/{m.group(1)}' gives its pods",

@@ -20,17 +20,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ..errors import ScenarioError, Span
 from ..model.objects import (
     HIGHEST_USER_PRIORITY,
     MAX_REPLICAS,
+    SYSTEM_CLUSTER_CRITICAL,
+    TEMPLATE_HASH,
+    Container,
     Deployment,
     ElasticQuota,
     Namespace,
     Node,
+    Pod,
     PodDisruptionBudget,
     PriorityClass,
     RuntimeClass,
+    template_hash,
 )
 from ..model.resources import Resources
 from ..model.scenario import Object
@@ -38,8 +45,8 @@ from ..model.selectors import LabelSelector, Taint
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs
 from .dra import DRA_DECLARATIONS, DRA_HANDLERS
-from .pods import PREEMPTION, read_pod
-from .syntax import Statement, Word
+from .pods import PREEMPTION, PodSpec, read_pod
+from .syntax import Statement, Word, first_word, last_word
 from .values import (
     RangeError,
     check_name,
@@ -394,16 +401,115 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
     if cur.accept("on"):
         node_w = cur.word("a node name after 'on'")
         node = ctx.need_node(node_w.value, node_w).name
-    spec = read_pod(ctx, cur, stmt)
+    text = _attribute_text(ctx, cur, stmt)
+    known = ctx.pod_specs.get(text) if text is not None else None
+    if known is not None:
+        spec, like = known
+        cur.pos = len(cur.items)
+    else:
+        spec, like = read_pod(ctx, cur, stmt, extras=("deployment",)), None
+    if "deployment" in spec.extras:
+        return _replicas(ctx, kind, ref_w, refs, node, spec, stmt, span)
     if spec.kwargs.get("static") and not node:
         raise src.error("a static pod is run by the kubelet of one node: add 'on NODE'", ref_w,
                         expected=f"{kind.value} {ref_w.value} on NODE static")
     ns, name = refs[0]
-    first = spec.make(ns, name, node_name=node, span=span)
+    if like is not None:
+        first = like.declared_as(ns, name, _default_renamed(like, name), node, span)
+    else:
+        first = spec.make(ns, name, node_name=node, span=span)
+        if text is not None and _reusable(spec):
+            ctx.pod_specs[text] = (spec, first)
     out: list[Object] = [first]
     renamed = spec.renamer(first)
     out.extend(renamed(ns, name) for ns, name in refs[1:])
     return out
+
+
+# What a running replica of a deployment may say besides its deployment: how
+# it runs, not what it is (its template says that).
+_REPLICA_STATE = ("deployment", "started", "usage", "not-ready")
+
+
+def _replicas(ctx: Context, kind: Word, ref_w: Word, refs: list[tuple[str, str]], node: str,
+              spec: PodSpec, stmt: Statement, span: Span) -> list[Object]:
+    """``pods REF on NODE deployment=NAME``: replicas the deployment already runs there.
+
+    Each is the deployment's template as its controller makes a pod of it
+    (owned through its ReplicaSet, with the ``pod-template-hash`` label),
+    named ``REF`` and bound to ``NODE``; ``started=``, ``usage(…)`` and
+    ``not-ready`` say how it runs.  The deployment controller counts them
+    toward its replicas.
+    """
+    src = ctx.src
+    attr = spec.extras["deployment"]
+    assert attr.value is not None
+    for name, given in spec.given.items():
+        if name not in _REPLICA_STATE:
+            raise src.error(f"'{name}' comes from the deployment's template: a replica "
+                            "declared with deployment= takes only started=, usage(…) and "
+                            "not-ready", given.key, expected=f"{kind.value} {ref_w.value} "
+                            f"on NODE deployment={attr.text}")
+    if stmt.block is not None:
+        raise src.error("a replica declared with deployment= takes no block; its "
+                        "containers are its deployment's", stmt.block.open)
+    if not node:
+        raise src.error("replicas declared with deployment= are running: add 'on NODE'",
+                        ref_w, expected=f"{kind.value} {ref_w.value} on NODE "
+                        f"deployment={attr.text}")
+    ns = refs[0][0]
+    dep = ctx.deployments.get(f"{ns}/{attr.text}")
+    if dep is None or ("deployment", dep.key) in ctx.gone:
+        raise src.unknown("deployment", f"{ns}/{attr.text}", attr.value,
+                          [d.key for d in ctx.deployments.values()],
+                          expected=f"deployment={attr.text} declared on an earlier line")
+    for other_ns, name in refs:
+        if other_ns != ns:
+            raise src.error(f"pod '{other_ns}/{name}' is not in deployment '{dep.key}''s "
+                            "namespace", ref_w, expected=f"pods in namespace {ns}")
+    like = ctx.replica_of.get(dep.key)
+    if like is None or like[0] is not dep:
+        template = dep.template
+        labels = dict(template.labels)
+        labels.setdefault(TEMPLATE_HASH, template_hash(dep.key))
+        like = ctx.replica_of[dep.key] = (dep, attrs.evolve(
+            template, labels=labels, owner_kind="ReplicaSet", owner_name=dep.name))
+    state = {k: v for k, v in spec.kwargs.items() if k in ("started", "usage", "ready")}
+    containers = like[1].containers
+    first = like[1].declared_as(ns, refs[0][1], containers, node, span)
+    if state:
+        first = attrs.evolve(first, **state)
+    return [first, *(first.renamed(ns, name, containers) for _, name in refs[1:])]
+
+
+def _attribute_text(ctx: Context, cur: Cursor, stmt: Statement) -> str | None:
+    """The pod attributes left on the statement, as written, when they are on its line
+    and no block follows (None otherwise): what :func:`_pods` reads them once for."""
+    if stmt.block is not None:
+        return None
+    items = cur.items
+    if cur.pos >= len(items):
+        return ""
+    first, last = first_word(items[cur.pos]), last_word(items[-1])
+    if first.line != last.line:
+        return None
+    return ctx.src.line_text(first.line)[first.column - 1:last.end_column - 1]
+
+
+def _reusable(spec: PodSpec) -> bool:
+    """Whether ``spec`` holds nothing but what its text says: no names of classes or
+    claims, which the file may declare or delete later (a class another line
+    names is looked up again)."""
+    kw = spec.kwargs
+    return not (spec.extras or spec.containers or spec.init_containers
+                or kw.get("runtime_class") or kw.get("resource_claims")
+                or kw.get("priority_class", SYSTEM_CLUSTER_CRITICAL) != SYSTEM_CLUSTER_CRITICAL)
+
+
+def _default_renamed(pod: Pod, name: str) -> tuple[Container, ...]:
+    """``pod``'s single default container, renamed for the pod ``name``."""
+    c = pod.containers[0]
+    return (Container(name, c.requests, c.limits, image=c.image),)
 
 
 def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,

@@ -128,14 +128,16 @@ class _Builder:
         if self.errors:
             self.errors.sort(key=lambda e: (e.line, e.column))
             raise combined(self.errors)
-        self.objects.sort(key=itemgetter(0, 1))
+        # By statement; a statement's objects were added in order, which the
+        # stable sort keeps (no key tuple for each of a million pods).
+        self.objects.sort(key=itemgetter(0))
         dra_finish(self.ctx, self.objects, self.events)
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(
             title=self.title,
             file=self.src.file,
-            objects=tuple(o for _, _, o in self.objects),
+            objects=tuple([o for _, _, o in self.objects]),
             kubelets=tuple(k for _, k in self.kubelets),
             scheduler=self.scheduler,
             events=tuple(self.events),
@@ -220,8 +222,7 @@ class _Builder:
         objs = declare(self.ctx, head, cur, stmt, self.span(head), self.where(head),
                        timeline=False)
         cur.done()
-        for sub, obj in enumerate(objs):
-            self.objects.append((index, sub, obj))
+        self.objects.extend(zip(repeat(index), count(), objs))
 
     def kubelet(self, index: int, stmt: Statement, head: Word, cur: Cursor) -> None:
         src = self.src

@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
 from ..model.objects import (
     SYSTEM_CLUSTER_CRITICAL,
     SYSTEM_CRITICAL_PRIORITY,
@@ -75,12 +73,11 @@ _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-labe
 _FORMS = {
     "priority": "=", "priorityclass": "=", "preemption": "=", "cpu": "=", "memory": "=",
     "started": "=", "grace-period": "=", "runtimeclass": "=", "replicas": "=", "image": "=",
+    "deployment": "=",
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
     "node-selector": "()", "tolerations": "()", "gates": "()", "claims": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
 }
-# The slots a range's pods do not share (PodSpec.renamer).
-_RENAMED = ("namespace", "name", "key", "containers")
 _FORM_WORDS = {"=": "NAME=VALUE", "()": "NAME(…)", "flag": "a bare word"}
 
 
@@ -98,6 +95,7 @@ class PodSpec:
         self.required: list[NodeSelectorTerm] | None = None
         self.preferred: list[WeightedNodeTerm] = []
         self.extras: dict[str, Attr] = {}
+        self.given: dict[str, Attr] = {}  # every attribute written, by name
 
     def make(self, namespace: str, name: str, *, node_name: str = "", owner: str = "",
              container_name: str | None = None, span: Any = None) -> Pod:
@@ -128,28 +126,18 @@ class PodSpec:
         first's slots and renaming is several times cheaper than building each
         pod and its derived requests anew.  Only the names change, so every
         derived fact (requests, limits, QoS, criticality) is the first pod's.
+        Each copy names ``first`` as its ``range_head``: the cluster is built a
+        range at a time (``kruleset.sim.setup``).
         """
-        # Each slot's own setter, bypassing the frozen __setattr__: the pods
-        # are not shared until returned.  Slots read once for the whole range.
-        same = tuple((getattr(Pod, a.name).__set__, getattr(first, a.name))
-                     for a in attrs.fields(Pod) if a.name not in _RENAMED)
-        put_ns, put_name, put_key, put_containers = (
-            getattr(Pod, n).__set__ for n in _RENAMED)
         containers = first.containers
-        default = None if self.containers else containers[0]
-        new = object.__new__
+        rename = first.renamed
+        if self.containers:
+            return lambda namespace, name: rename(namespace, name, containers)
+        default = containers[0]
+        requests, limits, image = default.requests, default.limits, default.image
 
         def renamed(namespace: str, name: str) -> Pod:
-            pod = new(Pod)
-            for put, value in same:
-                put(pod, value)
-            put_ns(pod, namespace)
-            put_name(pod, name)
-            put_key(pod, f"{namespace}/{name}")
-            put_containers(pod, containers if default is None else
-                           (Container(name, default.requests, default.limits,
-                                      image=default.image),))
-            return pod
+            return rename(namespace, name, (Container(name, requests, limits, image=image),))
 
         return renamed
 
@@ -174,7 +162,7 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
     src = ctx.src
     spec = PodSpec()
     kw = spec.kwargs
-    seen: dict[str, Attr] = {}
+    seen = spec.given
     shorthand: dict[str, int] = {}
     req_group = lim_group = None
     allowed = POD_ATTRIBUTES + extras

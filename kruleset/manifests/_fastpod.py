@@ -32,11 +32,16 @@ _ATTRS = attrs.fields(Pod)
 _INIT: tuple[tuple[str, Any, Any], ...] = tuple(
     (a.name, a.default, a.converter) for a in _ATTRS if a.init
 )
-_DERIVED = tuple(a.name for a in _ATTRS if not a.init)
+_DERIVED = tuple(a.name for a in _ATTRS if not a.init and a.default is attrs.NOTHING)
+# Fields set to a plain default by __init__, not given to it (Pod.range_head).
+_SET_DEFAULTS = tuple((a.name, a.default) for a in _ATTRS
+                      if not a.init and a.default is not attrs.NOTHING)
 # What a pod of a cluster dump has of its own; everything else is its spec's.
 PER_POD = ("namespace", "name", "labels", "node_name", "started", "owner_kind", "owner_name",
            "ready", "span")
-ENABLED = sorted(_DERIVED) == sorted(_FROM_SHAPE + _OTHER_DERIVED) and all(
+ENABLED = sorted(_DERIVED) == sorted(_FROM_SHAPE + _OTHER_DERIVED) and not any(
+    isinstance(default, attrs.Factory) for _, default in _SET_DEFAULTS  # type: ignore[arg-type]
+) and all(
     a.validator is None and not (isinstance(a.default, attrs.Factory)  # type: ignore[arg-type]
                                  and a.default.takes_self)  # type: ignore[union-attr]
     for a in _ATTRS
@@ -79,6 +84,8 @@ def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
         _set(pod, name, factory())
     for name, converter in converters:
         _set(pod, name, converter(getattr(pod, name)))
+    for name, value in _SET_DEFAULTS:
+        _set(pod, name, value)
     for name, value in zip(_FROM_SHAPE, derived, strict=False):
         _set(pod, name, value)
     _set(pod, "critical", derived[-1])
@@ -165,6 +172,9 @@ def _make_copier(given: frozenset[str]) -> _Copier:
             continue
         if a.name == "key":
             value = "f'{namespace}/{name}'"
+        elif not a.init and a.default is not attrs.NOTHING:
+            env[f"_default_{a.name}"] = a.default
+            value = f"_default_{a.name}"
         elif a.init and a.name not in given and isinstance(a.default, attrs.Factory):  # type: ignore[arg-type]
             # A fresh default each time: the template's may be mutable (usage).
             env[f"_factory_{a.name}"] = a.default.factory  # type: ignore[union-attr]

@@ -7,6 +7,7 @@ Times are integers of milliseconds on the simulation clock.
 
 from __future__ import annotations
 
+import hashlib
 import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -27,6 +28,7 @@ __all__ = [
     "SYSTEM_NODE_CRITICAL",
     "HIGHEST_USER_PRIORITY",
     "MAX_REPLICAS",
+    "TEMPLATE_HASH",
     "Container",
     "Deployment",
     "ElasticQuota",
@@ -47,6 +49,7 @@ __all__ = [
     "WeightedPodAffinityTerm",
     "BUILTIN_PRIORITY_CLASSES",
     "frozen_labels",
+    "template_hash",
 ]
 
 GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
@@ -263,6 +266,11 @@ class Pod:
     # spec.resourceClaims (DRA): kruleset.model.dra.PodClaim entries, in order
     resource_claims: tuple[Any, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    # The first pod of the ``pods`` range this one was declared in, when this
+    # one differs from it in its names only (namespace, name, key and the
+    # default container's name); None otherwise.  Not an init argument, so
+    # ``attrs.evolve`` and :meth:`replace` (which change more) drop it.
+    range_head: Pod | None = attrs.field(init=False, default=None, eq=False, repr=False)
     # --- derived once ---
     key: str = attrs.field(init=False, eq=False)
     requests: Resources = attrs.field(init=False, eq=False, repr=False)
@@ -297,6 +305,7 @@ class Pod:
         new = object.__new__(Pod)
         _pod_copy(self, new)
         s = object.__setattr__
+        s(new, "range_head", None)
         for name, value in changes.items():
             s(new, name, value)
         if "name" in changes or "namespace" in changes:
@@ -304,6 +313,38 @@ class Pod:
         if "priority" in changes:
             s(new, "critical", new.static or (
                 new.priority is not None and new.priority >= SYSTEM_CRITICAL_PRIORITY))
+        return new
+
+    def renamed(self, namespace: str, name: str, containers: tuple[Container, ...]) -> Pod:
+        """A pod of this one's range: this pod but for its names, its containers
+        (only the default container's name may differ) and ``range_head``
+        (this pod).  The derived facts, which read no names, are this pod's.
+        """
+        new = object.__new__(Pod)
+        _copy_unnamed(self, new)
+        put_ns, put_name, put_key, put_containers, put_head = _SET_NAMES
+        put_ns(new, namespace)
+        put_name(new, name)
+        put_key(new, f"{namespace}/{name}")
+        put_containers(new, containers)
+        put_head(new, self)
+        return new
+
+    def declared_as(self, namespace: str, name: str, containers: tuple[Container, ...],
+                    node_name: str, span: Span) -> Pod:
+        """The pod another declaration with this one's attributes makes: this pod but
+        for its names, containers (only names may differ), node and span.  The
+        derived facts, which read none of these, are this pod's."""
+        new = object.__new__(Pod)
+        _copy_undeclared(self, new)
+        put_ns, put_name, put_key, put_containers, put_head, put_node, put_span = _SET_DECLARED
+        put_ns(new, namespace)
+        put_name(new, name)
+        put_key(new, f"{namespace}/{name}")
+        put_containers(new, containers)
+        put_head(new, None)
+        put_node(new, node_name)
+        put_span(new, span)
         return new
 
     @property
@@ -379,23 +420,33 @@ _POD_GET = operator.attrgetter(*_POD_SLOTS)
 _POD_PUT = tuple((getattr(Pod, name).__set__, i) for i, name in enumerate(_POD_SLOTS))
 
 
-def _make_pod_copy() -> Callable[[Pod, Pod], None]:
-    """``copy(src, dst)``: every slot of ``src`` set on ``dst``, as straight-line code.
+def _make_pod_copy(skip: frozenset[str] = frozenset()) -> Callable[[Pod, Pod], None]:
+    """``copy(src, dst)``: every slot of ``src`` but ``skip`` set on ``dst``, as
+    straight-line code.
 
     A loop over the setters costs a quarter more per copy; API admission
     copies every pod created.
     """
-    env: dict[str, Any] = {"get": _POD_GET}
+    kept = [(put, i) for put, i in _POD_PUT if _POD_SLOTS[i] not in skip]
+    env: dict[str, Any] = {"get": operator.attrgetter(*(_POD_SLOTS[i] for _, i in kept))}
     lines = ["def copy(src, dst):", "    v = get(src)"]
-    for put, i in _POD_PUT:
+    for j, (put, i) in enumerate(kept):
         env[f"put{i}"] = put
-        lines.append(f"    put{i}(dst, v[{i}])")
+        lines.append(f"    put{i}(dst, v[{j}])")
     exec("\n".join(lines), env)  # noqa: S102 - generated from the class's own fields
     copy: Callable[[Pod, Pod], None] = env["copy"]
     return copy
 
 
 _pod_copy = _make_pod_copy()
+# Pod.renamed: the slots that differ between the pods of a range.
+_RANGE_NAMES = ("namespace", "name", "key", "containers", "range_head")
+_copy_unnamed = _make_pod_copy(frozenset(_RANGE_NAMES))
+_SET_NAMES = tuple(getattr(Pod, name).__set__ for name in _RANGE_NAMES)
+# Pod.declared_as: those, the node and the span.
+_DECLARED = (*_RANGE_NAMES, "node_name", "span")
+_copy_undeclared = _make_pod_copy(frozenset(_DECLARED))
+_SET_DECLARED = tuple(getattr(Pod, name).__set__ for name in _DECLARED)
 
 
 def _effective(containers: tuple[Container, ...], inits: tuple[Container, ...],
@@ -469,6 +520,21 @@ def _qos(containers: tuple[Container, ...]) -> str:
 # The most pods one workload may ask for (replicas, parallelism, completions),
 # as many as a ``.kr`` range may name: every pod is simulated one by one.
 MAX_REPLICAS = 100_000
+
+
+# The label a ReplicaSet adds to its pods (and its selector).
+TEMPLATE_HASH = "pod-template-hash"
+
+
+def template_hash(key: str) -> str:
+    """A stable stand-in for the ReplicaSet's pod-template-hash of deployment ``key``.
+
+    Upstream's ReplicaSet selects its pods by the deployment's selector plus
+    this label, and the scheduler's default spreading selects a pod's siblings
+    through that ReplicaSet: without it, pods of deployments declared without
+    labels would not be spread as upstream spreads them.
+    """
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
 @attrs.frozen(slots=True)

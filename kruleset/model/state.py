@@ -423,6 +423,54 @@ class ClusterState:
         for listener in self.listeners:
             listener.on_bind(self, ps)
 
+    def add_running(self, pods: list[Pod], node_name: str, now: int) -> list[PodState]:
+        """:meth:`add_pod` then :meth:`bind` each of ``pods`` (all with these requests) on
+        ``node_name``, in order: a ``pods … on NODE`` range of the time-0 cluster.
+
+        The same states and indexes as one pod at a time, built as a block:
+        the node's and the namespace's totals get the range's requests once,
+        multiplied, before the listeners hear of the pods one by one (no
+        listener reads those totals).  Each pod takes its ``usage`` and
+        readiness from its object, as a created pod does.
+        """
+        node = self.nodes[node_name]
+        head = pods[0]
+        requests, n = head.requests, len(pods)
+        node.requested.add(requests, n)
+        node.nonzero.add(head.nonzero_requests, n)
+        ns_name = head.namespace
+        tally = self.ns_bound.get(ns_name)
+        if tally is None:
+            tally = self.ns_bound[ns_name] = Tally()
+        tally.add(requests, n)
+        if ns_name not in self.namespaces:
+            self.namespaces[ns_name] = Namespace(ns_name)
+        table, in_ns, on_node = self.pods, self.by_namespace.setdefault(ns_name, {}), node.pods
+        watchers, listeners = self.pod_added, self.listeners
+        seq = self._seq
+        made = []
+        for pod in pods:
+            seq += 1
+            ps = PodState(pod, seq, now)
+            ps.owner = self
+            key = pod.key
+            old = table.get(key)
+            table[key] = in_ns[key] = ps
+            for watch in watchers:
+                watch(ps, old)
+            ps.usage = dict(pod.usage)
+            ps.ready = pod.ready
+            ps.node = node_name
+            ps.phase = RUNNING
+            ps.start_time = now
+            on_node[key] = ps
+            for listener in listeners:
+                listener.on_bind(self, ps)
+            made.append(ps)
+        self._seq = seq
+        self.touched.append(node_name)
+        return made
+
     def unbind(self, ps: PodState, phase: str) -> None:
         """Take ``ps`` off its node (it ended with ``phase``), freeing what it held."""
         if not ps.bound:

@@ -172,19 +172,28 @@ class Simulation:
         """The kubelet settings in force on ``node``."""
         return self.kubelets.get(node, self.default_kubelet)
 
+    def admission_changes(self, pod: Any) -> dict[str, Any] | Failure | None:
+        """What the API admission steps would set on ``pod`` (``{}``: nothing), their
+        refusal, or None when a step can only say by admitting the pod itself."""
+        if None in _POD_CHANGES:
+            return None
+        changed: dict[str, Any] = {}
+        for step in _POD_CHANGES:
+            got = step(self, pod)  # type: ignore[misc]
+            if got is None:
+                return None
+            if isinstance(got, Failure):
+                return got  # a refusal
+            changed.update(got)
+        return changed
+
     def admit_to_api(self, pod: Any) -> Any:
         """Run the API admission steps (priority, default tolerations) on a new pod."""
-        if None not in _POD_CHANGES:
-            changed: dict[str, Any] = {}
-            for step in _POD_CHANGES:
-                got = step(self, pod)  # type: ignore[misc]
-                if got is None:
-                    break
-                if isinstance(got, Failure):
-                    return got  # a refusal
-                changed.update(got)
-            else:
-                return pod.replace(**changed) if changed else pod
+        changed = self.admission_changes(pod)
+        if type(changed) is dict:
+            return pod.replace(**changed) if changed else pod
+        if changed is not None:
+            return changed  # a refusal
         for fn in _POD_ADMISSION:
             pod = fn(self, pod)
             if not hasattr(pod, "key"):
@@ -219,6 +228,20 @@ class Simulation:
         self.state.bind(ps, node, self.now)
         self.bind_version += 1
         return True
+
+    def add_running(self, pods: list[Any], node: str) -> None:
+        """Pods of the time-0 cluster, already admitted, created running on ``node``.
+
+        What creating and binding each without kubelet admission does (a
+        change, the pod added and bound, its ``running`` decision), for a
+        ``pods … on NODE`` range at once (``ClusterState.add_running``).
+        """
+        now = self.now
+        self.version += len(pods)
+        made = self.state.add_running(pods, node, now)
+        self.bind_version += len(pods)
+        self.decisions.extend([Decision(now, "running", ps.pod.key, node, "", "", "", ())
+                               for ps in made])
 
     def reject(self, ps: PodState, reason: str, message: str,
                rules: tuple[str, ...] = ()) -> None:

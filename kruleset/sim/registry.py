@@ -58,9 +58,12 @@ def register_pod_admission(
 
     ``changes(sim, pod)``, if given, says what ``fn`` would do as the fields it
     sets (empty: none), a refusal, or None (ask ``fn``).  It must read only
-    fields no other step sets.  When every step has one, a pod is admitted
-    with a single copy instead of one per step (creating 150,000 pods copied
-    each of them twice).
+    fields no other step sets, and not the pod's name or its containers'
+    names: the pods of one ``pods … on NODE`` range of the time-0 cluster
+    (which differ in those only) are all given their first pod's answer
+    (``kruleset.sim.setup.create_running_range``).  When every step has one,
+    a pod is admitted with a single copy instead of one per step (creating
+    150,000 pods copied each of them twice).
     """
     _POD_ADMISSION.append(fn)
     _POD_CHANGES.append(changes)

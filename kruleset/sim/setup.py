@@ -90,8 +90,19 @@ def apply_declarations(sim: SimulationView) -> None:
     # and ResourceQuotas apply to pods created from now on (api_admission).
     sim.extra["api-admission.declaring"] = True
     try:
-        for obj in sim.scenario.objects:
-            create_object(sim, obj, initial=True)
+        objects = sim.scenario.objects
+        i, end = 0, len(objects)
+        while i < end:
+            obj = objects[i]
+            j = i + 1
+            if j < end and getattr(objects[j], "range_head", None) is obj and obj.node_name:
+                # A running pod and the rest of its `pods … on NODE` range.
+                j = _range_end(objects, obj, i)
+            if j - i > 1:
+                create_running_range(sim, objects[i:j])  # type: ignore[arg-type]
+            else:
+                create_object(sim, obj, initial=True)
+            i = j
     finally:
         sim.extra["api-admission.declaring"] = False
         if paused:
@@ -102,6 +113,17 @@ def apply_declarations(sim: SimulationView) -> None:
                 # each took about a second).  Refcounting still frees it.
                 gc.freeze()
             gc.enable()
+
+
+def _range_end(objects: tuple[Any, ...], head: Pod, i: int) -> int:
+    """Where the run of ``head``'s renamed copies (its `pods` range) in its namespace ends."""
+    j, end, ns = i + 1, len(objects), head.namespace
+    while j < end:
+        obj = objects[j]
+        if type(obj) is not Pod or obj.range_head is not head or obj.namespace != ns:
+            break
+        j += 1
+    return j
 
 
 def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> PodState | None:
@@ -151,6 +173,42 @@ def _with_kubelet_reserved(sim: SimulationView, node: Node) -> Node:
     if reserved is None or reserved.is_zero() or not node.reserved.is_zero():
         return node
     return attrs.evolve(node, reserved=reserved)
+
+
+def create_running_range(sim: SimulationView, pods: tuple[Pod, ...]) -> None:
+    """Declare the pods of one ``pods … on NODE`` range at time 0, as a block.
+
+    ``pods[1:]`` are renamed copies of ``pods[0]`` in its namespace
+    (``Pod.range_head``), so API admission's answer for the first is every
+    pod's (admission steps read no names, see ``register_pod_admission``)
+    and each admitted pod is the admitted first one renamed.  The cluster,
+    the decisions and the order of both are what :func:`create_object` makes
+    of the pods one at a time, which is what happens whenever the block does
+    not apply (a refusal, a step that must see each pod, a missing node,
+    resource claims).
+    """
+    head = pods[0]
+    node = head.node_name
+    changes = sim.admission_changes(head)
+    if (changes is None or isinstance(changes, Failure) or head.resource_claims
+            or node not in sim.state.nodes or not _RENAMABLE.issuperset(changes)):
+        for pod in pods:
+            create_object(sim, pod, initial=True)
+        return
+    if changes:
+        admitted = head.replace(**changes)
+        renamed = admitted.renamed
+        block = [admitted, *(renamed(pod.namespace, pod.name, pod.containers)
+                             for pod in pods[1:])]
+    else:
+        block = list(pods)
+    sim.add_running(block, node)
+
+
+# Admission changes a range's admitted first pod can pass on to the others by
+# renaming: not the names themselves.
+_RENAMABLE = frozenset({"priority", "priority_class", "preemption_policy", "tolerations",
+                        "node_name", "gates"})
 
 
 def create_pod(sim: SimulationView, pod: Pod, *, initial: bool = False) -> PodState | None:

@@ -47,6 +47,12 @@ class SimulationView(Protocol):
     def admit_to_api(self, pod: Any) -> Any:
         """The API admission steps on a new pod (the pod, or a refusal)."""
 
+    def admission_changes(self, pod: Any) -> Any:
+        """What the API admission steps would set on ``pod``, a refusal, or None."""
+
+    def add_running(self, pods: list[Any], node: str) -> None:
+        """Admitted pods of the time-0 cluster created running on ``node``."""
+
     def bind(self, ps: PodState, node: str, rules: tuple[str, ...] = (),
              admit: bool = True) -> bool:
         """Bind ``ps`` to ``node`` through kubelet admission."""

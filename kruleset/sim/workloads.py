@@ -11,30 +11,15 @@ the deployment's creations and puts it in its work queue's backoff
 
 from __future__ import annotations
 
-import hashlib
-
 import attrs
 
+from ..model.objects import TEMPLATE_HASH, template_hash
 from ..model.state import PodState
 from .core import Simulation, register_controller
 from .create_backoff import REPLICASET_BACKOFF, CreateBackoff, pods_mark
 from .setup import create_pod
 
 __all__ = ["DeploymentController"]
-
-
-TEMPLATE_HASH = "pod-template-hash"
-
-
-def template_hash(key: str) -> str:
-    """A stable stand-in for the ReplicaSet's pod-template-hash.
-
-    Upstream's ReplicaSet selects its pods by the deployment's selector plus
-    this label, and the scheduler's default spreading selects a pod's siblings
-    through that ReplicaSet: without it, pods of deployments declared without
-    labels would not be spread as upstream spreads them.
-    """
-    return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
 def _counts(ps: PodState) -> bool:
