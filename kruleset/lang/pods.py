@@ -161,101 +161,124 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
     """Read pod attributes to the end of the line, then the pod's block if any."""
     src = ctx.src
     spec = PodSpec()
-    kw = spec.kwargs
     seen = spec.given
     shorthand: dict[str, int] = {}
-    req_group = lim_group = None
     allowed = POD_ATTRIBUTES + extras
     while not cur.at_end():
         attr = attr_from(cur)
-        name = attr.name
-        if name not in allowed:
-            if name in BLOCK_ITEMS:
-                raise src.error(f"'{name}' is a block item: put it on its own line inside "
-                                "{ … } after the pod's attributes", attr.key,
-                                expected=f"pod … {{ NEWLINE {name} … NEWLINE }}")
-            raise src.unknown("pod attribute", name, attr.key, allowed,
-                              expected=", ".join(allowed))
-        form = _FORMS[name]
-        if attr.form != form:
-            raise src.error(f"'{name}' is written {_FORM_WORDS[form]}", attr.key,
-                            expected=_example(name))
-        if name in seen:
-            raise src.error(f"'{name}' is given twice", attr.key)
-        seen[name] = attr
-        if name in extras:
-            spec.extras[name] = attr
-        elif name == "priority":
-            assert attr.value is not None
-            kw["priority"] = integer(src, attr.value, "priority",
-                                     minimum=-(2**31), maximum=2**31 - 1)
-        elif name == "image":
-            assert attr.value is not None
-            spec.image = image_ref(src, attr.value, attr.text)
-        elif name == "priorityclass":
-            assert attr.value is not None
-            kw["priority_class"] = ctx.need_class(attr.text, attr.value).name
-        elif name == "preemption":
-            assert attr.value is not None
-            kw["preemption_policy"] = _choice(src, attr.value, PREEMPTION, "preemption policy")
-        elif name in ("cpu", "memory"):
-            assert attr.value is not None
-            shorthand[name] = quantity(src, attr.value, name, f"{name} request")
-        elif name == "requests":
-            assert attr.group is not None
-            spec.requests = resources(src, attr.group, "requests")
-            req_group = attr
-        elif name == "limits":
-            assert attr.group is not None
-            spec.limits = resources(src, attr.group, "limits")
-            lim_group = attr
-        elif name == "labels":
-            assert attr.group is not None
-            kw["labels"] = labels(src, attr.group)
-        elif name == "started":
-            assert attr.value is not None
-            kw["started"] = duration(src, attr.value, "started", allow_negative=True)
-        elif name == "grace-period":
-            assert attr.value is not None
-            kw["grace_period"] = duration(src, attr.value, "grace-period")
-        elif name == "runtimeclass":
-            assert attr.value is not None
-            rc = ctx.runtimeclasses.get(attr.text)
-            if rc is None:
-                raise src.unknown("runtime class", attr.text, attr.value, ctx.runtimeclasses)
-            kw["runtime_class"] = rc.name
-            kw["overhead"] = rc.overhead
-        elif name == "usage":
-            assert attr.group is not None
-            kw["usage"] = resources(src, attr.group, "usage", keys=USAGE_KEYS)
-        elif name == "not-ready":
-            kw["ready"] = False
-        elif name == "static":
-            kw["static"] = True
-        elif name == "host-ports":
-            assert attr.group is not None
-            kw["host_ports"] = tuple(_host_port(src, w) for w in
-                                     word_list(src, attr.group, "host port"))
-        elif name == "node-selector":
-            assert attr.group is not None
-            kw["node_selector"] = labels(src, attr.group, "node-selector")
-        elif name == "tolerations":
-            assert attr.group is not None
-            kw["tolerations"] = tuple(toleration(src, e) for e in split_commas(src, attr.group))
-        elif name == "gates":
-            assert attr.group is not None
-            gates = []
-            for w in word_list(src, attr.group, "gate"):
-                label_key(src, w, w.value)
-                if w.value in gates:
-                    raise src.error(f"gate '{w.value}' is given twice", w)
-                gates.append(w.value)
-            kw["gates"] = tuple(gates)
-        elif name == "claims":  # DRA: spec.resourceClaims
-            from .dra import pod_claims
+        _check_attr(src, attr, allowed, seen)
+        seen[attr.name] = attr
+        if attr.name in extras:
+            spec.extras[attr.name] = attr
+        else:
+            _read_attr(ctx, spec, attr, shorthand)
+    _requests(src, spec, shorthand)
+    _priority(ctx, spec, seen)
+    if stmt.block is not None:
+        _block(ctx, spec, stmt, seen.get("requests") or seen.get("limits") or seen.get("cpu")
+               or seen.get("memory"))
+    return spec
 
-            assert attr.group is not None
-            kw["resource_claims"] = pod_claims(ctx, attr.group)
+
+def _check_attr(src: Source, attr: Attr, allowed: tuple[str, ...],
+                seen: dict[str, Attr]) -> None:
+    """A pod attribute known here, written in its form, given once."""
+    name = attr.name
+    if name not in allowed:
+        if name in BLOCK_ITEMS:
+            raise src.error(f"'{name}' is a block item: put it on its own line inside "
+                            "{ … } after the pod's attributes", attr.key,
+                            expected=f"pod … {{ NEWLINE {name} … NEWLINE }}")
+        raise src.unknown("pod attribute", name, attr.key, allowed,
+                          expected=", ".join(allowed))
+    form = _FORMS[name]
+    if attr.form != form:
+        raise src.error(f"'{name}' is written {_FORM_WORDS[form]}", attr.key,
+                        expected=_example(name))
+    if name in seen:
+        raise src.error(f"'{name}' is given twice", attr.key)
+
+
+def _read_attr(ctx: Context, spec: PodSpec, attr: Attr, shorthand: dict[str, int]) -> None:
+    """One pod attribute into ``spec`` (``cpu=``/``memory=`` into ``shorthand``)."""
+    src = ctx.src
+    kw = spec.kwargs
+    name = attr.name
+    if name == "priority":
+        assert attr.value is not None
+        kw["priority"] = integer(src, attr.value, "priority",
+                                 minimum=-(2**31), maximum=2**31 - 1)
+    elif name == "image":
+        assert attr.value is not None
+        spec.image = image_ref(src, attr.value, attr.text)
+    elif name == "priorityclass":
+        assert attr.value is not None
+        kw["priority_class"] = ctx.need_class(attr.text, attr.value).name
+    elif name == "preemption":
+        assert attr.value is not None
+        kw["preemption_policy"] = _choice(src, attr.value, PREEMPTION, "preemption policy")
+    elif name in ("cpu", "memory"):
+        assert attr.value is not None
+        shorthand[name] = quantity(src, attr.value, name, f"{name} request")
+    elif name == "requests":
+        assert attr.group is not None
+        spec.requests = resources(src, attr.group, "requests")
+    elif name == "limits":
+        assert attr.group is not None
+        spec.limits = resources(src, attr.group, "limits")
+    elif name == "labels":
+        assert attr.group is not None
+        kw["labels"] = labels(src, attr.group)
+    elif name == "started":
+        assert attr.value is not None
+        kw["started"] = duration(src, attr.value, "started", allow_negative=True)
+    elif name == "grace-period":
+        assert attr.value is not None
+        kw["grace_period"] = duration(src, attr.value, "grace-period")
+    elif name == "runtimeclass":
+        assert attr.value is not None
+        rc = ctx.runtimeclasses.get(attr.text)
+        if rc is None:
+            raise src.unknown("runtime class", attr.text, attr.value, ctx.runtimeclasses)
+        kw["runtime_class"] = rc.name
+        kw["overhead"] = rc.overhead
+    elif name == "usage":
+        assert attr.group is not None
+        kw["usage"] = resources(src, attr.group, "usage", keys=USAGE_KEYS)
+    elif name == "not-ready":
+        kw["ready"] = False
+    elif name == "static":
+        kw["static"] = True
+    elif name == "host-ports":
+        assert attr.group is not None
+        kw["host_ports"] = tuple(_host_port(src, w) for w in
+                                 word_list(src, attr.group, "host port"))
+    elif name == "node-selector":
+        assert attr.group is not None
+        kw["node_selector"] = labels(src, attr.group, "node-selector")
+    elif name == "tolerations":
+        assert attr.group is not None
+        kw["tolerations"] = tuple(toleration(src, e) for e in split_commas(src, attr.group))
+    elif name == "gates":
+        assert attr.group is not None
+        gates = []
+        for w in word_list(src, attr.group, "gate"):
+            label_key(src, w, w.value)
+            if w.value in gates:
+                raise src.error(f"gate '{w.value}' is given twice", w)
+            gates.append(w.value)
+        kw["gates"] = tuple(gates)
+    elif name == "claims":  # DRA: spec.resourceClaims
+        from .dra import pod_claims
+
+        assert attr.group is not None
+        kw["resource_claims"] = pod_claims(ctx, attr.group)
+
+
+def _requests(src: Source, spec: PodSpec, shorthand: dict[str, int]) -> None:
+    """The requests and limits as given (shorthand or groups), checked against each other."""
+    seen = spec.given
+    req_group, lim_group = seen.get("requests"), seen.get("limits")
     if shorthand:
         if req_group is not None:
             first = seen.get("cpu") or seen["memory"]
@@ -269,10 +292,6 @@ def read_pod(ctx: Context, cur: Cursor, stmt: Statement, *,
     if where is not None:
         spec.requests, spec.limits = _requests_limits(
             src, spec.requests, spec.limits, (lim_group or where).key)
-    _priority(ctx, spec, seen)
-    if stmt.block is not None:
-        _block(ctx, spec, stmt, req_group or lim_group or seen.get("cpu") or seen.get("memory"))
-    return spec
 
 
 def _priority(ctx: Context, spec: PodSpec, seen: dict[str, Attr]) -> None:

@@ -211,22 +211,39 @@ class Reader:
                     (type(status) is not dict or status.keys() <= _POD_STATUS_KEYS)):
                 vet(doc, {k: v for k, v in obj.items() if k != "spec"}, OBJECTS["Pod"], "",
                     self.warnings)
-        # The checks are those of string_map, _used_annotations and mapping,
-        # made inline for well-formed values (which they would return as is);
-        # anything else goes through them for their message.
-        labels = meta.get("labels")
-        if type(labels) is dict:
-            for key, value in labels.items():
-                if type(value) is not str or type(key) is not str:
-                    string_map(doc, labels, "metadata.labels")
-        else:
-            labels = string_map(doc, labels, "metadata.labels")
-        annotations = meta.get("annotations")
-        static = False
-        if annotations:
-            static = is_static(_used_annotations(doc, annotations))
-        elif annotations is not None:
-            mapping(doc, annotations, "metadata.annotations")
+        labels, static = _labels_and_static(doc, meta)
+        status, start = self._status(doc, obj, namespace, name)
+        controller = controlled_by(doc, meta)
+        if controller[0] == "ReplicationController":
+            # Simulated as a ReplicaSet is (the deployment controller keeps its replicas).
+            controller = ("ReplicaSet", controller[1])
+        spec_raw = obj.get("spec")
+        spec = self._spec(doc, spec_raw, namespace, controller, checked)
+        node_name = ""
+        if type(spec_raw) is dict:
+            given = spec_raw.get("nodeName")
+            node_name = given if type(given) is str else string(doc, given, "spec.nodeName")
+        ready = self._ready_and_more(doc, status, meta, namespace, name, node_name)
+        if spec.runtime_overhead:
+            # Its overhead is that of a RuntimeClass, which may come later in the file.
+            self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
+                                            static, controller, start, ready))
+            self.pending = True
+            return
+        # Built now, so that no copy of what it is made of waits for the end of
+        # the file; its start time and owner, which depend on the rest of the
+        # file, are settled by finish() before anyone else sees it.
+        pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
+                             controller[0], controller[1], start, ready)
+        self.records.append(pod)
+        if start is not None:
+            self.started.append(pod)
+        if controller[0] == "ReplicaSet":
+            self.rs_pods.append(pod)
+
+    def _status(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str
+                ) -> tuple[dict[str, Any], Any]:
+        """The pod's status and start time; its phase noted, the newest start time kept."""
         status = obj.get("status")
         if type(status) is not dict:
             status = mapping(doc, status, "status")
@@ -245,11 +262,11 @@ class Reader:
             start = timestamp_ms(doc, start, "status.startTime")
             if self.newest is None or start > self.newest:  # type: ignore[operator]
                 self.newest = start
-        controller = controlled_by(doc, meta)
-        if controller[0] == "ReplicationController":
-            # Simulated as a ReplicaSet is (the deployment controller keeps its replicas).
-            controller = ("ReplicaSet", controller[1])
-        spec_raw = obj.get("spec")
+        return status, start
+
+    def _spec(self, doc: Doc, spec_raw: Any, namespace: str, controller: tuple[str, str],
+              checked: bool) -> SpecFields:
+        """The pod's spec read, or the same SpecFields as an earlier pod with the same spec."""
         spec = None
         memo_key = None
         seen = self.items.spec_seen if self.items is not None else None
@@ -281,10 +298,11 @@ class Reader:
                 self.spec_memo[memo_key] = spec
             if seen is not None:
                 seen.note = spec
-        node_name = ""
-        if type(spec_raw) is dict:
-            given = spec_raw.get("nodeName")
-            node_name = given if type(given) is str else string(doc, given, "spec.nodeName")
+        return spec
+
+    def _ready_and_more(self, doc: Doc, status: dict[str, Any], meta: dict[str, Any],
+                        namespace: str, name: str, node_name: str) -> bool:
+        """Whether the pod is Ready; its nomination and deletion noted."""
         ready = True
         if status:
             for c in status.get("conditions") or ():
@@ -301,22 +319,7 @@ class Reader:
                 timestamp_ms(doc, deletion, "metadata.deletionTimestamp") or 0,
                 integer(doc, meta.get("deletionGracePeriodSeconds"),
                         "metadata.deletionGracePeriodSeconds", None, 0))
-        if spec.runtime_overhead:
-            # Its overhead is that of a RuntimeClass, which may come later in the file.
-            self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
-                                            static, controller, start, ready))
-            self.pending = True
-            return
-        # Built now, so that no copy of what it is made of waits for the end of
-        # the file; its start time and owner, which depend on the rest of the
-        # file, are settled by finish() before anyone else sees it.
-        pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
-                             controller[0], controller[1], start, ready)
-        self.records.append(pod)
-        if start is not None:
-            self.started.append(pod)
-        if controller[0] == "ReplicaSet":
-            self.rs_pods.append(pod)
+        return ready
 
     def finish(self) -> LoadedManifests:
         """Build the pods and workloads, in file order."""
@@ -403,3 +406,23 @@ def internal_error(doc: Doc, err: Exception) -> ManifestError:
                          f"({type(err).__name__}: {err}); this is a bug in kruleset, "
                          "please report it with the file")
 
+
+def _labels_and_static(doc: Doc, meta: dict[str, Any]) -> tuple[Any, bool]:
+    """The pod's labels and whether its annotations make it a static pod."""
+    # The checks are those of string_map, _used_annotations and mapping,
+    # made inline for well-formed values (which they would return as is);
+    # anything else goes through them for their message.
+    labels = meta.get("labels")
+    if type(labels) is dict:
+        for key, value in labels.items():
+            if type(value) is not str or type(key) is not str:
+                string_map(doc, labels, "metadata.labels")
+    else:
+        labels = string_map(doc, labels, "metadata.labels")
+    annotations = meta.get("annotations")
+    static = False
+    if annotations:
+        static = is_static(_used_annotations(doc, annotations))
+    elif annotations is not None:
+        mapping(doc, annotations, "metadata.annotations")
+    return labels, static
