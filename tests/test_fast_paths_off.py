@@ -21,7 +21,7 @@ from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim.core import Simulation
 
 NONE = FastPaths(batch_search=False, cycle_cache=False, victims=False, reclaim=False,
-                 pdb_selection=False)
+                 pdb_selection=False, node_vectors=False)
 
 
 def _decisions(text: str, fast: FastPaths, *, trace: bool = False) -> list[object]:

@@ -58,6 +58,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from ..engine import UNRESOLVABLE, Failure, Trace
 from ..profile import Profile
 from ..registry import rule
+from .dispatch import chosen
 from .framework import (
     FEASIBLE,
     FILTERS,
@@ -258,6 +259,13 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             _record_attempt(trace, pod.key, only.name, feasible)
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
+    pick = chosen(ctx, "node_vectors_pick")
+    if pick is not None:
+        # The same scores and choice as below, as array operations, when the
+        # search found the nodes in the node vectors (None: score here).
+        picked: ScheduleResult | None = pick(ctx, pod, feasible)
+        if picked is not None:
+            return picked
     raws: dict[str, tuple[int, list[int]]] | None = {} if trace is not None else None
     totals, per_rule = score_nodes(ctx, pod, feasible, raws)
     # Highest total; ties go to the first node in the scheduler's node order

@@ -21,7 +21,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import BATCH_FILTERS, fast_path
+from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
 from .search_trace import FilterRules, Recorder, rule_places, trace_kept, trace_search
@@ -79,8 +79,13 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     fail_at: dict[str, int] | None = {} if trace is not None else None
     nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
         {} if trace is not None else None)
-    feasible, processed, extra = find_batched(ctx, rules, pod, order, start, to_find,
-                                              failures, fail_at, nom_entries)
+    vectors = chosen(ctx, "node_vectors")
+    found = vectors(ctx, rules, pod, order, start, to_find, failures, fail_at,
+                    nom_entries) if vectors is not None else None
+    if found is None:
+        found = find_batched(ctx, rules, pod, order, start, to_find, failures, fail_at,
+                             nom_entries)
+    feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
         trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
                      nom_entries)
