@@ -169,9 +169,15 @@ def _scenario(seed: int) -> str:
     lines = [f'scenario "vectors {seed}"', "priorityclass high value=1000"]
     n = rng.randint(100, 260)
     for i in range(1, n + 1):
+        labels = []
+        if rng.random() < 0.9:  # some nodes lack the zone: "" is a domain under the defaults
+            labels.append(f"topology.kubernetes.io/zone=z{i % 3}")
+        if rng.random() < 0.7:
+            labels.append(f"rack=r{rng.randint(1, 6)}")
         attrs = [f"cpu={rng.choice([2, 4, 4])}", f"memory={rng.choice([4, 8])}Gi",
-                 f"pods={rng.choice([6, 110])}",
-                 f"labels(topology.kubernetes.io/zone=z{i % 3})"]
+                 f"pods={rng.choice([6, 110])}"]
+        if labels:
+            attrs.append(f"labels({', '.join(labels)})")
         if rng.random() < 0.1:
             attrs.append("example.com/gpu=2")
         if rng.random() < 0.1:
@@ -192,9 +198,14 @@ def _scenario(seed: int) -> str:
                 extra = " tolerations(dedicated=x:NoSchedule)"
             if rng.random() < 0.1:
                 extra += " priorityclass=high"
+            if rng.random() < 0.15:
+                key = rng.choice(["rack", "topology.kubernetes.io/zone"])
+                extra += (f" labels(app=web-{t}) {{\n    spread max-skew={rng.randint(1, 3)} "
+                          f"topology={key} selector(app=web-{t}) "
+                          "when-unsatisfiable=ScheduleAnyway\n  }")
             block.append(f"  create pod new-{t}-{k} requests({', '.join(req)}){extra}")
-        if rng.random() < 0.5:
-            block.append(f"  create deployment web-{t} replicas={rng.randint(2, 20)} "
+        for d in range(rng.randint(0, 3)):
+            block.append(f"  create deployment web-{t}-{d} replicas={rng.randint(2, 30)} "
                          f"requests(cpu=100m, memory=128Mi) labels(app=web-{t})")
         block.append(f"  cordon node n{rng.randint(1, n)}")
         block.append(f"  taint node n{rng.randint(1, n)} maint=yes:NoSchedule")

@@ -41,6 +41,7 @@ _MODULES = (
     "scheduler.fast.batch_search",
     "scheduler.fast.vector_search",
     "scheduler.fast.vector_scores",
+    "scheduler.fast.vector_spread",
     "scheduler.fast.plan",
     "scheduler.fast.dry_run",
     "quota.fast_reclaim",

@@ -27,6 +27,7 @@ callers take the batch path.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
     from kruleset.model.state import ClusterState, NodeState, PodState
 
-__all__ = ["LIMIT", "NodeVectors", "vectors_for"]
+__all__ = ["LIMIT", "VECTOR_SCORES", "NodeVectors", "Scores", "vector_score", "vectors_for"]
 
 # Every value the arrays hold (and every request compared with them) stays below
 # this, so sums of two and products by 100 stay inside int64.
@@ -67,7 +68,7 @@ class NodeVectors:
         "order", "row", "epoch", "objects", "usable",
         "alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods",
         "used_cpu", "used_mem", "used_eph", "used_pods", "nz_cpu", "nz_mem",
-        "tainted", "cordoned", "flagged", "__weakref__",
+        "tainted", "cordoned", "flagged", "domains", "__weakref__",
     )
 
     def __init__(self) -> None:
@@ -76,6 +77,9 @@ class NodeVectors:
         self.epoch = -1
         self.objects: list[Any] = []
         self.usable = False
+        # label key -> (has the key, value id per row, value -> id); "" is the
+        # id of a missing label too.  Labels change only with the epoch.
+        self.domains: dict[str, tuple[np.ndarray, np.ndarray, dict[str, int]]] = {}
 
     # --- keeping in step ----------------------------------------------------------
     def sync(self, state: ClusterState) -> bool:
@@ -92,6 +96,7 @@ class NodeVectors:
     def _build(self, order: list[NodeState]) -> None:
         n = len(order)
         self.order = order
+        self.domains = {}
         self.row = {ns.node.name: i for i, ns in enumerate(order)}
         self.objects = list(map(_NODE, order))
         try:
@@ -133,6 +138,7 @@ class NodeVectors:
 
     def _check_nodes(self, order: list[NodeState]) -> None:
         """After the epoch moved: node objects replaced (allocatable) and taints or cordons."""
+        self.domains = {}
         objects = list(map(_NODE, order))
         if any(a is not b for a, b in zip(objects, self.objects, strict=True)):
             self.objects = objects
@@ -169,6 +175,21 @@ class NodeVectors:
         self.nz_cpu[i], self.nz_mem[i] = values[4:]
 
     # --- reading -----------------------------------------------------------------
+    def domain(self, key: str) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+        """Per row: whether the node has label ``key``, and its value's id (``""`` if not)."""
+        found = self.domains.get(key)
+        if found is None:
+            assert self.order is not None
+            ids: dict[str, int] = {"": 0}
+            values = [ns.labels.get(key) for ns in self.order]
+            n = len(values)
+            has = np.fromiter((v is not None for v in values), np.bool_, n)
+            setdefault = ids.setdefault
+            dom = np.fromiter((0 if v is None else setdefault(v, len(ids)) for v in values),
+                              np.int64, n)
+            found = self.domains[key] = (has, dom, ids)
+        return found
+
     def window(self, start: int, size: int) -> slice | np.ndarray:
         """Rows ``start``, ``start + 1``, … (``size`` of them, wrapping around the order)."""
         n = len(self.alloc_cpu)
@@ -197,3 +218,23 @@ def vectors_for(state: ClusterState, order: Sequence[NodeState]) -> NodeVectors 
     if not vec.sync(state) or vec.order is not order:
         return None
     return vec
+
+
+# A score rule's array form (used by .vector_scores): ``form(ctx, args, pod,
+# feasible)`` gives the rule's (raw, normalised) scores over the feasible nodes
+# of a vector search, each one int for every node or an int64 array, or None
+# when it cannot (the rule's batch form then runs).  Kept here, a module that
+# imports no rules, so the modules declaring forms can import it freely.
+Scores = tuple[int | np.ndarray, int | np.ndarray]
+VECTOR_SCORES: dict[Callable[..., Any], Callable[..., Scores | None]] = {}
+
+
+def vector_score(fn: Callable[..., Any]
+                 ) -> Callable[[Callable[..., Scores | None]], Callable[..., Scores | None]]:
+    """Decorator: the array form of the score rule function ``fn`` (see ``VECTOR_SCORES``)."""
+
+    def wrap(form: Callable[..., Scores | None]) -> Callable[..., Scores | None]:
+        VECTOR_SCORES[fn] = form
+        return form
+
+    return wrap

@@ -13,8 +13,8 @@ vectors), :func:`pick` does the same with arrays:
 * TaintToleration scores only the tainted feasible nodes (through its rule)
   and normalises as ``DefaultNormalizeScore`` (reversed);
 * a rule that scores nothing for this pod (no preferred node affinity, no
-  spreading constraint, no inter-pod affinity state, no node images, no DRA
-  claims) is the constant it normalises to;
+  inter-pod affinity state, no node images, no DRA claims) is the constant
+  it normalises to; PodTopologySpread's arrays are in :mod:`.vector_spread`;
 * any other rule runs its batch form on the feasible nodes, as the cycle
   does, and is added as an array;
 * the best total wins, ties to the lowest rank, as the cycle's walk.
@@ -36,27 +36,17 @@ from kruleset.model.objects import Pod
 from ...dra import plugin as dra_plugin
 from ..cycle import _BATCH_SCORES, _record_attempt, _trace_scores
 from ..dispatch import fast_path
-from ..filters.podtopologyspread import SCHEDULE_ANYWAY, constraints_for
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
-from ..scores import imagelocality, interpodaffinity, node, noderesources, podtopologyspread
+from ..scores import imagelocality, interpodaffinity, node, noderesources
+from .node_vectors import VECTOR_SCORES as _VECTOR
+from .node_vectors import Scores
+from .node_vectors import vector_score as _vector_score
 from .vector_search import Feasible
 
 __all__ = ["Lazy", "pick"]
 
-# A rule's scores: (raw, normalised), each one int for every node or an array.
-Scores = tuple[int | np.ndarray, int | np.ndarray]
-VectorScore = Callable[[Any, Mapping[str, Any], Pod, Feasible], Scores | None]
-_VECTOR: dict[Callable[..., Any], VectorScore] = {}
-
 # Generic rules' values are taken into int64 only below this (sums stay exact).
 _VALUE_LIMIT = 1 << 40
-
-
-def _vector_score(fn: Callable[..., Any]) -> Callable[[VectorScore], VectorScore]:
-    def wrap(form: VectorScore) -> VectorScore:
-        _VECTOR[fn] = form
-        return form
-    return wrap
 
 
 class Lazy(Sequence[Any]):
@@ -239,13 +229,6 @@ def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasib
     na = pod.node_affinity
     added = args.get("addedAffinity")
     if (na is None or not na.preferred) and (added is None or not added.preferred):
-        return 0, 0
-    return None
-
-
-@_vector_score(podtopologyspread._spread_score)
-def _spread(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
-    if not constraints_for(pod, args, SCHEDULE_ANYWAY)[0]:
         return 0, 0
     return None
 
