@@ -40,7 +40,7 @@ MIN_CHUNK = 32
 @fast_path("batch_search")
 def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], start: int,
            to_find: int, failures: dict[str, Failure]
-           ) -> tuple[list[NodeState], dict[str, Failure], int | None] | None:
+           ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
     """The search of ``order`` from ``start`` for ``to_find`` nodes, or None if it cannot take it.
 
     Returns the feasible nodes, the failures (``failures`` filled in, or the

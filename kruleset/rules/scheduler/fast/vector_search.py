@@ -20,7 +20,7 @@ unusable array) gets None and the batch search answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,17 +53,45 @@ _SUPPORTED = frozenset({_UNSCHEDULABLE, _NODE_NAME, _TAINTS, _FIT})
 Verdict = tuple[Failure | None, int | None]
 
 
-class Feasible(list):  # type: ignore[type-arg]
-    """Feasible nodes found by :func:`vector_find`, with their rows in ``vectors``.
+class Feasible(Sequence[NodeState]):
+    """Feasible nodes found by :func:`vector_find`, as their rows in ``vectors``.
 
-    A plain list of :class:`NodeState` to every reader; the vector scores
-    (:mod:`.vector_scores`) read ``rows`` instead of the nodes.
+    A sequence of :class:`NodeState` to every reader, but the list of nodes
+    is made only when iterated: touching thousands of scattered node objects
+    costs more than the vector search itself, and the vector scores
+    (:mod:`.vector_scores`) read ``rows`` instead.
     """
 
-    __slots__ = ("rows", "vectors")
+    __slots__ = ("rows", "vectors", "_nodes")
 
-    rows: np.ndarray
-    vectors: NodeVectors
+    def __init__(self, rows: np.ndarray, vectors: NodeVectors) -> None:
+        self.rows = rows
+        self.vectors = vectors
+        self._nodes: list[NodeState] | None = None
+
+    def nodes(self) -> list[NodeState]:
+        """The nodes, in search order."""
+        if self._nodes is None:
+            order = self.vectors.order
+            assert order is not None
+            self._nodes = [order[i] for i in self.rows.tolist()]
+        return self._nodes
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, int) and self._nodes is None:
+            order = self.vectors.order
+            assert order is not None
+            return order[int(self.rows[i])]
+        return self.nodes()[i]
+
+    def __iter__(self) -> Iterator[NodeState]:
+        return iter(self.nodes())
+
+    def __repr__(self) -> str:
+        return repr(self.nodes())
 
 
 def _fit_index(rules: FilterRules, pod: Pod) -> int | None | bool:
@@ -228,9 +256,4 @@ class _Search:
         return f
 
     def feasible(self, picks: list[np.ndarray]) -> Feasible:
-        rows = np.concatenate(picks) if len(picks) != 1 else picks[0]
-        order = self.order
-        out = Feasible([order[i] for i in rows.tolist()])
-        out.rows = rows
-        out.vectors = self.vec
-        return out
+        return Feasible(np.concatenate(picks) if len(picks) != 1 else picks[0], self.vec)

@@ -31,8 +31,16 @@ from typing import Any
 import numpy as np
 
 from kruleset.model.objects import Pod
+from kruleset.model.selectors import IN, LabelSelector
+from kruleset.model.state import PodState
 
-from ..filters.podtopologyspread import HOSTNAME, SCHEDULE_ANYWAY, constraints_for, node_included
+from ..filters.podtopologyspread import (
+    HOSTNAME,
+    SCHEDULE_ANYWAY,
+    _includes_every_node,
+    constraints_for,
+    node_included,
+)
 from ..filters.topology_index import pod_index
 from ..scores import podtopologyspread
 from .node_vectors import Scores, vector_score
@@ -61,53 +69,62 @@ def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasibl
     state = ctx.state
     nodes = state.nodes
     idx = pod_index(state)
-    keys = [c.key for c in constraints]
+    every_key = np.logical_and.reduce([has for has, _, _ in domains]) if require_all else None
     total = np.zeros(len(rows), np.float64)
     inverse: np.ndarray | None = None
+    placed: dict[int, tuple[list[PodState], np.ndarray]] = {}
     for c, (has, dom, ids) in zip(constraints, domains, strict=True):
-        host = c.key == HOSTNAME
-        if host:
+        # Constraints defaulted from one owner share one selector: its pods once.
+        found = placed.get(id(c.selector))
+        if found is None:
+            found = placed[id(c.selector)] = _placed(idx, pod.namespace, c.selector, vec.row)
+        pods, at = found
+        counted = has[at] if every_key is None else has[at] & every_key[at]
+        if c.key == HOSTNAME:
+            # The node's own pods, whatever the inclusion policies (as upstream's Score).
+            if inverse is None:
+                inverse = np.full(len(has), -1, np.int64)
+                inverse[rows] = np.arange(len(rows))
+            mine = inverse[at[counted]]
+            cnt = np.bincount(mine[mine >= 0], minlength=len(rows))
             size = int(kept.sum())
         else:
             present = np.zeros(len(ids), np.bool_)
             present[dom[rows][kept]] = True
             size = int(present.sum())
+            if not _includes_every_node(c, pod):
+                counted &= np.fromiter((node_included(c, pod, nodes[ps.node]) for ps in pods),
+                                       np.bool_, len(pods))
+            counts = np.bincount(dom[at[counted]], minlength=len(ids))
+            cnt = np.where(present, counts, 0)[dom[rows]]
         weight = math.log(float(size + 2))
-        per_host: dict[str, int] = {}
-        counts = np.zeros(len(ids), np.int64)
-        for ps in idx.matching(pod.namespace, c.selector):
-            if ps.deletion_time is not None or ps.node is None:
-                continue
-            node = nodes[ps.node]
-            labels = node.labels
-            if require_all and not all(k in labels for k in keys):
-                continue
-            if c.key not in labels:
-                continue
-            if host:
-                # The node's own pods, whatever the inclusion policies (as upstream's Score).
-                per_host[node.name] = per_host.get(node.name, 0) + 1
-                continue
-            if not node_included(c, pod, node):
-                continue
-            v = ids.get(labels[c.key])
-            if v is not None and present[v]:
-                counts[v] += 1
-        if host:
-            if inverse is None:
-                inverse = np.full(len(vec.order or ()), -1, np.int64)
-                inverse[rows] = np.arange(len(rows))
-            cnt = np.zeros(len(rows), np.int64)
-            for name, k in per_host.items():
-                at = int(inverse[vec.row[name]])
-                if at >= 0:
-                    cnt[at] = k
-        else:
-            cnt = counts[dom[rows]]
         term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
         total = np.where(has[rows], total + term, total)
     raw = np.where(ignored, 0, np.floor(total + 0.5).astype(np.int64))
     return raw, _normalize(raw, ignored)
+
+
+def _placed(idx: Any, namespace: str, selector: LabelSelector, row: Mapping[str, int]
+            ) -> tuple[list[PodState], np.ndarray]:
+    """The bound, not terminating pods ``selector`` matches, and their nodes' rows.
+
+    A selector of single-value ``In`` requirements (an owner's) matches
+    exactly the pods in every one of its label buckets of the pod index: the
+    smallest bucket is filtered by membership in the others, without
+    matching labels pod by pod.
+    """
+    reqs = selector.requirements
+    if reqs and all(r.operator == IN and len(r.values) == 1 for r in reqs):
+        buckets = [idx.by_label.get((namespace, r.key, r.values[0])) for r in reqs]
+        if any(b is None for b in buckets):
+            return [], np.zeros(0, np.int64)
+        buckets.sort(key=len)
+        first, rest = buckets[0], buckets[1:]
+        matched = [ps for key, ps in first.items() if all(key in b for b in rest)]
+    else:
+        matched = idx.matching(namespace, selector)
+    pods = [ps for ps in matched if ps.deletion_time is None and ps.node is not None]
+    return pods, np.fromiter((row[ps.node] for ps in pods), np.int64, len(pods))
 
 
 def _normalize(raw: np.ndarray, ignored: np.ndarray) -> int | np.ndarray:
