@@ -120,7 +120,11 @@ def _placed(idx: Any, namespace: str, selector: LabelSelector, row: Mapping[str,
             return [], np.zeros(0, np.int64)
         buckets.sort(key=len)
         first, rest = buckets[0], buckets[1:]
-        matched = [ps for key, ps in first.items() if all(key in b for b in rest)]
+        keys = first.keys()
+        if all(keys <= b.keys() for b in rest):  # an owner's pods: one bucket within the others
+            matched = list(first.values())
+        else:
+            matched = [ps for key, ps in first.items() if all(key in b for b in rest)]
     else:
         matched = idx.matching(namespace, selector)
     pods = [ps for ps in matched if ps.deletion_time is None and ps.node is not None]
