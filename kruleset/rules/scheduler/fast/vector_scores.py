@@ -173,13 +173,12 @@ def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Sco
     if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
         return None
     wc, wm = weights
-    vec, rows = feasible.vectors, feasible.rows
-    ac, am = vec.alloc_cpu[rows], vec.alloc_mem[rows]
+    ac, am = feasible.column("alloc_cpu"), feasible.column("alloc_mem")
     if wc + wm <= 0 or not (ac.all() and am.all()):
         return None
     req = pod.nonzero_requests
-    r1 = vec.nz_cpu[rows] + req.cpu
-    r2 = vec.nz_mem[rows] + req.memory
+    r1 = feasible.column("nz_cpu") + req.cpu
+    r2 = feasible.column("nz_mem") + req.memory
     s1 = np.where(r1 > ac, 0, (ac - r1) * 100 // ac)
     s2 = np.where(r2 > am, 0, (am - r2) * 100 // am)
     score = (s1 * wc + s2 * wm) // (wc + wm)
@@ -195,13 +194,12 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
         return 0, 0
     if noderesources._default_resources(args) is None:
         return None
-    vec, rows = feasible.vectors, feasible.rows
-    ac, am = vec.alloc_cpu[rows], vec.alloc_mem[rows]
+    ac, am = feasible.column("alloc_cpu"), feasible.column("alloc_mem")
     if not (ac.all() and am.all()):
         return None
     # float64 operands, then divide, clamp at 1, half the difference, as upstream.
-    fc = (vec.used_cpu[rows] + req.cpu).astype(np.float64) / ac.astype(np.float64)
-    fm = (vec.used_mem[rows] + req.memory).astype(np.float64) / am.astype(np.float64)
+    fc = (feasible.column("used_cpu") + req.cpu).astype(np.float64) / ac.astype(np.float64)
+    fm = (feasible.column("used_mem") + req.memory).astype(np.float64) / am.astype(np.float64)
     fc = np.where(fc > 1, 1.0, fc)
     fm = np.where(fm > 1, 1.0, fm)
     d = (fc - fm) / 2

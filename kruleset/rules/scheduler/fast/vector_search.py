@@ -62,12 +62,20 @@ class Feasible(Sequence[NodeState]):
     (:mod:`.vector_scores`) read ``rows`` instead.
     """
 
-    __slots__ = ("rows", "vectors", "_nodes")
+    __slots__ = ("rows", "vectors", "_nodes", "_columns")
 
     def __init__(self, rows: np.ndarray, vectors: NodeVectors) -> None:
         self.rows = rows
         self.vectors = vectors
         self._nodes: list[NodeState] | None = None
+        self._columns: dict[str, np.ndarray] = {}
+
+    def column(self, name: str) -> np.ndarray:
+        """The vectors' column ``name`` at these rows (gathered once: several scores read it)."""
+        got = self._columns.get(name)
+        if got is None:
+            got = self._columns[name] = getattr(self.vectors, name)[self.rows]
+        return got
 
     def nodes(self) -> list[NodeState]:
         """The nodes, in search order."""
@@ -130,7 +138,8 @@ def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeStat
     picks: list[np.ndarray] = []
     while pos < n:
         need = to_find - found
-        size = min(n - pos, max(2 * need, MIN_CHUNK))
+        # A quarter more than still needed (and the next that fits): usually one chunk.
+        size = min(n - pos, max(need + (need >> 2), MIN_CHUNK))
         first = (start + pos) % n
         take, count, stopped = search.chunk(first, size, need, nominated)
         picks.append(take)
