@@ -228,6 +228,7 @@ def _simulate(text: str, fast: FastPaths, trace: bool) -> list[object]:
     out: list[object] = [d.to_json() for d in sim.decisions]
     if sim.trace is not None:
         out.extend((e.rule, e.subject, e.result, e.why, e.time) for e in sim.trace.entries)
+        out.extend(sim.trace.attempts)
     return out
 
 

@@ -87,8 +87,9 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
                              nom_entries)
     feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
+        vectors = getattr(feasible, "vectors", None)  # a vector search's node names
         trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
-                     nom_entries)
+                     nom_entries, vectors.names if vectors is not None else None)
     if key is not None and memo is not None and not feasible and processed == len(order):
         if fail_at is None or nom_entries is None:
             memo.keep_all_failed(key, failures, start)

@@ -65,7 +65,7 @@ class NodeVectors:
     """
 
     __slots__ = (
-        "order", "row", "epoch", "objects", "usable",
+        "order", "names", "row", "epoch", "objects", "usable",
         "alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods",
         "used_cpu", "used_mem", "used_eph", "used_pods", "nz_cpu", "nz_mem",
         "tainted", "cordoned", "flagged", "domains", "__weakref__",
@@ -73,6 +73,7 @@ class NodeVectors:
 
     def __init__(self) -> None:
         self.order: list[NodeState] | None = None
+        self.names: list[str] = []
         self.row: dict[str, int] = {}
         self.epoch = -1
         self.objects: list[Any] = []
@@ -97,7 +98,9 @@ class NodeVectors:
         n = len(order)
         self.order = order
         self.domains = {}
-        self.row = {ns.node.name: i for i, ns in enumerate(order)}
+        # Node names per row: traced searches list thousands of them per pod.
+        self.names = [ns.node.name for ns in order]
+        self.row = {name: i for i, name in enumerate(self.names)}
         self.objects = list(map(_NODE, order))
         try:
             self._allocatable(n)

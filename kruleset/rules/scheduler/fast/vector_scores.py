@@ -34,7 +34,7 @@ import numpy as np
 from kruleset.model.objects import Pod
 
 from ...dra import plugin as dra_plugin
-from ..cycle import _BATCH_SCORES, _record_attempt, _trace_scores
+from ..cycle import _BATCH_SCORES, _trace_scores
 from ..dispatch import fast_path
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
 from ..scores import imagelocality, interpodaffinity, node, noderesources
@@ -117,24 +117,42 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     rows = feasible.rows
     # The best total; ties go to the lowest rank (a row is its node's rank).
     best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
-    chosen = feasible.vectors.order[best]
-    names = Lazy(lambda: [ns.node.name for ns in feasible])
+    chosen = feasible.vectors.names[best]
+    every = feasible.vectors.names
+    names = Lazy(lambda: [every[i] for i in rows.tolist()])
     totals = Lazy(lambda: _values(const if total is None else total + const, n))
     trace = ctx.trace
     if trace is not None:
-        named = tuple(names)
-        listed = {r: _values(v, n) for r, v in per_rule.items()}
-        _trace_scores(trace, pod.key, named, list(totals), listed)
-        _record_attempt(trace, pod.key, chosen.node.name, feasible, (named, tuple(totals), tuple([
-            (r, raws[r][0], tuple(_listed(raws[r][1], n)), tuple(v))
-            for r, v in listed.items()])))
+        _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
     lazy = {r: Lazy(_later(v, n)) for r, v in per_rule.items()}
-    return ScheduleResult(pod.key, chosen.node.name, None, PerNode(names, totals),
+    return ScheduleResult(pod.key, chosen, None, PerNode(names, totals),
                           _PerRule(names, lazy), names)
 
 
-def _listed(v: int | np.ndarray | list[int], n: int) -> list[int]:
-    return v if isinstance(v, list) else _values(v, n)
+def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Lazy, totals: Lazy,
+           per_rule: Mapping[str, int | np.ndarray],
+           raws: Mapping[str, tuple[int, int | np.ndarray | list[int]]]) -> None:
+    """What the cycle records when traced: its score entries and the attempt, same values."""
+    n = len(feasible)
+    named = tuple(names)
+    listed = {r: tuple(_values(v, n)) for r, v in per_rule.items()}
+    _trace_scores(trace, pod.key, named, tuple(totals), listed)
+    if getattr(trace, "attempts", None) is None:
+        return
+    # _record_attempt's feasible names in rank order: a row is its node's rank.
+    every = feasible.vectors.names
+    ordered = tuple([every[i] for i in np.sort(feasible.rows).tolist()])
+    scores = (named, tuple(totals), tuple([
+        (r, raws[r][0], _listed(raws[r][1], n, v, per_rule[r]), v)
+        for r, v in listed.items()]))
+    trace.attempts.append((trace.now, pod.key, chosen, ordered, scores))
+
+
+def _listed(raw: int | np.ndarray | list[int], n: int, norm: tuple[int, ...],
+            was: int | np.ndarray) -> tuple[int, ...]:
+    if raw is was:
+        return norm  # the rule does not normalise: one tuple for both
+    return tuple(raw) if isinstance(raw, list) else tuple(_values(raw, n))
 
 
 def _later(v: int | np.ndarray, n: int) -> Callable[[], list[int]]:
