@@ -29,8 +29,9 @@ from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, schedule_one
-from kruleset.rules.scheduler.fast import vector_scores, vector_search
+from kruleset.rules.scheduler.fast import node_vectors, vector_scores, vector_search, vector_spread
 from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.scores import podtopologyspread
 from kruleset.sim.core import Simulation
 
 GI = 1 << 30
@@ -142,6 +143,10 @@ def test_the_random_clusters_take_the_vector_path(counted: dict[str, int]) -> No
         for k in range(5):
             _cycle(st, _pod(rng, k), ON, False)
     assert counted["search"] > 50 and counted["pick"] > 30
+    # Every default score rule has an array form (DRA's is declared on first use).
+    forms = node_vectors.VECTOR_SCORES
+    assert all(a.rule.fn in forms for a in Profile.default().active("scheduler.score").rules)
+    assert forms[podtopologyspread._spread_score] is vector_spread.spread_scores
 
 
 def test_ties_go_to_the_lowest_rank(counted: dict[str, int]) -> None:

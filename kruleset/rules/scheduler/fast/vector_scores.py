@@ -33,7 +33,6 @@ import numpy as np
 
 from kruleset.model.objects import Pod
 
-from ...dra import plugin as dra_plugin
 from ..cycle import _BATCH_SCORES, _trace_scores
 from ..dispatch import fast_path
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
@@ -44,6 +43,9 @@ from .node_vectors import vector_score as _vector_score
 from .vector_search import Feasible
 
 __all__ = ["Lazy", "pick"]
+
+# Set once the forms declared on first use are (see _dra_form).
+_LATE: list[bool] = []
 
 # Generic rules' values are taken into int64 only below this (sums stay exact).
 _VALUE_LIMIT = 1 << 40
@@ -95,6 +97,9 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     """The cycle's scoring and choice over ``feasible``, or None (the cycle scores)."""
     if not isinstance(feasible, Feasible) or ctx.state.node_order() is not feasible.vectors.order:
         return None
+    if not _LATE:
+        _dra_form()
+        _LATE.append(True)
     n = len(feasible)
     per_rule: dict[str, int | np.ndarray] = {}
     raws: dict[str, tuple[int, int | np.ndarray | list[int]]] = {}
@@ -264,9 +269,19 @@ def _images(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> 
     return None
 
 
-@_vector_score(dra_plugin._score)
-def _dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
-    cyc = ctx.extra.get(dra_plugin.CYCLE)
-    if cyc is None or not cyc.scored:
-        return 0, 0
-    return None
+def _dra_form() -> None:
+    """Declare DynamicResources' form, on first use.
+
+    Its plugin module is imported here rather than at the top: imported
+    before the built-in rule modules are loaded, it would have them loaded
+    from inside itself, and its rules would miss their place in the profile.
+    """
+    from ...dra import plugin
+
+    def dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+        cyc = ctx.extra.get(plugin.CYCLE)
+        if cyc is None or not cyc.scored:
+            return 0, 0
+        return None
+
+    _VECTOR.setdefault(plugin._score, dra)
