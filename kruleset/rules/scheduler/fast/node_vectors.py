@@ -50,6 +50,10 @@ _UNSCHEDULABLE = attrgetter("unschedulable")
 _ALLOCATABLE = attrgetter("allocatable")
 _REQUESTED = attrgetter("requested")
 _NONZERO = attrgetter("nonzero")
+_CPU = attrgetter("cpu")
+_MEMORY = attrgetter("memory")
+_EPHEMERAL = attrgetter("ephemeral_storage")
+_PODS = attrgetter("pods")
 
 
 def _column(values: Any, n: int) -> np.ndarray:
@@ -106,12 +110,12 @@ class NodeVectors:
             self._allocatable(n)
             used = list(map(_REQUESTED, order))
             nonzero = list(map(_NONZERO, order))
-            self.used_cpu = _column((u.cpu for u in used), n)
-            self.used_mem = _column((u.memory for u in used), n)
-            self.used_eph = _column((u.ephemeral_storage for u in used), n)
-            self.used_pods = _column((u.pods for u in used), n)
-            self.nz_cpu = _column((u.cpu for u in nonzero), n)
-            self.nz_mem = _column((u.memory for u in nonzero), n)
+            self.used_cpu = _column(map(_CPU, used), n)
+            self.used_mem = _column(map(_MEMORY, used), n)
+            self.used_eph = _column(map(_EPHEMERAL, used), n)
+            self.used_pods = _column(map(_PODS, used), n)
+            self.nz_cpu = _column(map(_CPU, nonzero), n)
+            self.nz_mem = _column(map(_MEMORY, nonzero), n)
         except OverflowError:
             self.usable = False
             return
@@ -120,10 +124,10 @@ class NodeVectors:
 
     def _allocatable(self, n: int) -> None:
         alloc = list(map(_ALLOCATABLE, self.objects))
-        self.alloc_cpu = _column((a.cpu for a in alloc), n)
-        self.alloc_mem = _column((a.memory for a in alloc), n)
-        self.alloc_eph = _column((a.ephemeral_storage for a in alloc), n)
-        self.alloc_pods = _column((a.pods for a in alloc), n)
+        self.alloc_cpu = _column(map(_CPU, alloc), n)
+        self.alloc_mem = _column(map(_MEMORY, alloc), n)
+        self.alloc_eph = _column(map(_EPHEMERAL, alloc), n)
+        self.alloc_pods = _column(map(_PODS, alloc), n)
 
     def _flags(self, order: Sequence[NodeState]) -> None:
         n = len(order)
