@@ -26,7 +26,9 @@ values).  None sends the cycle back to its own scoring.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -56,9 +58,13 @@ class Lazy(Sequence[Any]):
 
     __slots__ = ("_make", "_items")
 
-    def __init__(self, make: Callable[[], list[Any]]) -> None:
-        self._make: Callable[[], list[Any]] | None = make
+    def __init__(self, make: Callable[[], Iterable[Any]]) -> None:
+        self._make: Callable[[], Iterable[Any]] | None = make
         self._items: tuple[Any, ...] | None = None
+
+    def items(self) -> tuple[Any, ...]:
+        """The items, as one tuple (made on the first read)."""
+        return self._got()
 
     def _got(self) -> tuple[Any, ...]:
         if self._items is None:
@@ -124,7 +130,7 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
     chosen = feasible.vectors.names[best]
     every = feasible.vectors.names
-    names = Lazy(lambda: [every[i] for i in rows.tolist()])
+    names = Lazy(lambda: itemgetter(*rows.tolist())(every))  # a tuple: pick has 2+ nodes
     totals = Lazy(lambda: _values(const if total is None else total + const, n))
     trace = ctx.trace
     if trace is not None:
@@ -139,25 +145,54 @@ def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Lazy, t
            raws: Mapping[str, tuple[int, int | np.ndarray | list[int]]]) -> None:
     """What the cycle records when traced: its score entries and the attempt, same values."""
     n = len(feasible)
-    named = tuple(names)
-    listed = {r: tuple(_values(v, n)) for r, v in per_rule.items()}
-    _trace_scores(trace, pod.key, named, tuple(totals), listed)
+    named = names.items()
+    summed = totals.items()
+    listed = {r: _tuple(v, n) for r, v in per_rule.items()}
+    _trace_scores(trace, pod.key, named, summed, listed)
     if getattr(trace, "attempts", None) is None:
         return
-    # _record_attempt's feasible names in rank order: a row is its node's rank.
-    every = feasible.vectors.names
-    ordered = tuple([every[i] for i in np.sort(feasible.rows).tolist()])
-    scores = (named, tuple(totals), tuple([
+    scores = (named, summed, tuple([
         (r, raws[r][0], _listed(raws[r][1], n, v, per_rule[r]), v)
         for r, v in listed.items()]))
-    trace.attempts.append((trace.now, pod.key, chosen, ordered, scores))
+    trace.attempts.append((trace.now, pod.key, chosen, _by_rank(named, feasible.rows), scores))
+
+
+def _by_rank(named: tuple[str, ...], rows: np.ndarray) -> tuple[str, ...]:
+    """``named`` (the names of ``rows``) in rank order, as ``_record_attempt`` lists them.
+
+    The search visits rows in increasing order from its start, wrapping
+    around at most once: the names are already in rank order, or two runs
+    to swap.
+    """
+    down = np.flatnonzero(rows[1:] < rows[:-1])
+    if not len(down):
+        return named
+    if len(down) == 1:
+        k = int(down[0]) + 1
+        return named[k:] + named[:k]
+    return tuple([named[i] for i in np.argsort(rows, kind="stable").tolist()])
 
 
 def _listed(raw: int | np.ndarray | list[int], n: int, norm: tuple[int, ...],
             was: int | np.ndarray) -> tuple[int, ...]:
     if raw is was:
         return norm  # the rule does not normalise: one tuple for both
-    return tuple(raw) if isinstance(raw, list) else tuple(_values(raw, n))
+    return tuple(raw) if isinstance(raw, list) else _tuple(raw, n)
+
+
+def _tuple(v: int | np.ndarray, n: int) -> tuple[int, ...]:
+    return _constant(v, n) if isinstance(v, int) else tuple(v.tolist())
+
+
+@functools.lru_cache(maxsize=64)
+def _constant(v: int, n: int) -> tuple[int, ...]:
+    """One tuple per constant score and node count, shared by every traced cycle.
+
+    A trace keeps each cycle's scores; most rules score one constant for a
+    plain pod, and allocating (and collecting) a tuple per rule and cycle
+    was most of what tracing the scores cost.
+    """
+    return (v,) * n
 
 
 def _later(v: int | np.ndarray, n: int) -> Callable[[], list[int]]:
