@@ -47,6 +47,7 @@ normalised 0-100 score per node.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -319,22 +320,25 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
     (the same, in the same order) are formatted only if the trace is read;
     formatting them eagerly cost more than scoring.
     """
-    # Tuples of numbers: the collector stops tracking them, so the trace keeping
-    # them until it is read costs full collections nothing.
+    # Tuples of numbers and names: the collector stops tracking them, so the
+    # trace keeping them until it is read costs full collections nothing; the
+    # group is a partial of them, not a closure (whose cells stay tracked).
     rules = tuple([(r, tuple(v)) for r, v in per_rule.items()])
-    totals = tuple(totals)
-
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for i, name in enumerate(names):
-            parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
-            yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts
-
+    produce = functools.partial(_score_entries, key, tuple(names), tuple(totals), rules)
     defer = getattr(trace, "defer", None)
     if defer is None:
         for entry in produce():
             trace.add(*entry)
     else:
         defer(len(names), produce)
+
+
+def _score_entries(key: str, names: Sequence[str], totals: Sequence[int],
+                   rules: Sequence[tuple[str, Sequence[int]]]
+                   ) -> Iterator[tuple[str, str, str, str]]:
+    for i, name in enumerate(names):
+        parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
+        yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts
 
 
 def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,

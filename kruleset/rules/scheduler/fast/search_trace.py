@@ -152,16 +152,20 @@ def trace_search(trace: Any, pod: Pod,
         for name, recorded in nom_entries.items():
             if name in visited:
                 count += len(recorded) - width
-    key = pod.key
+    # A partial of plain values, not a closure: see trace_kept.
+    trace.defer(count, functools.partial(_search_entries, tuple(names), pod.key, visiting,
+                                         nom_entries or _NOTHING, fail_at, failures))
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node in visiting:
-            recorded = nom_entries.get(node)
-            if recorded is not None:
-                yield from recorded
-                continue
-            k = fail_at.get(node)
-            yield from up_to(names, f"{key} on {node}", k,
-                              "" if k is None else failures[node].reason)
 
-    trace.defer(count, produce)
+def _search_entries(names: Sequence[str], key: str, visiting: Sequence[str],
+                    nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                    fail_at: Mapping[str, int], failures: Mapping[str, Failure]
+                    ) -> Iterator[tuple[str, str, str, str]]:
+    for node in visiting:
+        recorded = nom_entries.get(node)
+        if recorded is not None:
+            yield from recorded
+            continue
+        k = fail_at.get(node)
+        yield from up_to(names, f"{key} on {node}", k,
+                         "" if k is None else failures[node].reason)
