@@ -193,8 +193,10 @@ def _scenario(seed: int) -> str:
             attrs.append(f"taints(dedicated=x:{rng.choice(['NoSchedule', 'PreferNoSchedule'])})")
         lines.append(f"node n{i} " + " ".join(attrs))
     for j in range(rng.randint(0, 3 * n)):
+        # Some running pods count for the spreading pods, tainted nodes included.
+        app = f" labels(app=web-{rng.randint(1, 3)})" if rng.random() < 0.5 else ""
         lines.append(f"pod run-{j} on n{rng.randint(1, n)} priority=0 "
-                     f"requests(cpu={rng.choice([100, 500, 900])}m, memory=256Mi)")
+                     f"requests(cpu={rng.choice([100, 500, 900])}m, memory=256Mi){app}")
     for t in (1, 2, 3):
         block = []
         for k in range(rng.randint(5, 40)):
@@ -209,9 +211,10 @@ def _scenario(seed: int) -> str:
                 extra += " priorityclass=high"
             if rng.random() < 0.15:
                 key = rng.choice(["rack", "topology.kubernetes.io/zone"])
+                honor = " node-taints-policy=Honor" if rng.random() < 0.5 else ""
                 extra += (f" labels(app=web-{t}) {{\n    spread max-skew={rng.randint(1, 3)} "
                           f"topology={key} selector(app=web-{t}) "
-                          "when-unsatisfiable=ScheduleAnyway\n  }")
+                          f"when-unsatisfiable=ScheduleAnyway{honor}\n  }}")
             block.append(f"  create pod new-{t}-{k} requests({', '.join(req)}){extra}")
         for d in range(rng.randint(0, 3)):
             block.append(f"  create deployment web-{t}-{d} replicas={rng.randint(2, 30)} "

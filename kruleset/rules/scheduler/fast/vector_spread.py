@@ -66,9 +66,7 @@ def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasibl
         for has, _, _ in domains:
             ignored |= ~has[rows]
     kept = ~ignored
-    state = ctx.state
-    nodes = state.nodes
-    idx = pod_index(state)
+    idx = pod_index(ctx.state)
     every_key = np.logical_and.reduce([has for has, _, _ in domains]) if require_all else None
     total = np.zeros(len(rows), np.float64)
     inverse: np.ndarray | None = None
@@ -81,27 +79,39 @@ def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasibl
         pods, at = found
         counted = has[at] if every_key is None else has[at] & every_key[at]
         if c.key == HOSTNAME:
-            # The node's own pods, whatever the inclusion policies (as upstream's Score).
             if inverse is None:
+                # Row -> place among the feasible nodes (-1: not feasible).
                 inverse = np.full(len(has), -1, np.int64)
                 inverse[rows] = np.arange(len(rows))
+            # The node's own pods, whatever the inclusion policies (as upstream's Score).
             mine = inverse[at[counted]]
             cnt = np.bincount(mine[mine >= 0], minlength=len(rows))
             size = int(kept.sum())
         else:
-            present = np.zeros(len(ids), np.bool_)
-            present[dom[rows][kept]] = True
-            size = int(present.sum())
             if not _includes_every_node(c, pod):
+                nodes = ctx.state.nodes
                 counted &= np.fromiter((node_included(c, pod, nodes[ps.node]) for ps in pods),
                                        np.bool_, len(pods))
-            counts = np.bincount(dom[at[counted]], minlength=len(ids))
-            cnt = np.where(present, counts, 0)[dom[rows]]
+            cnt, size = _domain_counts(dom[rows], kept, dom[at[counted]], len(ids))
         weight = math.log(float(size + 2))
         term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
         total = np.where(has[rows], total + term, total)
     raw = np.where(ignored, 0, np.floor(total + 0.5).astype(np.int64))
     return raw, _normalize(raw, ignored)
+
+
+def _domain_counts(feasible: np.ndarray, kept: np.ndarray, pods: np.ndarray, ids: int
+                   ) -> tuple[np.ndarray, int]:
+    """Per feasible node, the counted pods in its domain; and the number of domains.
+
+    ``feasible`` and ``pods`` are value ids (of the feasible nodes, of the
+    counted pods' nodes).  Only domains of the feasible nodes not ignored
+    (``kept``) exist: a pod elsewhere counts for none.
+    """
+    present = np.zeros(ids, np.bool_)
+    present[feasible[kept]] = True
+    counts = np.where(present, np.bincount(pods, minlength=ids), 0)
+    return counts[feasible], int(present.sum())
 
 
 def _placed(idx: Any, namespace: str, selector: LabelSelector, row: Mapping[str, int]
