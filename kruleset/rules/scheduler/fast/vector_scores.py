@@ -131,7 +131,7 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     chosen = feasible.vectors.names[best]
     every = feasible.vectors.names
     names = Lazy(lambda: itemgetter(*rows.tolist())(every))  # a tuple: pick has 2+ nodes
-    totals = Lazy(lambda: _values(const if total is None else total + const, n))
+    totals = Lazy(lambda: _shared(const if total is None else total + const, n))
     trace = ctx.trace
     if trace is not None:
         _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
@@ -182,6 +182,21 @@ def _listed(raw: int | np.ndarray | list[int], n: int, norm: tuple[int, ...],
 
 def _tuple(v: int | np.ndarray, n: int) -> tuple[int, ...]:
     return _constant(v, n) if isinstance(v, int) else tuple(v.tolist())
+
+
+# int objects 0..4095, shared by every tuple of totals a trace keeps: a total is
+# usually above 256 (Python's own small ints), and a traced 3,250-node cycle
+# otherwise allocated (and kept) 3,250 int objects for its totals.
+_INTS = np.array(range(4096), dtype=object)
+
+
+def _shared(v: int | np.ndarray, n: int) -> list[int]:
+    if isinstance(v, int):
+        return [v] * n
+    if len(v) and int(v.min()) >= 0 and int(v.max()) < len(_INTS):
+        out: list[int] = _INTS[v].tolist()
+        return out
+    return v.tolist()
 
 
 @functools.lru_cache(maxsize=64)
