@@ -25,6 +25,7 @@ from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
 from .search_trace import FilterRules, Recorder, rule_places, trace_kept, trace_search
+from .vector_search import Feasible
 
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
@@ -87,9 +88,14 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
                              nom_entries)
     feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
-        vectors = getattr(feasible, "vectors", None)  # a vector search's node names
-        trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
-                     nom_entries, vectors.names if vectors is not None else None)
+        vector = feasible if isinstance(feasible, Feasible) else None  # its node names
+        visited = trace_search(trace, pod, rules, order, start, processed + extra, failures,
+                               fail_at, nom_entries,
+                               vector.vectors.names if vector is not None else None)
+        if vector is not None and not failures:
+            # Every node visited fits: the feasible nodes' names are the first ones
+            # visited, kept for the scores' trace (one tuple less per traced pod).
+            vector.names = visited[:len(vector)]
     if key is not None and memo is not None and not feasible and processed == len(order):
         if fail_at is None or nom_entries is None:
             memo.keep_all_failed(key, failures, start)

@@ -119,7 +119,7 @@ def trace_search(trace: Any, pod: Pod,
                   order: Sequence[NodeState], start: int, processed: int,
                   failures: Mapping[str, Failure], fail_at: Mapping[str, int],
                   nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
-                  node_names: Sequence[str] | None = None) -> None:
+                  node_names: Sequence[str] | None = None) -> tuple[str, ...]:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
     The entries (per node visited, each rule ``pass`` until the one that
@@ -127,7 +127,7 @@ def trace_search(trace: Any, pod: Pod,
     they are only built when the trace is read, so tracing a 5,000-node
     search costs a few microseconds per node instead of an object per rule.
     ``node_names``, the names of ``order``'s nodes when the caller keeps
-    them, saves reading each node.
+    them, saves reading each node.  Returns the names of the nodes visited.
     """
     names = [name for _, _, name in rules]
     n = len(order)
@@ -155,6 +155,7 @@ def trace_search(trace: Any, pod: Pod,
     # A partial of plain values, not a closure: see trace_kept.
     trace.defer(count, functools.partial(_search_entries, tuple(names), pod.key, visiting,
                                          nom_entries or _NOTHING, fail_at, failures))
+    return visiting
 
 
 def _search_entries(names: Sequence[str], key: str, visiting: Sequence[str],

@@ -130,7 +130,8 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
     chosen = feasible.vectors.names[best]
     every = feasible.vectors.names
-    names = Lazy(lambda: itemgetter(*rows.tolist())(every))  # a tuple: pick has 2+ nodes
+    made = feasible.names
+    names = Lazy(lambda: made if made is not None else itemgetter(*rows.tolist())(every))
     totals = Lazy(lambda: _shared(const if total is None else total + const, n))
     trace = ctx.trace
     if trace is not None:

@@ -62,11 +62,13 @@ class Feasible(Sequence[NodeState]):
     (:mod:`.vector_scores`) read ``rows`` instead.
     """
 
-    __slots__ = ("rows", "vectors", "_nodes", "_columns")
+    __slots__ = ("rows", "vectors", "names", "_nodes", "_columns")
 
     def __init__(self, rows: np.ndarray, vectors: NodeVectors) -> None:
         self.rows = rows
         self.vectors = vectors
+        # The nodes' names as one tuple, when a traced search already made it.
+        self.names: tuple[str, ...] | None = None
         self._nodes: list[NodeState] | None = None
         self._columns: dict[str, np.ndarray] = {}
 
