@@ -25,7 +25,7 @@ from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim.core import Simulation
 
 NONE = FastPaths(batch_search=False, cycle_cache=False, victims=False, reclaim=False,
-                 pdb_selection=False, quiet_kubelet=False)
+                 pdb_selection=False, quiet_kubelet=False, node_vectors=False)
 
 
 def _decisions(text: str, fast: FastPaths, *, trace: bool = False) -> list[object]:

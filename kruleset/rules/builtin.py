@@ -39,6 +39,9 @@ _MODULES = (
     # (rules/scheduler/dispatch.py), which hands them to the reference rules
     # when the simulation's FastPaths option is on.
     "scheduler.fast.batch_search",
+    "scheduler.fast.vector_search",
+    "scheduler.fast.vector_scores",
+    "scheduler.fast.vector_spread",
     "scheduler.fast.plan",
     "scheduler.fast.dry_run",
     "quota.fast_reclaim",

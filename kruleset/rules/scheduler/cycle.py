@@ -47,6 +47,7 @@ normalised 0-100 score per node.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -58,6 +59,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from ..engine import UNRESOLVABLE, Failure, Trace
 from ..profile import Profile
 from ..registry import rule
+from .dispatch import chosen
 from .framework import (
     FEASIBLE,
     FILTERS,
@@ -258,6 +260,13 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             _record_attempt(trace, pod.key, only.name, feasible)
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
+    pick = chosen(ctx, "node_vectors_pick")
+    if pick is not None:
+        # The same scores and choice as below, as array operations, when the
+        # search found the nodes in the node vectors (None: score here).
+        picked: ScheduleResult | None = pick(ctx, pod, feasible)
+        if picked is not None:
+            return picked
     raws: dict[str, tuple[int, list[int]]] | None = {} if trace is not None else None
     totals, per_rule = score_nodes(ctx, pod, feasible, raws)
     # Highest total; ties go to the first node in the scheduler's node order
@@ -311,22 +320,25 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
     (the same, in the same order) are formatted only if the trace is read;
     formatting them eagerly cost more than scoring.
     """
-    # Tuples of numbers: the collector stops tracking them, so the trace keeping
-    # them until it is read costs full collections nothing.
+    # Tuples of numbers and names: the collector stops tracking them, so the
+    # trace keeping them until it is read costs full collections nothing; the
+    # group is a partial of them, not a closure (whose cells stay tracked).
     rules = tuple([(r, tuple(v)) for r, v in per_rule.items()])
-    totals = tuple(totals)
-
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for i, name in enumerate(names):
-            parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
-            yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts
-
+    produce = functools.partial(_score_entries, key, tuple(names), tuple(totals), rules)
     defer = getattr(trace, "defer", None)
     if defer is None:
         for entry in produce():
             trace.add(*entry)
     else:
         defer(len(names), produce)
+
+
+def _score_entries(key: str, names: Sequence[str], totals: Sequence[int],
+                   rules: Sequence[tuple[str, Sequence[int]]]
+                   ) -> Iterator[tuple[str, str, str, str]]:
+    for i, name in enumerate(names):
+        parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
+        yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts
 
 
 def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | None = None,

@@ -88,7 +88,12 @@ class FastPaths:
     walking the namespace for every status
     (:mod:`~kruleset.rules.disruption.fast_selection`), ``quiet_kubelet``
     answers kubelet eviction passes certain to decide nothing without their
-    steps (:mod:`~kruleset.rules.kubelet.eviction.fast_pass`).
+    steps (:mod:`~kruleset.rules.kubelet.eviction.fast_pass`), ``node_vectors``
+    keeps the nodes' resources as arrays in node order and answers the batch
+    search and the scores of common pods with array operations
+    (:mod:`~kruleset.rules.scheduler.fast.vector_search`,
+    :mod:`~kruleset.rules.scheduler.fast.vector_scores`; its search is a
+    form of the batch search, taken only with ``batch_search`` on).
     """
 
     batch_search: bool = True
@@ -97,6 +102,7 @@ class FastPaths:
     reclaim: bool = True
     pdb_selection: bool = True
     quiet_kubelet: bool = True
+    node_vectors: bool = True
 
 
 ALL_FAST = FastPaths()
@@ -166,7 +172,9 @@ class ScheduleResult:
     fit_error: FitError | None = None
     scores: Mapping[str, int] = attrs.field(factory=dict)
     per_rule: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
-    feasible: tuple[str, ...] = ()
+    # The feasible nodes' names in search order (a tuple, or a sequence equal
+    # to one that is built when read).
+    feasible: Sequence[str] = ()
 
     @property
     def message(self) -> str:

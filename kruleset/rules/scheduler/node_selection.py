@@ -381,7 +381,7 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int | None) -> int:
 
 
 def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bool = True
-                  ) -> tuple[list[NodeState], dict[str, Failure]]:
+                  ) -> tuple[Sequence[NodeState], dict[str, Failure]]:
     """Filter nodes for ``pod``: the feasible ones and each failed node's reason.
 
     Tries the nominated node first; then visits nodes from where the previous

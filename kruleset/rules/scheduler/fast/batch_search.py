@@ -21,10 +21,11 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import BATCH_FILTERS, fast_path
+from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
 from .search_trace import FilterRules, Recorder, rule_places, trace_kept, trace_search
+from .vector_search import Feasible
 
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
@@ -40,7 +41,7 @@ MIN_CHUNK = 32
 @fast_path("batch_search")
 def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], start: int,
            to_find: int, failures: dict[str, Failure]
-           ) -> tuple[list[NodeState], dict[str, Failure], int | None] | None:
+           ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
     """The search of ``order`` from ``start`` for ``to_find`` nodes, or None if it cannot take it.
 
     Returns the feasible nodes, the failures (``failures`` filled in, or the
@@ -79,11 +80,22 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     fail_at: dict[str, int] | None = {} if trace is not None else None
     nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
         {} if trace is not None else None)
-    feasible, processed, extra = find_batched(ctx, rules, pod, order, start, to_find,
-                                              failures, fail_at, nom_entries)
+    vectors = chosen(ctx, "node_vectors")
+    found = vectors(ctx, rules, pod, order, start, to_find, failures, fail_at,
+                    nom_entries) if vectors is not None else None
+    if found is None:
+        found = find_batched(ctx, rules, pod, order, start, to_find, failures, fail_at,
+                             nom_entries)
+    feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
-        trace_search(trace, pod, rules, order, start, processed + extra, failures, fail_at,
-                     nom_entries)
+        vector = feasible if isinstance(feasible, Feasible) else None  # its node names
+        visited = trace_search(trace, pod, rules, order, start, processed + extra, failures,
+                               fail_at, nom_entries,
+                               vector.vectors.names if vector is not None else None)
+        if vector is not None and not failures:
+            # Every node visited fits: the feasible nodes' names are the first ones
+            # visited, kept for the scores' trace (one tuple less per traced pod).
+            vector.names = visited[:len(vector)]
     if key is not None and memo is not None and not feasible and processed == len(order):
         if fail_at is None or nom_entries is None:
             memo.keep_all_failed(key, failures, start)

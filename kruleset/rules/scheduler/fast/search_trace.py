@@ -118,21 +118,28 @@ def trace_search(trace: Any, pod: Pod,
                   rules: FilterRules,
                   order: Sequence[NodeState], start: int, processed: int,
                   failures: Mapping[str, Failure], fail_at: Mapping[str, int],
-                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]]) -> None:
+                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                  node_names: Sequence[str] | None = None) -> tuple[str, ...]:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
     The entries (per node visited, each rule ``pass`` until the one that
     fails) are exactly those of the node-by-node loop, in its order;
     they are only built when the trace is read, so tracing a 5,000-node
     search costs a few microseconds per node instead of an object per rule.
+    ``node_names``, the names of ``order``'s nodes when the caller keeps
+    them, saves reading each node.  Returns the names of the nodes visited.
     """
     names = [name for _, _, name in rules]
     n = len(order)
     end = start + processed
-    nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
     # Names only: a tuple of strings, which the collector stops tracking, is what
     # the trace keeps until it is read.
-    visiting = tuple([node.name for node in nodes])
+    if node_names is not None:
+        visiting = tuple(node_names[start:end]) if end <= n else (
+            *node_names[start:], *node_names[:end - n])
+    else:
+        nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
+        visiting = tuple([node.name for node in nodes])
     width = len(names)
     # Every node visited makes ``width`` entries, except a failed one (up to the
     # rule that failed it) and one with nominated pods (what it recorded).
@@ -145,16 +152,21 @@ def trace_search(trace: Any, pod: Pod,
         for name, recorded in nom_entries.items():
             if name in visited:
                 count += len(recorded) - width
-    key = pod.key
+    # A partial of plain values, not a closure: see trace_kept.
+    trace.defer(count, functools.partial(_search_entries, tuple(names), pod.key, visiting,
+                                         nom_entries or _NOTHING, fail_at, failures))
+    return visiting
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for node in visiting:
-            recorded = nom_entries.get(node)
-            if recorded is not None:
-                yield from recorded
-                continue
-            k = fail_at.get(node)
-            yield from up_to(names, f"{key} on {node}", k,
-                              "" if k is None else failures[node].reason)
 
-    trace.defer(count, produce)
+def _search_entries(names: Sequence[str], key: str, visiting: Sequence[str],
+                    nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                    fail_at: Mapping[str, int], failures: Mapping[str, Failure]
+                    ) -> Iterator[tuple[str, str, str, str]]:
+    for node in visiting:
+        recorded = nom_entries.get(node)
+        if recorded is not None:
+            yield from recorded
+            continue
+        k = fail_at.get(node)
+        yield from up_to(names, f"{key} on {node}", k,
+                         "" if k is None else failures[node].reason)

@@ -1,0 +1,338 @@
+"""Scoring and picking a node as array operations (the ``node_vectors`` option).
+
+:func:`~kruleset.rules.scheduler.cycle.schedule_one` scores the feasible
+nodes rule by rule and walks the totals for the best node, a Python step per
+node and rule.  When the feasible nodes came from the vector search
+(:class:`~.vector_search.Feasible`, which carries their rows in the node
+vectors), :func:`pick` does the same with arrays:
+
+* NodeResourcesFit (LeastAllocated over cpu and memory) and
+  BalancedAllocation are computed from the arrays with upstream's
+  arithmetic: integer floor division for the first, float64 fractions in
+  upstream's order of operations, truncated, for the second;
+* TaintToleration scores only the tainted feasible nodes (through its rule)
+  and normalises as ``DefaultNormalizeScore`` (reversed);
+* a rule that scores nothing for this pod (no preferred node affinity, no
+  inter-pod affinity state, no node images, no DRA claims) is the constant
+  it normalises to; PodTopologySpread's arrays are in :mod:`.vector_spread`;
+* any other rule runs its batch form on the feasible nodes, as the cycle
+  does, and is added as an array;
+* the best total wins, ties to the lowest rank, as the cycle's walk.
+
+Names, totals and per-rule scores are built into Python values only when the
+result is read (or the cycle is traced: the same entries, from the same
+values).  None sends the cycle back to its own scoring.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from kruleset.model.objects import Pod
+
+from ..cycle import _BATCH_SCORES, _trace_scores
+from ..dispatch import fast_path
+from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
+from ..scores import imagelocality, interpodaffinity, node, noderesources
+from .node_vectors import VECTOR_SCORES as _VECTOR
+from .node_vectors import Scores
+from .node_vectors import vector_score as _vector_score
+from .vector_search import Feasible
+
+__all__ = ["Lazy", "pick"]
+
+# Set once the forms declared on first use are (see _dra_form).
+_LATE: list[bool] = []
+
+# Generic rules' values are taken into int64 only below this (sums stay exact).
+_VALUE_LIMIT = 1 << 40
+
+
+class Lazy(Sequence[Any]):
+    """A sequence made only when read (equal to the tuple of its items)."""
+
+    __slots__ = ("_make", "_items")
+
+    def __init__(self, make: Callable[[], Iterable[Any]]) -> None:
+        self._make: Callable[[], Iterable[Any]] | None = make
+        self._items: tuple[Any, ...] | None = None
+
+    def items(self) -> tuple[Any, ...]:
+        """The items, as one tuple (made on the first read)."""
+        return self._got()
+
+    def _got(self) -> tuple[Any, ...]:
+        if self._items is None:
+            assert self._make is not None
+            self._items = tuple(self._make())
+            self._make = None
+        return self._items
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._got()[i]
+
+    def __len__(self) -> int:
+        return len(self._got())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._got())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Lazy):
+            other = other._got()
+        return self._got() == other
+
+    def __hash__(self) -> int:
+        return hash(self._got())
+
+    def __repr__(self) -> str:
+        return repr(self._got())
+
+
+def _values(v: int | np.ndarray, n: int) -> list[int]:
+    return [v] * n if isinstance(v, int) else v.tolist()
+
+
+@fast_path("node_vectors", "node_vectors_pick")
+def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None:
+    """The cycle's scoring and choice over ``feasible``, or None (the cycle scores)."""
+    if not isinstance(feasible, Feasible) or ctx.state.node_order() is not feasible.vectors.order:
+        return None
+    if not _LATE:
+        _dra_form()
+        _LATE.append(True)
+    n = len(feasible)
+    per_rule: dict[str, int | np.ndarray] = {}
+    raws: dict[str, tuple[int, int | np.ndarray | list[int]]] = {}
+    const = 0
+    total: np.ndarray | None = None
+    for a in ctx.profile.active(SCORES.name).rules:
+        got = _rule_scores(ctx, a, pod, feasible)
+        if got is None:
+            return None
+        raw, norm = got
+        raws[a.rule.name] = (a.weight, raw)
+        per_rule[a.rule.name] = norm
+        w = a.weight
+        if not w:
+            continue
+        if isinstance(norm, int):
+            const += w * norm
+        else:
+            total = w * norm if total is None else total + w * norm
+    rows = feasible.rows
+    # The best total; ties go to the lowest rank (a row is its node's rank).
+    best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
+    chosen = feasible.vectors.names[best]
+    every = feasible.vectors.names
+    made = feasible.names
+    names = Lazy(lambda: made if made is not None else itemgetter(*rows.tolist())(every))
+    totals = Lazy(lambda: _shared(const if total is None else total + const, n))
+    trace = ctx.trace
+    if trace is not None:
+        _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
+    lazy = {r: Lazy(_later(v, n)) for r, v in per_rule.items()}
+    return ScheduleResult(pod.key, chosen, None, PerNode(names, totals),
+                          _PerRule(names, lazy), names)
+
+
+def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Lazy, totals: Lazy,
+           per_rule: Mapping[str, int | np.ndarray],
+           raws: Mapping[str, tuple[int, int | np.ndarray | list[int]]]) -> None:
+    """What the cycle records when traced: its score entries and the attempt, same values."""
+    n = len(feasible)
+    named = names.items()
+    summed = totals.items()
+    listed = {r: _tuple(v, n) for r, v in per_rule.items()}
+    _trace_scores(trace, pod.key, named, summed, listed)
+    if getattr(trace, "attempts", None) is None:
+        return
+    scores = (named, summed, tuple([
+        (r, raws[r][0], _listed(raws[r][1], n, v, per_rule[r]), v)
+        for r, v in listed.items()]))
+    trace.attempts.append((trace.now, pod.key, chosen, _by_rank(named, feasible.rows), scores))
+
+
+def _by_rank(named: tuple[str, ...], rows: np.ndarray) -> tuple[str, ...]:
+    """``named`` (the names of ``rows``) in rank order, as ``_record_attempt`` lists them.
+
+    The search visits rows in increasing order from its start, wrapping
+    around at most once: the names are already in rank order, or two runs
+    to swap.
+    """
+    down = np.flatnonzero(rows[1:] < rows[:-1])
+    if not len(down):
+        return named
+    if len(down) == 1:
+        k = int(down[0]) + 1
+        return named[k:] + named[:k]
+    return tuple([named[i] for i in np.argsort(rows, kind="stable").tolist()])
+
+
+def _listed(raw: int | np.ndarray | list[int], n: int, norm: tuple[int, ...],
+            was: int | np.ndarray) -> tuple[int, ...]:
+    if raw is was:
+        return norm  # the rule does not normalise: one tuple for both
+    return tuple(raw) if isinstance(raw, list) else _tuple(raw, n)
+
+
+def _tuple(v: int | np.ndarray, n: int) -> tuple[int, ...]:
+    return _constant(v, n) if isinstance(v, int) else tuple(v.tolist())
+
+
+# int objects 0..4095, shared by every tuple of totals a trace keeps: a total is
+# usually above 256 (Python's own small ints), and a traced 3,250-node cycle
+# otherwise allocated (and kept) 3,250 int objects for its totals.
+_INTS = np.array(range(4096), dtype=object)
+
+
+def _shared(v: int | np.ndarray, n: int) -> list[int]:
+    if isinstance(v, int):
+        return [v] * n
+    if len(v) and int(v.min()) >= 0 and int(v.max()) < len(_INTS):
+        out: list[int] = _INTS[v].tolist()
+        return out
+    return v.tolist()
+
+
+@functools.lru_cache(maxsize=64)
+def _constant(v: int, n: int) -> tuple[int, ...]:
+    """One tuple per constant score and node count, shared by every traced cycle.
+
+    A trace keeps each cycle's scores; most rules score one constant for a
+    plain pod, and allocating (and collecting) a tuple per rule and cycle
+    was most of what tracing the scores cost.
+    """
+    return (v,) * n
+
+
+def _later(v: int | np.ndarray, n: int) -> Callable[[], list[int]]:
+    return lambda: _values(v, n)
+
+
+def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
+                 ) -> tuple[int | np.ndarray | list[int], int | np.ndarray] | None:
+    """One rule's raw and normalised scores over ``feasible`` (None: cannot take them)."""
+    fn = a.rule.fn
+    form = _VECTOR.get(fn)
+    if form is not None:
+        got = form(ctx, a.args, pod, feasible)
+        if got is not None:
+            return got
+    batch = _BATCH_SCORES.get(fn)
+    args = a.args
+    raw = batch(ctx, args, pod, feasible) if batch is not None else [
+        fn(ctx, args, pod, ns) for ns in feasible]
+    norm = a.rule.normalize(ctx, args, pod, feasible, raw) if a.rule.normalize else raw
+    if not norm:
+        return raw, 0
+    first = norm[0]
+    if norm.count(first) == len(norm):
+        return (raw, first) if -_VALUE_LIMIT < first < _VALUE_LIMIT else None
+    if not -_VALUE_LIMIT < min(norm) <= max(norm) < _VALUE_LIMIT:
+        return None
+    return raw, np.array(norm, np.int64)
+
+
+# --- the vector forms ------------------------------------------------------------------
+
+@_vector_score(noderesources._fit_score)
+def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+    weights = noderesources._default_resources(args)
+    if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
+        return None
+    wc, wm = weights
+    ac, am = feasible.column("alloc_cpu"), feasible.column("alloc_mem")
+    if wc + wm <= 0 or not (ac.all() and am.all()):
+        return None
+    req = pod.nonzero_requests
+    r1 = feasible.column("nz_cpu") + req.cpu
+    r2 = feasible.column("nz_mem") + req.memory
+    s1 = np.where(r1 > ac, 0, (ac - r1) * 100 // ac)
+    s2 = np.where(r2 > am, 0, (am - r2) * 100 // am)
+    score = (s1 * wc + s2 * wm) // (wc + wm)
+    return score, score
+
+
+@_vector_score(noderesources._balanced)
+def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+              ) -> Scores | None:
+    resources = noderesources._resources(args)
+    req = pod.requests
+    if all(req.get(name) == 0 for name, _ in resources):
+        return 0, 0
+    if noderesources._default_resources(args) is None:
+        return None
+    ac, am = feasible.column("alloc_cpu"), feasible.column("alloc_mem")
+    if not (ac.all() and am.all()):
+        return None
+    # float64 operands, then divide, clamp at 1, half the difference, as upstream.
+    fc = (feasible.column("used_cpu") + req.cpu).astype(np.float64) / ac.astype(np.float64)
+    fm = (feasible.column("used_mem") + req.memory).astype(np.float64) / am.astype(np.float64)
+    fc = np.where(fc > 1, 1.0, fc)
+    fm = np.where(fm > 1, 1.0, fm)
+    d = (fc - fm) / 2
+    score = ((1 - np.abs(d)) * 100.0).astype(np.int64)
+    return score, score
+
+
+@_vector_score(node._taint_score)
+def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+    tainted = np.flatnonzero(feasible.vectors.tainted[feasible.rows]).tolist()
+    if not tainted:
+        return 0, node.MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
+    raw = np.zeros(len(feasible), np.int64)
+    for i in tainted:
+        raw[i] = node._taint_score(ctx, args, pod, feasible[i])
+    top = int(raw.max())
+    if top <= 0:
+        return raw, node.MAX_NODE_SCORE
+    return raw, node.MAX_NODE_SCORE - node.MAX_NODE_SCORE * raw // top
+
+
+@_vector_score(node._node_affinity_score)
+def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+                   ) -> Scores | None:
+    na = pod.node_affinity
+    added = args.get("addedAffinity")
+    if (na is None or not na.preferred) and (added is None or not added.preferred):
+        return 0, 0
+    return None
+
+
+@_vector_score(interpodaffinity._interpod_score)
+def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+              ) -> Scores | None:
+    if not interpodaffinity._state(ctx, args, pod):
+        return 0, 0
+    return None
+
+
+@_vector_score(imagelocality._image_locality)
+def _images(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+    if not ctx.state.images:
+        return 0, 0
+    return None
+
+
+def _dra_form() -> None:
+    """Declare DynamicResources' form, on first use.
+
+    Its plugin module is imported here rather than at the top: imported
+    before the built-in rule modules are loaded, it would have them loaded
+    from inside itself, and its rules would miss their place in the profile.
+    """
+    from ...dra import plugin
+
+    def dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+        cyc = ctx.extra.get(plugin.CYCLE)
+        if cyc is None or not cyc.scored:
+            return 0, 0
+        return None
+
+    _VECTOR.setdefault(plugin._score, dra)
