@@ -28,9 +28,9 @@ pod b requests(cpuu=1)
 
 # Slow enough that a progress line is drawn while it simulates (about a second).
 SLOW = """\
-nodes n[1..150] cpu=4 memory=8Gi
-deployment d replicas=600 requests(cpu=500m)
-expect pods default/d-* running count=600
+nodes n[1..300] cpu=4 memory=8Gi
+deployment d replicas=1500 requests(cpu=500m)
+expect pods default/d-* running count=1500
 """
 
 

@@ -23,7 +23,7 @@ from kruleset.cli import ExitCode
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
 
 TIMEOUT = 120.0
-BIG = SLOW.replace("150", "400").replace("600", "3000")  # seconds, not a fraction of one
+BIG = SLOW.replace("300", "400").replace("1500", "3000")  # seconds, not a fraction of one
 
 
 def _ctrl_c_as_on_a_terminal() -> None:
