@@ -23,6 +23,7 @@ The per-cycle state lives in ``ctx.extra[CYCLE]``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from ...model.dra import ALL
@@ -301,39 +302,42 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
 
 
 def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
-    """Traced runs (``--explain``) note which request passed over which device, and why."""
+    """Traced runs (``--explain``) note which request passed over which device, and why.
+
+    The lines are recorded as one deferred group where the trace takes one:
+    a node that cannot hold a template's claims is explained for each of its
+    pods, and the lines are only written out when the trace is read.
+    """
     subject = f"{pod.key} on {node.name}"
+    trace = ctx.trace
+    text = _explained(cyc, node)
+    if text is not None and hasattr(trace, "defer"):
+        if text:
+            keys = tuple([cs.key for cs in cyc.to_allocate])
+            trace.defer(text.count("\x01") + 1, partial(_device_entries, subject, text, keys))
+        return
     for line in explain_node(cyc, node):
-        ctx.trace.add(FILTER_RULE, subject, "device passed over", line)
+        trace.add(FILTER_RULE, subject, "device passed over", line)
+
+
+def _device_entries(subject: str, text: str, keys: tuple[str, ...]
+                    ) -> list[tuple[str, str, str, str]]:
+    """The trace entries of one node's explanation (``text`` as :func:`_explained` keeps it)."""
+    return [(FILTER_RULE, subject, "device passed over", line)
+            for line in _named(text, keys).split("\x01")]
+
+
+def _named(text: str, keys: Sequence[str]) -> str:
+    for i, key in enumerate(keys):
+        text = text.replace(f"\x00{i}\x00", key)
+    return text
 
 
 def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
-    """Why each device available to ``node`` was passed over for the cycle's claims.
-
-    The lines depend on the claims' specs and the devices in use, not on the
-    claims' names: they are kept with the solutions (same key and validity),
-    with a placeholder for each claim's name, so that a traced run does not
-    run the allocator again for every pod of a template on every node that
-    cannot hold it.
-    """
+    """Why each device available to ``node`` was passed over for the cycle's claims."""
     if not cyc.to_allocate:
         return []
-    dra = cyc.dra
-    pools = dra.pools_for(node.name, node.labels)
-    versions = dra.pool_versions
-    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
-    memo_key = (cyc.key, node.name, _EXPLAINED)
-    kept = dra.solutions.get(memo_key)
-    if kept is not None and kept[0] == stamp and kept[1] is pools:
-        text = kept[2]
-    else:
-        marks = [f"\x00{i}\x00" for i in range(len(cyc.to_allocate))]
-        try:
-            # One string, so that naming the claims is one replace per claim.
-            text = "\x01".join(_explain(cyc, node, pools, marks))
-        except SchedulingAborted:
-            text = None
-        dra.solutions[memo_key] = (stamp, pools, text)
+    text = _explained(cyc, node)
     if text is None:
         # An allocator error names the claim as it is: not kept with a placeholder.
         try:
@@ -343,9 +347,36 @@ def explain_node(cyc: Cycle, node: NodeState) -> list[str]:
         return []  # unreachable unless the error went away; nothing to explain
     if not text:
         return []
-    for i, cs in enumerate(cyc.to_allocate):
-        text = text.replace(f"\x00{i}\x00", cs.key)
-    return text.split("\x01")
+    return _named(text, [cs.key for cs in cyc.to_allocate]).split("\x01")
+
+
+def _explained(cyc: Cycle, node: NodeState) -> str | None:
+    """:func:`explain_node`'s lines joined by ``\\x01``, claims' names as placeholders.
+
+    The lines depend on the claims' specs and the devices in use, not on the
+    claims' names: they are kept with the solutions (same key and validity),
+    so that a traced run does not run the allocator again for every pod of a
+    template on every node that cannot hold it.  None: the allocator failed.
+    """
+    if not cyc.to_allocate:
+        return ""
+    dra = cyc.dra
+    pools = dra.pools_for(node.name, node.labels)
+    versions = dra.pool_versions
+    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
+    memo_key = (cyc.key, node.name, _EXPLAINED)
+    kept = dra.solutions.get(memo_key)
+    if kept is not None and kept[0] == stamp and kept[1] is pools:
+        return kept[2]  # type: ignore[no-any-return]
+    marks = [f"\x00{i}\x00" for i in range(len(cyc.to_allocate))]
+    text: str | None
+    try:
+        # One string, so that naming the claims is one replace per claim.
+        text = "\x01".join(_explain(cyc, node, pools, marks))
+    except SchedulingAborted:
+        text = None
+    dra.solutions[memo_key] = (stamp, pools, text)
+    return text
 
 
 # Marks the explanations kept in ``DraState.solutions`` beside the solutions.
