@@ -65,7 +65,10 @@ def _observed(sim: Simulation) -> dict[str, PodDisruptionBudget]:
     """The PDB objects the disruption controller has synced (time-0 declarations are)."""
     seen = sim.extra.get("pdb_observed")
     if seen is None:
-        seen = {o.key: o for o in sim.scenario.objects if isinstance(o, PodDisruptionBudget)}
+        # First asked after the declarations are applied: with no PDB in the
+        # cluster none was declared, and a million declared objects need no walk.
+        seen = ({o.key: o for o in sim.scenario.objects if isinstance(o, PodDisruptionBudget)}
+                if sim.state.pdbs else {})
         sim.extra["pdb_observed"] = seen
     assert isinstance(seen, dict)
     return seen
