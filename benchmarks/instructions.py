@@ -42,6 +42,8 @@ SIZES: dict[str, tuple[Any, bool]] = {
     "QuotaReclaim": (lambda: w.quota_reclaim(200, 20, 400), True),
     "Load": (lambda: w.load_cluster(500, 15_000), False),
     "Language": (lambda: w.language_file(2_000), False),
+    # A `kubectl get -o json` dump of 500 nodes and 15,000 pods, through `include`.
+    "LoadJSON": (None, False),
 }
 
 TINY = 'scenario "start-up"\nnode n cpu=1 memory=1Gi\npod p requests(cpu=100m)\n'
@@ -57,6 +59,13 @@ if sys.argv[2] == "run":
 """
 
 _COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def _write_dump(path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gen_cluster_json
+
+    gen_cluster_json.write(path, 500, 15_000, apps=150)
 
 
 def count(tree: Path, driver: Path, kr: Path, mode: str) -> tuple[int, str]:
@@ -96,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.only or list(SIZES):
             make, simulate = SIZES[name]
             kr = folder / f"{name}.kr"
-            kr.write_text(make().text)
+            if make is None:
+                dump = folder / "cluster.json"
+                _write_dump(dump)
+                kr.write_text(f'scenario "{name}"\ninclude "{dump}"\n')
+            else:
+                kr.write_text(make().text)
             mode = "run" if simulate else "load"
             (old, old_out), (new, new_out) = (count(t, driver, kr, mode)
                                               for t in (args.old, args.new))
