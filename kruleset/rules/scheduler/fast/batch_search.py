@@ -24,7 +24,13 @@ from ...engine import Failure
 from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
-from .search_trace import FilterRules, Recorder, rule_places, trace_kept, trace_search
+from .search_trace import (
+    FilterRules,
+    nominated_recorded,
+    rule_places,
+    trace_kept,
+    trace_search,
+)
 from .vector_search import Feasible
 
 if TYPE_CHECKING:
@@ -205,13 +211,7 @@ def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
             alive.append(node)
             continue
         if nom_entries is not None:
-            buffer = Recorder()
-            saved, ctx.trace = ctx.trace, buffer
-            try:
-                f = run_filters_with_nominated(ctx, pod, node)
-            finally:
-                ctx.trace = saved
-            nom_entries[node.name] = buffer.items
+            f, nom_entries[node.name] = nominated_recorded(ctx, pod, node)
         else:
             f = run_filters_with_nominated(ctx, pod, node)
         if f is not None:

@@ -21,6 +21,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 
 from ...engine import Failure
+from ..node_selection import run_filters_with_nominated
 
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
@@ -45,6 +46,21 @@ class Recorder:
 
     def __bool__(self) -> bool:
         return True
+
+
+def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
+                       ) -> tuple[Failure | None, list[tuple[str, str, str, str]]]:
+    """Upstream's two-pass check on a node with nominated pods, and what it recorded.
+
+    A traced search keeps the entries apart, to replay them in visiting order.
+    """
+    buffer = Recorder()
+    saved, ctx.trace = ctx.trace, buffer
+    try:
+        f = run_filters_with_nominated(ctx, pod, node)
+    finally:
+        ctx.trace = saved
+    return f, buffer.items
 
 
 def trace_kept(trace: Any, pod: Pod,

@@ -33,7 +33,7 @@ from ..dispatch import fast_path
 from ..filters import basic
 from ..node_selection import _NOMINATED, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
-from .search_trace import FilterRules, Recorder
+from .search_trace import FilterRules, nominated_recorded
 
 __all__ = ["Feasible", "vector_find"]
 
@@ -216,13 +216,7 @@ class _Search:
             entries = self.nom_entries
             if entries is None:
                 return run_filters_with_nominated(ctx, pod, node), None
-            buffer = Recorder()
-            saved, ctx.trace = ctx.trace, buffer
-            try:
-                f = run_filters_with_nominated(ctx, pod, node)
-            finally:
-                ctx.trace = saved
-            entries[node.name] = buffer.items
+            f, entries[node.name] = nominated_recorded(ctx, pod, node)
             return f, None
         for k, (fn, args, name) in enumerate(self.rules):
             f = fn(ctx, args, pod, node)
