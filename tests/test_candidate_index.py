@@ -36,10 +36,11 @@ from kruleset.rules.scheduler.fast import cycle_cache
 from kruleset.rules.scheduler.fast.candidates import CandidateIndex
 from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.rules.scheduler.preemption import defaultpreemption as preemption
-from kruleset.rules.scheduler.preemption.postfilter import Candidate, PostFilterResult
+from kruleset.rules.scheduler.preemption.postfilter import Candidate
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 from kruleset.sim.setup import build_profile
+from tests.test_cycle_cache import _view
 
 # --- the index against a plain walk -------------------------------------------------------
 
@@ -203,15 +204,6 @@ def _config(tmp_path: Path, seed: int) -> Path:
     path = tmp_path / "scheduler.yaml"
     path.write_text(CONFIG.format(pct=rng.choice([0, 10, 30]), absolute=rng.choice([1, 2, 3, 5])))
     return path
-
-
-def _view(r: PostFilterResult | None) -> Any:
-    if r is None:
-        return None
-    return (r.nominated_node, [v.key for v in r.victims], r.message, r.decided_by,
-            [p.key for p in r.clear_nominations],
-            [(c.node, [v.key for v in c.victims], c.num_pdb_violations,
-              [p.key for p in c.reprieved]) for c in r.candidates])
 
 
 def _simulate(text: str, cache: bool, trace: bool, monkeypatch: pytest.MonkeyPatch,
