@@ -45,7 +45,7 @@ from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.node import default_normalize
-from .allocator import Allocation, AllocationError, ClaimInput, allocate
+from .allocator import Allocation, AllocationError, ClaimInput, Pool, allocate
 from .state import ClaimState, DraState
 
 __all__ = [
@@ -270,6 +270,20 @@ def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
     return [_score(ctx, args, pod, n) for n in nodes]
 
 
+def _kept(dra: DraState, memo_key: Any, node: NodeState
+          ) -> tuple[list[Pool], tuple[int, ...], Any]:
+    """The node's pools, their versions now, and the entry ``dra.solutions`` keeps
+    under ``memo_key`` if it was kept for these pools at these versions (else None);
+    the value is the entry's last item (itself None for "no allocation")."""
+    pools = dra.pools_for(node.name, node.labels)
+    versions = dra.pool_versions
+    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
+    kept = dra.solutions.get(memo_key)
+    if kept is not None and kept[0] == stamp and kept[1] is pools:
+        return pools, stamp, kept
+    return pools, stamp, None
+
+
 def solve(cyc: Cycle, node: NodeState, note: Any = None,
           names: Sequence[str] | None = None) -> list[Allocation] | None:
     """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
@@ -279,15 +293,10 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
     ``names`` stand for the claims' names in what ``note`` hears.
     """
     dra = cyc.dra
-    pools = dra.pools_for(node.name, node.labels)
     memo_key = (cyc.key, node.name)
-    memo = dra.solutions
-    versions = dra.pool_versions
-    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
-    if note is None:
-        kept = memo.get(memo_key)
-        if kept is not None and kept[0] == stamp and kept[1] is pools:
-            return kept[2]
+    pools, stamp, kept = _kept(dra, memo_key, node)
+    if note is None and kept is not None:
+        return kept[2]  # type: ignore[no-any-return]
     if names is None:
         names = [c.key for c in cyc.to_allocate]
     inputs = [ClaimInput(k, c.spec) for k, c in zip(names, cyc.to_allocate, strict=True)]
@@ -297,7 +306,7 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
     except AllocationError as exc:
         raise SchedulingAborted(f'running "{PLUGIN}" filter plugin: {exc}') from None
     if note is None:
-        memo[memo_key] = (stamp, pools, got)
+        dra.solutions[memo_key] = (stamp, pools, got)
     return got
 
 
@@ -361,12 +370,9 @@ def _explained(cyc: Cycle, node: NodeState) -> str | None:
     if not cyc.to_allocate:
         return ""
     dra = cyc.dra
-    pools = dra.pools_for(node.name, node.labels)
-    versions = dra.pool_versions
-    stamp = tuple([versions.get((p.driver, p.name), 0) for p in pools])
     memo_key = (cyc.key, node.name, _EXPLAINED)
-    kept = dra.solutions.get(memo_key)
-    if kept is not None and kept[0] == stamp and kept[1] is pools:
+    pools, stamp, kept = _kept(dra, memo_key, node)
+    if kept is not None:
         return kept[2]  # type: ignore[no-any-return]
     marks = [f"\x00{i}\x00" for i in range(len(cyc.to_allocate))]
     text: str | None
