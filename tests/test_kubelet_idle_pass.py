@@ -5,8 +5,10 @@
 where nothing changed since a pass that met no threshold and evicted nothing
 (only held conditions can expire), and ``quiet_pass``, a pass on a node whose
 manager remembers nothing (its first pass, typically) computed without the
-steps when nothing is met and no pod has a local-storage limit; the latter is
-taken only without a trace, so the odd (untraced) seeds exercise it.  With the
+steps when nothing is met and no pod has a local-storage limit, with its bulk
+form for first passes (``FirstPasses``, which leaves nodes a shared memory);
+the latter two are taken only without a trace, so the odd (untraced) seeds
+exercise them.  With the
 option off every pass runs the reference pipeline (``eviction_pass``).  Here
 seeded random clusters (hard and soft thresholds with grace periods and
 minimum reclaim, transition periods, housekeeping intervals, memory, disk and
@@ -25,7 +27,7 @@ from typing import Any
 import pytest
 
 import kruleset
-from kruleset.rules.kubelet.eviction.manager import manager_state
+from kruleset.rules.kubelet.eviction.manager import manager_state, peek_state
 from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim import kubelet
 from kruleset.sim.core import Simulation
@@ -174,21 +176,31 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Untraced seeds take the quiet first pass on most nodes, and some refuse it."""
+    """Untraced seeds settle most first passes in bulk (``FirstPasses``), refuse some,
+    and take the quiet pass on some later passes, refusing it on others."""
     from kruleset.rules.kubelet.eviction import fast_pass
 
-    outcomes = {"taken": 0, "refused": 0}
-    original = fast_pass.quiet_pass
+    outcomes = {"taken": 0, "refused": 0, "first": 0, "first refused": 0}
+    original, take = fast_pass.quiet_pass, fast_pass.FirstPasses.take
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
         outcomes["taken" if out is not None else "refused"] += 1
         return out
 
+    def counting_first(self: Any, node: Any, config: Any) -> bool:
+        fresh = peek_state(node) is None
+        out = take(self, node, config)
+        if fresh:
+            outcomes["first" if out else "first refused"] += 1
+        return out
+
     for seed in SEEDS[1::2]:
         monkeypatch.setattr(kubelet, "quiet_pass", counting)
+        monkeypatch.setattr(fast_pass.FirstPasses, "take", counting_first)
         _simulate(scenario(seed), True, False, monkeypatch)
-    assert outcomes["taken"] >= 50 and outcomes["refused"] >= 50
+    assert outcomes["first"] >= 40 and outcomes["first refused"] >= 40
+    assert outcomes["taken"] >= 20 and outcomes["refused"] >= 50
 
 
 def test_with_the_option_off_only_the_reference_pass_runs(
@@ -203,10 +215,11 @@ def test_with_the_option_off_only_the_reference_pass_runs(
 
     monkeypatch.setattr(kubelet, "idle_pass", refuse("idle"))
     monkeypatch.setattr(kubelet, "quiet_pass", refuse("quiet"))
+    monkeypatch.setattr(kubelet.FirstPasses, "take", refuse("first"))
     for seed in SEEDS[:20]:
         sim = Simulation(kruleset.load(scenario(seed)), fast=FastPaths(quiet_kubelet=False))
         sim.run()
     assert asked == []
     for seed in SEEDS[:20]:
         Simulation(kruleset.load(scenario(seed))).run()
-    assert {"idle", "quiet"} <= set(asked)
+    assert {"idle", "quiet", "first"} <= set(asked)

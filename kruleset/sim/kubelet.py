@@ -29,12 +29,13 @@ from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
 from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
-from ..rules.kubelet.eviction.fast_pass import idle_pass, quiet_pass
+from ..rules.kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
     PassResult,
     eviction_pass,
     manager_state,
+    peek_state,
 )
 from ..rules.kubelet.eviction.signals import (
     clear_dirty,
@@ -81,10 +82,18 @@ class KubeletController:
             # pass: no pass is due (a drain's instants on 65,000 nodes).
             return False
         changed = False
+        first = (FirstPasses(sim.profile, sim.now)
+                 if sim.fast.quiet_kubelet and sim.trace is None else None)
         for node in sim.state.nodes.values():
             if not self._due(sim, node):
                 continue
             self.last[node.name] = sim.now
+            if (first is not None and not node.conditions
+                    and not _condition_taints(node)
+                    and first.take(node, sim.kubelet_config(node.name))):
+                # Its first pass met nothing: no condition to report, no taint
+                # to take off, no eviction (what apply_conditions would find).
+                continue
             result = _run_pass(sim, node)
             if result is None:
                 continue
@@ -102,7 +111,8 @@ class KubeletController:
             last = self.last.get(node.name)
             if last is None:
                 return now
-            if manager_state(node).quiet() and not is_dirty(node):
+            st = peek_state(node)
+            if (st is None or st.quiet()) and not is_dirty(node):
                 continue
             iv = sim.kubelet_config(node.name).housekeeping_interval
             t = now if (now % iv == 0 and now > last) else _next_tick(now, iv)
@@ -113,11 +123,11 @@ class KubeletController:
 
 def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
     """The node's eviction-manager pass now; None: skipped, it could change nothing."""
-    st = manager_state(node)
+    kept = peek_state(node)
     config = sim.kubelet_config(node.name)
     fast = sim.fast.quiet_kubelet
-    if st.last_pass is not None and not is_dirty(node):
-        if st.quiet():
+    if kept is not None and kept.last_pass is not None and not is_dirty(node):
+        if kept.quiet():
             return None
         if fast:
             # Conditions held after the pressure is gone: the pass can only
@@ -135,6 +145,12 @@ def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
         if result is not None:
             return result
     return eviction_pass(sim.state, node, config, sim.now, profile=sim.profile, trace=sim.trace)
+
+
+def _condition_taints(node: NodeState) -> bool:
+    """Whether ``node`` carries a taint its kubelet's conditions keep."""
+    taints = node.taints
+    return bool(taints) and any(t in taints for t in CONDITION_TAINTS.values())
 
 
 def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bool:

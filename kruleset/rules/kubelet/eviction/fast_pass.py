@@ -8,6 +8,9 @@ otherwise; the simulation takes them with ``FastPaths.quiet_kubelet`` on
 * :func:`quiet_pass`: a node whose manager remembers nothing.  A large
   cluster's every node takes its first pass at 0s; on 65,000 nodes running
   the pipeline for each was seconds before the first scheduling decision.
+* :class:`FirstPasses`: :func:`quiet_pass` for the nodes of a large cluster at
+  their first pass, one after another at the same instant, leaving each a
+  shared memory (:class:`~.manager.QuietMemory`) instead of a state of its own.
 * :func:`idle_pass`: a node where nothing changed since a pass that met no
   threshold and evicted nothing, with conditions still held (the pressure
   transition period): only their expiry is left to compute.
@@ -26,11 +29,26 @@ from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 
 from ..admission import condition_order
-from .manager import PASS, PassResult, default_steps, manager_state
-from .signals import Layout, observation_key, observe, shared_layout
+from .manager import (
+    PASS,
+    PassResult,
+    QuietMemory,
+    default_steps,
+    manager_state,
+    peek_state,
+    remember_quiet,
+)
+from .signals import (
+    Layout,
+    clear_dirty,
+    local_storage_pods,
+    observation_key,
+    observe,
+    shared_layout,
+)
 from .thresholds import by_identity, effective_thresholds, threshold_signals, thresholds_met
 
-__all__ = ["idle_pass", "quiet_pass"]
+__all__ = ["FirstPasses", "idle_pass", "quiet_pass"]
 
 # The steps an idle pass goes through before local-storage stops it (its trace).
 _IDLE_CONTINUE = ("kubelet.eviction.pass.thresholds-met", "kubelet.eviction.pass.conditions",
@@ -80,6 +98,45 @@ def quiet_pass(state: ClusterState, node: NodeState, config: KubeletConfig, now:
     st.idle_signals = signals
     st.idle_node = node.node
     return PassResult(node.name, now, ())
+
+
+class FirstPasses:
+    """Nodes' first passes at ``now``, answered as :func:`quiet_pass` answers, in bulk.
+
+    For a node whose manager remembers nothing, with no pod that local
+    storage limits could evict (kept count, not a walk over its pods),
+    :meth:`take` settles what :func:`quiet_pass` would and leaves the node a
+    :class:`~.manager.QuietMark` of a memory shared by every node of its
+    shape; it answers False where :func:`quiet_pass` may not apply (the
+    caller then runs the pass).  Untraced only: the caller makes one per
+    instant when no trace is kept.
+    """
+
+    def __init__(self, profile: Profile, now: int) -> None:
+        self.usable = default_steps(profile.active(PASS.name))
+        self.now = now
+        self._thresholds: dict[int, tuple[KubeletConfig, tuple[EvictionThreshold, ...]]] = {}
+        self._memories: dict[tuple[int, int, tuple[str, ...]], QuietMemory] = {}
+
+    def take(self, node: NodeState, config: KubeletConfig) -> bool:
+        """Settle ``node``'s first pass as met-nothing; False if the pass must run."""
+        if not self.usable or peek_state(node) is not None or local_storage_pods(node):
+            return False
+        got = self._thresholds.get(id(config))
+        if got is None:
+            got = self._thresholds[id(config)] = (config, effective_thresholds(config))
+        thresholds = got[1]
+        lay = shared_layout(config, node)
+        signals = _quiet_signals(node, thresholds, lay)
+        if signals is None:
+            return False
+        key = (id(config), id(lay), signals)
+        memory = self._memories.get(key)
+        if memory is None:
+            memory = self._memories[key] = QuietMemory(config, thresholds, lay, signals, self.now)
+        clear_dirty(node)
+        remember_quiet(node, memory)
+        return True
 
 
 # Per thresholds tuple: observation key -> the signals observed, or None if a

@@ -64,12 +64,16 @@ __all__ = [
     "Eviction",
     "EvictionState",
     "PassResult",
+    "QuietMark",
+    "QuietMemory",
     "default_steps",
     "eviction_pass",
     "format_binary",
     "format_decimal",
     "kind_of",
     "manager_state",
+    "peek_state",
+    "remember_quiet",
 ]
 
 EVICTION_REASON = "Evicted"
@@ -164,12 +168,79 @@ class EvictionState:
         return not (self.thresholds_met or self.first_observed or self.conditions)
 
 
+@attrs.frozen(slots=True)
+class QuietMemory:
+    """What a pass that met nothing leaves in the manager's memory, shared by many nodes.
+
+    After a node's first pass that observed ``signals`` at ``time`` and met
+    nothing, its manager remembers only that (and its configuration): a
+    65,000-node cluster's first passes at 0s leave one such memory per node
+    shape, each node holding a :class:`QuietMark` until something asks for
+    its full state (:func:`manager_state` makes it then).
+    """
+
+    config: KubeletConfig
+    thresholds: tuple[EvictionThreshold, ...]
+    layout: Layout
+    signals: tuple[str, ...]
+    time: int
+
+    @property
+    def last_pass(self) -> int:
+        """When the pass ran (as :attr:`EvictionState.last_pass`)."""
+        return self.time
+
+
+class QuietMark:
+    """A node's manager memory while it is a :class:`QuietMemory` (and the node it read)."""
+
+    __slots__ = ("memory", "node")
+
+    def __init__(self, memory: QuietMemory, node: object) -> None:
+        self.memory = memory
+        self.node = node
+
+    @property
+    def last_pass(self) -> int:
+        """When the pass ran."""
+        return self.memory.time
+
+    def quiet(self) -> bool:
+        """Nothing is met, timing or held."""
+        return True
+
+    def state(self) -> EvictionState:
+        """The :class:`EvictionState` the pass would have left."""
+        m = self.memory
+        st = EvictionState()
+        st.config, st.thresholds, st.layout = m.config, m.thresholds, m.layout
+        st.last_obs_time = dict.fromkeys(m.signals, m.time)
+        st.last_pass = m.time
+        st.idle, st.idle_signals, st.idle_node = True, m.signals, self.node
+        return st
+
+
+_STATE = "kubelet.eviction"  # node.extra key: EvictionState or QuietMark
+
+
 def manager_state(node: NodeState) -> EvictionState:
     """The node's eviction-manager state (created on first use)."""
-    st = node.extra.get("kubelet.eviction")
+    st = node.extra.get(_STATE)
     if st is None:
-        st = node.extra["kubelet.eviction"] = EvictionState()
+        st = node.extra[_STATE] = EvictionState()
+    elif type(st) is QuietMark:
+        st = node.extra[_STATE] = st.state()
     return st  # type: ignore[return-value]
+
+
+def peek_state(node: NodeState) -> EvictionState | QuietMark | None:
+    """The node's manager memory as kept, for reading ``last_pass`` and ``quiet()`` only."""
+    return node.extra.get(_STATE)  # type: ignore[return-value]
+
+
+def remember_quiet(node: NodeState, memory: QuietMemory) -> None:
+    """Leave ``memory`` as the node's manager memory (its first pass met nothing)."""
+    node.extra[_STATE] = QuietMark(memory, node.node)
 
 
 @attrs.frozen(slots=True)

@@ -42,6 +42,7 @@ __all__ = [
     "Layout",
     "UsageIndex",
     "layout",
+    "local_storage_pods",
     "node_sums",
     "observe",
     "pod_disk_usage",
@@ -60,6 +61,7 @@ DEFAULT_PID_MAX = 32768
 _SUMS = "kubelet.usage"          # node.extra key: per-node pod usage sums
 _RECLAIM = "kubelet.reclaimable"  # node.extra key: images / dead containers left
 _DIRTY = "kubelet.dirty"          # node.extra key: something changed since the last pass
+_LOCAL = "kubelet.local-storage"  # node.extra key: bound pods local storage limits may evict
 
 
 class Layout:
@@ -126,6 +128,9 @@ def node_sums(node: NodeState) -> dict[str, int]:
 
 
 def _add(node: NodeState, ps: PodState, sign: int) -> None:
+    pod = ps.pod
+    if pod.emptydirs or pod.limits.ephemeral_storage:
+        node.extra[_LOCAL] = node.extra.get(_LOCAL, 0) + sign  # type: ignore[operator]
     u = pod_usage(ps)
     if not u and not ps.pod.emptydirs:
         # Nothing to add (most pods of a large declared cluster): the sums,
@@ -155,6 +160,15 @@ class UsageIndex:
         """A pod left its node: its usage is freed."""
         if ps.node is not None and ps.node in state.nodes:
             _add(state.nodes[ps.node], ps, -1)
+
+
+def local_storage_pods(node: NodeState) -> int:
+    """How many pods bound to ``node`` have an emptyDir or an ephemeral-storage limit.
+
+    Terminating ones included: a pod counted here may be one local-storage
+    eviction would judge, and with none the step can find nothing to evict.
+    """
+    return node.extra.get(_LOCAL, 0)  # type: ignore[return-value]
 
 
 def usage_index(state: ClusterState) -> UsageIndex:
