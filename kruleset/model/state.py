@@ -259,6 +259,10 @@ class ClusterState:
     # reported (upstream keeps it); a name no node has any more is dropped.
     images: dict[str, list[object]] = attrs.field(factory=dict)
     _seq: int = 0
+    # The pods that may still be pending, in the order of ``pods`` (see
+    # pending()); not exact after a pod replaced another of its name.
+    _waiting: dict[str, PodState] = attrs.field(factory=dict)
+    _waiting_exact: bool = True
     # Called with (new PodState, the one it replaces or None) for every pod
     # added: indexes kept outside the model (PDB selections) follow additions.
     pod_added: list[Callable[[PodState, PodState | None], None]] = attrs.field(factory=list)
@@ -393,6 +397,10 @@ class ClusterState:
         ps.owner = self
         old = self.pods.get(pod.key)
         self.pods[pod.key] = ps
+        if old is None:
+            self._waiting[pod.key] = ps  # a new name goes last in ``pods`` too
+        else:
+            self._waiting_exact = False  # it takes the old one's place
         self.by_namespace.setdefault(pod.namespace, {})[pod.key] = ps
         if pod.namespace not in self.namespaces:
             self.namespaces[pod.namespace] = Namespace(pod.namespace)
@@ -455,6 +463,8 @@ class ClusterState:
             ps.owner = self
             key = pod.key
             old = table.get(key)
+            if old is not None:
+                self._waiting_exact = False
             table[key] = in_ns[key] = ps
             for watch in watchers:
                 watch(ps, old)
@@ -493,7 +503,26 @@ class ClusterState:
         return self._seq
 
     def pending(self) -> Iterator[PodState]:
-        """Pods waiting for a node, in creation order."""
+        """Pods waiting for a node (pending, unbound, not gone), in the order of ``pods``.
+
+        A pod is pending from its creation until it is bound, fails or is
+        removed, and never again after (a pod the kubelet refuses fails): so
+        the pods that may be pending are kept from their creation and dropped
+        here once they are not, instead of scanning every pod (a million
+        running ones on a large cluster) at every scheduling step.
+        """
+        if not self._waiting_exact:
+            self._waiting = {ps.key: ps for ps in self.pods.values()}
+            self._waiting_exact = True
+        waiting = self._waiting
+        live = [ps for ps in waiting.values()
+                if ps.phase == PENDING and ps.node is None and not ps.gone]
+        if len(live) != len(waiting):
+            self._waiting = {ps.key: ps for ps in live}
+        return iter(live)
+
+    def scan_pending(self) -> Iterator[PodState]:
+        """:meth:`pending` by a walk over every pod (the reference it is tested against)."""
         for ps in self.pods.values():
             if ps.phase == PENDING and ps.node is None and not ps.gone:
                 yield ps
