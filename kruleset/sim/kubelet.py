@@ -84,15 +84,19 @@ class KubeletController:
         changed = False
         first = (FirstPasses(sim.profile, sim.now)
                  if sim.fast.quiet_kubelet and sim.trace is None else None)
+        now = sim.now
         for node in sim.state.nodes.values():
-            if not self._due(sim, node):
-                continue
-            self.last[node.name] = sim.now
-            if (first is not None and not node.conditions
-                    and not _condition_taints(node)
-                    and first.take(node, sim.kubelet_config(node.name))):
-                # Its first pass met nothing: no condition to report, no taint
-                # to take off, no eviction (what apply_conditions would find).
+            name = node.name
+            if name not in last:
+                last[name] = now  # its first pass
+                if (first is not None and not node.conditions and not _condition_taints(node)
+                        and first.take(node, sim.kubelet_config(name))):
+                    # It met nothing: no condition to report, no taint to take
+                    # off, no eviction (what apply_conditions would find).
+                    continue
+            elif self._due(sim, node):
+                last[name] = now
+            else:
                 continue
             result = _run_pass(sim, node)
             if result is None:

@@ -106,37 +106,55 @@ class FirstPasses:
     For a node whose manager remembers nothing, with no pod that local
     storage limits could evict (kept count, not a walk over its pods),
     :meth:`take` settles what :func:`quiet_pass` would and leaves the node a
-    :class:`~.manager.QuietMark` of a memory shared by every node of its
-    shape; it answers False where :func:`quiet_pass` may not apply (the
-    caller then runs the pass).  Untraced only: the caller makes one per
-    instant when no trace is kept.
+    :class:`~.manager.QuietMemory` shared by every node of its shape; it
+    answers False where :func:`quiet_pass` may not apply (the caller then
+    runs the pass).  Untraced only: the caller makes one per instant when no
+    trace is kept.  What the nodes of one configuration and filesystem
+    layout share (thresholds, layout, the observation memo, memories) is
+    looked up once per node, not once per fact.
     """
 
     def __init__(self, profile: Profile, now: int) -> None:
         self.usable = default_steps(profile.active(PASS.name))
         self.now = now
-        self._thresholds: dict[int, tuple[KubeletConfig, tuple[EvictionThreshold, ...]]] = {}
-        self._memories: dict[tuple[int, int, tuple[str, ...]], QuietMemory] = {}
+        self._shapes: dict[tuple[int, bool], _Shape] = {}
 
     def take(self, node: NodeState, config: KubeletConfig) -> bool:
         """Settle ``node``'s first pass as met-nothing; False if the pass must run."""
         if not self.usable or peek_state(node) is not None or local_storage_pods(node):
             return False
-        got = self._thresholds.get(id(config))
-        if got is None:
-            got = self._thresholds[id(config)] = (config, effective_thresholds(config))
-        thresholds = got[1]
-        lay = shared_layout(config, node)
-        signals = _quiet_signals(node, thresholds, lay)
+        at = (id(config), bool(node.node.containerfs))
+        shape = self._shapes.get(at)
+        if shape is None:
+            shape = self._shapes[at] = _Shape(config, node)
+        key = observation_key(node, shape.layout)
+        signals: Any = shape.observed.get(key, _UNKNOWN) if key is not None else _UNKNOWN
+        if signals is _UNKNOWN:
+            signals = _quiet_signals(node, shape.thresholds, shape.layout)
         if signals is None:
             return False
-        key = (id(config), id(lay), signals)
-        memory = self._memories.get(key)
+        memory = shape.memories.get(signals)
         if memory is None:
-            memory = self._memories[key] = QuietMemory(config, thresholds, lay, signals, self.now)
+            memory = shape.memories[signals] = QuietMemory(config, shape.thresholds,
+                                                           shape.layout, signals, self.now)
         clear_dirty(node)
         remember_quiet(node, memory)
         return True
+
+
+_UNKNOWN = object()
+
+
+class _Shape:
+    """What the first passes of nodes with one configuration and layout share."""
+
+    __slots__ = ("thresholds", "layout", "observed", "memories")
+
+    def __init__(self, config: KubeletConfig, node: NodeState) -> None:
+        self.thresholds = effective_thresholds(config)
+        self.layout = shared_layout(config, node)
+        self.observed = by_identity(_QUIET, self.thresholds, _new_memo)
+        self.memories: dict[tuple[str, ...], QuietMemory] = {}
 
 
 # Per thresholds tuple: observation key -> the signals observed, or None if a

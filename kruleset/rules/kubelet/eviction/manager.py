@@ -64,7 +64,6 @@ __all__ = [
     "Eviction",
     "EvictionState",
     "PassResult",
-    "QuietMark",
     "QuietMemory",
     "default_steps",
     "eviction_pass",
@@ -175,8 +174,9 @@ class QuietMemory:
     After a node's first pass that observed ``signals`` at ``time`` and met
     nothing, its manager remembers only that (and its configuration): a
     65,000-node cluster's first passes at 0s leave one such memory per node
-    shape, each node holding a :class:`QuietMark` until something asks for
-    its full state (:func:`manager_state` makes it then).
+    shape, each node holding it (and, apart, the node object the pass read)
+    until something asks for its full state (:func:`manager_state` makes it
+    then): no object per node.
     """
 
     config: KubeletConfig
@@ -190,37 +190,22 @@ class QuietMemory:
         """When the pass ran (as :attr:`EvictionState.last_pass`)."""
         return self.time
 
-
-class QuietMark:
-    """A node's manager memory while it is a :class:`QuietMemory` (and the node it read)."""
-
-    __slots__ = ("memory", "node")
-
-    def __init__(self, memory: QuietMemory, node: object) -> None:
-        self.memory = memory
-        self.node = node
-
-    @property
-    def last_pass(self) -> int:
-        """When the pass ran."""
-        return self.memory.time
-
     def quiet(self) -> bool:
-        """Nothing is met, timing or held."""
+        """Nothing is met, timing or held (as :meth:`EvictionState.quiet`)."""
         return True
 
-    def state(self) -> EvictionState:
-        """The :class:`EvictionState` the pass would have left."""
-        m = self.memory
+    def state(self, node: object) -> EvictionState:
+        """The :class:`EvictionState` the pass left, on a node whose object was ``node``."""
         st = EvictionState()
-        st.config, st.thresholds, st.layout = m.config, m.thresholds, m.layout
-        st.last_obs_time = dict.fromkeys(m.signals, m.time)
-        st.last_pass = m.time
-        st.idle, st.idle_signals, st.idle_node = True, m.signals, self.node
+        st.config, st.thresholds, st.layout = self.config, self.thresholds, self.layout
+        st.last_obs_time = dict.fromkeys(self.signals, self.time)
+        st.last_pass = self.time
+        st.idle, st.idle_signals, st.idle_node = True, self.signals, node
         return st
 
 
-_STATE = "kubelet.eviction"  # node.extra key: EvictionState or QuietMark
+_STATE = "kubelet.eviction"  # node.extra key: EvictionState or QuietMemory
+_READ = "kubelet.eviction.read"  # node.extra key: the node object a QuietMemory's pass read
 
 
 def manager_state(node: NodeState) -> EvictionState:
@@ -228,19 +213,20 @@ def manager_state(node: NodeState) -> EvictionState:
     st = node.extra.get(_STATE)
     if st is None:
         st = node.extra[_STATE] = EvictionState()
-    elif type(st) is QuietMark:
-        st = node.extra[_STATE] = st.state()
+    elif type(st) is QuietMemory:
+        st = node.extra[_STATE] = st.state(node.extra.pop(_READ))
     return st  # type: ignore[return-value]
 
 
-def peek_state(node: NodeState) -> EvictionState | QuietMark | None:
+def peek_state(node: NodeState) -> EvictionState | QuietMemory | None:
     """The node's manager memory as kept, for reading ``last_pass`` and ``quiet()`` only."""
     return node.extra.get(_STATE)  # type: ignore[return-value]
 
 
 def remember_quiet(node: NodeState, memory: QuietMemory) -> None:
     """Leave ``memory`` as the node's manager memory (its first pass met nothing)."""
-    node.extra[_STATE] = QuietMark(memory, node.node)
+    node.extra[_STATE] = memory
+    node.extra[_READ] = node.node
 
 
 @attrs.frozen(slots=True)
