@@ -232,19 +232,44 @@ class _Search:
                 ) -> None:
         """The failures of the nodes given a status, in visiting order."""
         n = len(self.order)
-        failures, fail_at = self.failures, self.fail_at
-        for rel in failing:
-            node = self.order[(first + rel) % n]
+        rows = (np.asarray(failing, np.int64) + first) % n
+        got: list[Failure | None] = self._fit_failures_at(rows, [
+            rel not in verdicts for rel in failing] if verdicts else None)
+        at: list[int | None] = [self.fit] * len(got)
+        for i, rel in enumerate(failing):
             verdict = verdicts.get(rel)
-            if verdict is None:
-                f: Failure | None = self._fit_failure(node)
-                k = self.fit
-            else:
-                f, k = verdict
-            assert f is not None
-            failures[node.name] = f
-            if fail_at is not None and k is not None:
-                fail_at[node.name] = k
+            if verdict is not None:
+                got[i], at[i] = verdict
+        names = self.vec.names
+        chosen = [names[r] for r in rows.tolist()]
+        assert None not in got
+        self.failures.update(zip(chosen, got, strict=True))  # type: ignore[arg-type]
+        if self.fail_at is not None:
+            self.fail_at.update((name, k) for name, k in zip(chosen, at, strict=True)
+                                if k is not None)
+
+    def _fit_failures_at(self, rows: np.ndarray, mask: list[bool] | None
+                         ) -> list[Failure | None]:
+        """NodeResourcesFit's failure of each row (None where ``mask`` is False), one
+        :meth:`_fit_failure` per distinct row of numbers instead of one per node."""
+        if not len(rows):
+            return []
+        vec = self.vec
+        keep = rows if mask is None else rows[np.asarray(mask, np.bool_)]
+        out: list[Failure | None] = [None] * len(rows)
+        if not len(keep):
+            return out
+        numbers = np.stack([vec.alloc_pods[keep], vec.alloc_cpu[keep], vec.alloc_mem[keep],
+                            vec.alloc_eph[keep], vec.used_pods[keep], vec.used_cpu[keep],
+                            vec.used_mem[keep], vec.used_eph[keep]], axis=1)
+        _, first, inverse = np.unique(numbers, axis=0, return_index=True, return_inverse=True)
+        order = self.order
+        fs = [self._fit_failure(order[r]) for r in keep[first].tolist()]
+        each = [fs[i] for i in inverse.reshape(-1).tolist()]
+        if mask is None:
+            return each  # type: ignore[return-value]
+        it = iter(each)
+        return [next(it) if m else None for m in mask]
 
     def _fit_failure(self, node: NodeState) -> Failure:
         """NodeResourcesFit's failure, shared by nodes with the same numbers (as its batch form)."""
