@@ -5,8 +5,8 @@ Filter; seed 003 §2.1-2.2, §2.5); its score is
 :mod:`kruleset.rules.scheduler.scores.nodeaffinity`.  The PreFilter narrows
 the search to the nodes that required terms name by ``metadata.name``
 (:func:`named_nodes`).  :func:`node_matches_pod_affinity` is also
-PodTopologySpread's nodeAffinityPolicy Honor and the workload controllers'
-check of where a pod could run.
+PodTopologySpread's nodeAffinityPolicy Honor and the DaemonSet controller's
+check of which nodes get a daemon pod.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Seed 003 §6.1-6.3; upstream
 ``pkg/scheduler/framework/plugins/tainttoleration`` (Filter); its score is
 :mod:`kruleset.rules.scheduler.scores.tainttoleration`.
 :func:`find_untolerated_taint` is also PodTopologySpread's nodeTaintsPolicy
-Honor and the workload controllers' check of where a pod could run.
+Honor and the DaemonSet controller's check of which nodes get a daemon pod.
 """
 
 from __future__ import annotations
