@@ -5,7 +5,10 @@ and that table.  The table is read from ARCHITECTURE.md and checked against
 the plugins the configuration reader knows (in-tree ones and those registered
 by out-of-tree modules such as CapacityScheduling): every plugin has a row,
 the file defining each of its rules is among the row's files, a plugin with
-no rules is said to be not simulated, and every file named exists.
+no rules is said to be not simulated, and every file named exists.  The tree
+alone must do too: every file of an in-tree plugin's rules is named after the
+plugin (lower case) and holds no other plugin's rules, and every rule in the
+extension points' packages belongs to the plugin its file is named after.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from kruleset.rules.scheduler.defaults import IN_TREE_PLUGINS
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "kruleset" / "rules"
 HEADER = "| Upstream plugin or component |"
+# The packages holding the in-tree plugins, one per extension point.
+PLUGIN_PACKAGES = ("scheduler/queue/", "scheduler/preenqueue/", "scheduler/filters/",
+                   "scheduler/scores/")
 
 
 def _table() -> dict[str, tuple[str, list[str]]]:
@@ -86,3 +92,38 @@ def test_every_file_in_the_table_exists() -> None:
     missing = sorted({f for _, named in rows.values() for f in named if not (RULES / f).is_file()})
     assert missing == []
     assert len(rows) >= len(IN_TREE_PLUGINS)
+
+
+def _plugin_of_rule() -> dict[str, str]:
+    """Rule name -> the plugin (in-tree or registered) whose rule it is."""
+    return {name: plugin for plugin, points in config.PLUGINS.items()
+            for names in points.values() for name in names}
+
+
+def test_plugin_files_are_named_after_their_plugin() -> None:
+    files = _rule_files()
+    holders: dict[str, set[str]] = {}
+    problems = []
+    for plugin, rule_files in sorted(_builtin_plugins(files).items()):
+        for f in rule_files:
+            holders.setdefault(f, set()).add(plugin)
+            if plugin in IN_TREE_PLUGINS and Path(f).stem != plugin.lower():
+                problems.append(f"{plugin}: its rules are in {f}, not {plugin.lower()}.py")
+    problems.extend(f"{f} holds the rules of several plugins: {', '.join(sorted(p))}"
+                    for f, p in sorted(holders.items()) if len(p) > 1)
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_rule_of_the_plugin_packages_is_its_files_plugins() -> None:
+    owner = _plugin_of_rule()
+    problems = []
+    for name, f in sorted(_rule_files().items()):
+        if not f.startswith(PLUGIN_PACKAGES):
+            continue
+        plugin = owner.get(name)
+        if plugin is None or plugin.lower() != Path(f).stem:
+            problems.append(f"{name} is in {f} but is a rule of {plugin or 'no plugin'}")
+    assert problems == [], "\n".join(problems)
+    # Every extension point's package holds at least one plugin's rules.
+    assert {p for p in PLUGIN_PACKAGES if any(f.startswith(p) for f in _rule_files().values())} \
+        == set(PLUGIN_PACKAGES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import kruleset
 from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.selectors import NodeSelectorTerm, Requirement
-from kruleset.rules.scheduler.filters.basic import named_nodes
+from kruleset.rules.scheduler.filters.nodeaffinity import named_nodes
 
 
 def _scheduled(text: str, trace: bool = False) -> list[str | None]:

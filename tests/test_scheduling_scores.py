@@ -25,14 +25,14 @@ from test_scheduling_support import (
 from kruleset.model.config import SchedulerConfig
 from kruleset.rules.scheduler.config import profile_for
 from kruleset.rules.scheduler.cycle import schedule_pod
-from kruleset.rules.scheduler.scores.node import default_normalize
-from kruleset.rules.scheduler.scores.noderesources import (
-    balanced_score,
+from kruleset.rules.scheduler.scores.noderesourcesbalancedallocation import balanced_score
+from kruleset.rules.scheduler.scores.noderesourcesfit import (
     broken_linear,
     least_allocated,
     most_allocated,
     requested_to_capacity_ratio,
 )
+from kruleset.rules.scheduler.scores.normalize import default_normalize
 
 SHAPE = ((0, 0), (100, 10))
 # seed 003 §10: resources foo (weight 5), memory (1), cpu (3); (allocatable, requested incl. pod)

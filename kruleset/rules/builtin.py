@@ -1,6 +1,6 @@
 """Imports every built-in rules module so their rules register themselves.
 
-One module per mechanism; add a new module here.  The order of this list
+One module per mechanism or scheduler plugin; add a new module here.  The order of this list
 does not decide the order of any scheduler rule set: that is
 :mod:`kruleset.rules.scheduler.defaults`.
 """
@@ -15,12 +15,22 @@ from .scheduler.defaults import arrange
 
 _MODULES = (
     "priority",
-    "scheduler.cycle",
-    "scheduler.filters.basic",
+    # The default plugins' modules, in the default profile's order (which
+    # defaults.arrange imposes whatever the order here).
+    "scheduler.preenqueue.schedulinggates",
+    "scheduler.queue.prioritysort",
+    "scheduler.filters.nodeunschedulable",
+    "scheduler.filters.nodename",
+    "scheduler.filters.tainttoleration",
+    "scheduler.filters.nodeaffinity",
+    "scheduler.filters.nodeports",
+    "scheduler.filters.noderesourcesfit",
     "scheduler.filters.podtopologyspread",
     "scheduler.filters.interpodaffinity",
-    "scheduler.scores.noderesources",
-    "scheduler.scores.node",
+    "scheduler.scores.noderesourcesfit",
+    "scheduler.scores.noderesourcesbalancedallocation",
+    "scheduler.scores.tainttoleration",
+    "scheduler.scores.nodeaffinity",
     "scheduler.scores.podtopologyspread",
     "scheduler.scores.interpodaffinity",
     "scheduler.scores.imagelocality",
@@ -34,7 +44,7 @@ _MODULES = (
     "kubelet.eviction.manager",
     "disruption.taint_manager",
     "disruption.eviction_api",
-    "dra.plugin",
+    "dra.dynamicresources",
     # The fast paths: each registers its answers at the dispatch point
     # (rules/scheduler/dispatch.py), which hands them to the reference rules
     # when the simulation's FastPaths option is on.

@@ -34,7 +34,8 @@ import attrs
 from ..model.objects import NodeAffinity, Pod, Workload
 from ..model.selectors import NodeSelectorTerm, Requirement, Toleration
 from ..model.state import PodState
-from ..rules.scheduler.filters.basic import find_untolerated_taint, node_matches_pod_affinity
+from ..rules.scheduler.filters.nodeaffinity import node_matches_pod_affinity
+from ..rules.scheduler.filters.tainttoleration import find_untolerated_taint
 from .core import Simulation, register_controller
 from .create_backoff import JOB_BACKOFF, REPLICASET_BACKOFF, CreateBackoff, pods_mark
 from .setup import create_pod

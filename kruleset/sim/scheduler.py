@@ -99,7 +99,7 @@ class SchedulerController:
         """One scheduling attempt for ``ps``; True if the cluster changed."""
         # DRA's plugin (imported here: at import time the rule modules may not be
         # loaded yet, and they register in builtin.py's order).
-        from ..rules.dra import plugin as dra_plugin
+        from ..rules.dra import dynamicresources as dra_plugin
 
         changed = False
         gated = gates.first_failure(ctx, ps.pod, subject=ps.key)

@@ -38,7 +38,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from ..engine import REJECTED, Failure, Trace
 from ..profile import Profile
 from ..registry import define_ruleset, rule
-from ..scheduler.filters.basic import insufficient_resources
+from ..scheduler.filters.noderesourcesfit import insufficient_resources
 from .critical_preemption import (
     DISRUPTION_MESSAGE,
     PREEMPT_MESSAGE,

@@ -1,9 +1,10 @@
-"""One scheduling cycle: queue order, filters, scores, and the FitError message.
+"""One scheduling cycle: PreFilter, filters, scores, and the FitError message.
 
-This module holds the cycle's driver and the queue-sort and pre-enqueue
-plugins; the extension points' rule sets and the cycle's vocabulary are in
-:mod:`~kruleset.rules.scheduler.framework` (re-exported here), and each filter
-and score plugin lives in its own module (``filters/``, ``scores/``).
+This module holds the cycle's driver; the extension points' rule sets and
+the cycle's vocabulary are in :mod:`~kruleset.rules.scheduler.framework`
+(re-exported here), and each plugin lives in a module named after it, in
+the package of its extension point (``queue/``, ``preenqueue/``,
+``filters/``, ``scores/``).
 Upstream: ``pkg/scheduler/schedule_one.go``.
 
 Embedding one decision, without a timeline (:func:`schedule_pod`)::
@@ -58,7 +59,6 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure, Trace
 from ..profile import Profile
-from ..registry import rule
 from .dispatch import chosen
 from .framework import (
     FEASIBLE,
@@ -95,36 +95,6 @@ __all__ = [
     "schedule_pod",
     "score_nodes",
 ]
-
-# --- queue ---------------------------------------------------------------------
-
-@rule(QUEUE, "scheduler.queue.PrioritySort",
-      doc="Higher priority first.",
-      source="seed 003 §11.3; pkg/scheduler/framework/plugins/queuesort Less",
-      describe=lambda k: f"priority {-k}")
-def _queue_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
-    return -ps.pod.effective_priority
-
-
-@rule(QUEUE, "scheduler.queue.CreationOrder",
-      doc="Then the pod created first (upstream: the earlier queue timestamp).",
-      source="pkg/scheduler/framework/plugins/queuesort Less",
-      describe=lambda k: f"created #{k}")
-def _queue_creation(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
-    return ps.seq
-
-
-# --- pre-enqueue -------------------------------------------------------------------
-
-@rule(PREENQUEUE, "scheduler.preenqueue.SchedulingGates",
-      doc="A pod with schedulingGates stays SchedulingGated until every gate is removed.",
-      source="seed 003 §4; pkg/scheduler/framework/plugins/schedulinggates")
-def _gates(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
-    if pod.gates:
-        return Failure(f"waiting for scheduling gates: [{' '.join(pod.gates)}]", UNRESOLVABLE,
-                       detail={"gated": True})
-    return None
-
 
 # --- scoring ---------------------------------------------------------------------
 

@@ -147,7 +147,7 @@ def _fit_reason(req: Resources, alloc: Resources, used: list[int], scalars: Mapp
                 ignored: frozenset[str]) -> str | None:
     """NodeResourcesFit's first reason for ``used`` = [cpu, memory, ephemeral, pods], or None.
 
-    The checks and their order are ``filters_basic.insufficient_resources``'.
+    The checks and their order are ``filters.noderesourcesfit.insufficient_resources``'.
     """
     if used[3] + 1 > alloc.pods:
         return "Too many pods"

@@ -38,7 +38,16 @@ from kruleset.model.objects import Pod
 from ..cycle import _BATCH_SCORES, _trace_scores
 from ..dispatch import fast_path
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
-from ..scores import imagelocality, interpodaffinity, node, noderesources
+from ..scores import (
+    imagelocality,
+    interpodaffinity,
+    nodeaffinity,
+    noderesourcesbalancedallocation,
+    noderesourcesfit,
+    tainttoleration,
+)
+from ..scores.normalize import MAX_NODE_SCORE
+from ..scores.resource_pairs import default_weights, scored_resources
 from .node_vectors import VECTOR_SCORES as _VECTOR
 from .node_vectors import Scores
 from .node_vectors import vector_score as _vector_score
@@ -241,9 +250,9 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
 
 # --- the vector forms ------------------------------------------------------------------
 
-@_vector_score(noderesources._fit_score)
+@_vector_score(noderesourcesfit._fit_score)
 def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
-    weights = noderesources._default_resources(args)
+    weights = default_weights(args)
     if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
         return None
     wc, wm = weights
@@ -259,14 +268,14 @@ def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Sco
     return score, score
 
 
-@_vector_score(noderesources._balanced)
+@_vector_score(noderesourcesbalancedallocation._balanced)
 def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
-    resources = noderesources._resources(args)
+    resources = scored_resources(args)
     req = pod.requests
     if all(req.get(name) == 0 for name, _ in resources):
         return 0, 0
-    if noderesources._default_resources(args) is None:
+    if default_weights(args) is None:
         return None
     ac, am = feasible.column("alloc_cpu"), feasible.column("alloc_mem")
     if not (ac.all() and am.all()):
@@ -281,21 +290,21 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
     return score, score
 
 
-@_vector_score(node._taint_score)
+@_vector_score(tainttoleration._taint_score)
 def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
     tainted = np.flatnonzero(feasible.vectors.tainted[feasible.rows]).tolist()
     if not tainted:
-        return 0, node.MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
+        return 0, MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
     raw = np.zeros(len(feasible), np.int64)
     for i in tainted:
-        raw[i] = node._taint_score(ctx, args, pod, feasible[i])
+        raw[i] = tainttoleration._taint_score(ctx, args, pod, feasible[i])
     top = int(raw.max())
     if top <= 0:
-        return raw, node.MAX_NODE_SCORE
-    return raw, node.MAX_NODE_SCORE - node.MAX_NODE_SCORE * raw // top
+        return raw, MAX_NODE_SCORE
+    return raw, MAX_NODE_SCORE - MAX_NODE_SCORE * raw // top
 
 
-@_vector_score(node._node_affinity_score)
+@_vector_score(nodeaffinity._node_affinity_score)
 def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                    ) -> Scores | None:
     na = pod.node_affinity
@@ -327,7 +336,7 @@ def _dra_form() -> None:
     before the built-in rule modules are loaded, it would have them loaded
     from inside itself, and its rules would miss their place in the profile.
     """
-    from ...dra import plugin
+    from ...dra import dynamicresources as plugin
 
     def dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
         cyc = ctx.extra.get(plugin.CYCLE)

@@ -30,7 +30,7 @@ from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
 from ..dispatch import fast_path
-from ..filters import basic
+from ..filters import nodename, noderesourcesfit, nodeunschedulable, tainttoleration
 from ..node_selection import _NOMINATED, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
 from .search_trace import FilterRules, nominated_recorded
@@ -44,10 +44,10 @@ MIN_CHUNK = 1024
 
 # The filters the arrays answer for; any other left after PreFilter sends the
 # pod to the batch search.
-_UNSCHEDULABLE = basic._node_unschedulable
-_NODE_NAME = basic._node_name
-_TAINTS = basic._taint_toleration
-_FIT = basic._node_resources_fit
+_UNSCHEDULABLE = nodeunschedulable._node_unschedulable
+_NODE_NAME = nodename._node_name
+_TAINTS = tainttoleration._taint_toleration
+_FIT = noderesourcesfit._node_resources_fit
 _SUPPORTED = frozenset({_UNSCHEDULABLE, _NODE_NAME, _TAINTS, _FIT})
 
 Verdict = tuple[Failure | None, int | None]

@@ -33,7 +33,8 @@ from kruleset.rules.registry import rule
 from ..dispatch import register_batch_filter
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_prepare
-from .basic import find_untolerated_taint, node_matches_pod_affinity
+from .nodeaffinity import node_matches_pod_affinity
+from .tainttoleration import find_untolerated_taint
 from .topology_index import pod_index
 
 __all__ = [

@@ -44,7 +44,7 @@ from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, 
 from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
-from ..scheduler.scores.node import default_normalize
+from ..scheduler.scores.normalize import normalized
 from .allocator import Allocation, AllocationError, ClaimInput, Pool, allocate
 from .state import ClaimState, DraState
 
@@ -189,11 +189,6 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
 
 # resourceapi.FirstAvailableDeviceRequestMaxSize: earlier alternatives score higher.
 FIRST_AVAILABLE_MAX = 8
-
-
-def _norm(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
-          raw: list[int]) -> list[int]:
-    return default_normalize(raw, False)
 
 
 def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
@@ -480,4 +475,4 @@ rule(FILTERS, FILTER_RULE,
 rule(SCORES, SCORE_RULE,
       doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
           "higher: 8 - i per claim request served by alternative i.",
-      source=_SOURCE + " Score", weight=2, normalize=_norm)(_score)
+      source=_SOURCE + " Score", weight=2, normalize=normalized)(_score)
