@@ -26,12 +26,16 @@ from kruleset.manifests.documents import iter_documents
 from kruleset.manifests.schema import STRICT
 
 CHUNKS = (1, 2, 7, 64, 1000)
+# Text left in the window below which the next chunk is read first: 0 cuts
+# values at every place; otherwise few values are cut.
+MARGINS = (0, 50)
 
 
-def _load(path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _load(path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch, margin: int = 0) -> Any:
     """What load_manifests gives reading ``chunk`` characters at a time (0: whole)."""
     with monkeypatch.context() as m:
         m.setattr(documents, "CHUNK", chunk)
+        m.setattr(documents, "_MARGIN", margin)
         token = STRICT.set(False)
         try:
             loaded = load_manifests(path)
@@ -42,10 +46,11 @@ def _load(path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> Any:
     return (loaded.objects, _fields(loaded.objects), dict(loaded.pod_phases), loaded.notes)
 
 
-def _docs(path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _docs(path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch, margin: int = 0) -> Any:
     """Each document's field prefix and value as JSON text, or the error."""
     with monkeypatch.context() as m:
         m.setattr(documents, "CHUNK", chunk)
+        m.setattr(documents, "_MARGIN", margin)
         try:
             return [(d.prefix, json.dumps(v, ensure_ascii=False))
                     for d, v in iter_documents(path, None, ItemDecoder())]
@@ -57,8 +62,9 @@ def _assert_same(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     whole = _load(path, 0, monkeypatch)
     whole_docs = _docs(path, 0, monkeypatch)
     for chunk in CHUNKS:
-        assert _load(path, chunk, monkeypatch) == whole, chunk
-        assert _docs(path, chunk, monkeypatch) == whole_docs, chunk
+        for margin in MARGINS:
+            assert _load(path, chunk, monkeypatch, margin) == whole, (chunk, margin)
+            assert _docs(path, chunk, monkeypatch, margin) == whole_docs, (chunk, margin)
     return whole
 
 
@@ -150,7 +156,7 @@ def test_the_whole_file_is_not_held(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(documents._Text, "more", watch)
     _assert_same(path, monkeypatch)
     item = max(len(json.dumps(p)) for p in _pods(60)) * 2  # indented: longer than compact
-    assert 0 < longest < 2 * (item + 1000)
+    assert 0 < longest < 2 * (item + 1000 + max(MARGINS))
 
 
 @pytest.mark.parametrize("chunk", CHUNKS)
@@ -165,4 +171,27 @@ def test_a_good_dump_is_never_read_whole(chunk: int, tmp_path: Path,
         raise AssertionError("read whole")
 
     monkeypatch.setattr(documents, "read_text", refuse)
-    assert _load(path, chunk, monkeypatch) == whole
+    for margin in MARGINS:
+        assert _load(path, chunk, monkeypatch, margin) == whole
+
+
+def test_values_are_not_cut_by_the_window(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the default margin the next chunk is read before an item can be cut: no item
+    fails to decode (a failure counts the lines of the window for its message)."""
+    path = tmp_path / "dump.json"
+    path.write_text(dump(_pods(60)), encoding="utf-8")
+    assert path.stat().st_size > 2 * documents._MARGIN
+    failures = 0
+    init = json.JSONDecodeError.__init__
+
+    def count(self: json.JSONDecodeError, *args: Any) -> None:
+        nonlocal failures
+        failures += 1
+        init(self, *args)
+
+    monkeypatch.setattr(json.JSONDecodeError, "__init__", count)
+    with monkeypatch.context() as m:
+        m.setattr(documents, "CHUNK", 1000)
+        loaded = load_manifests(path)
+    assert len(loaded.objects) == 63 and failures == 0

@@ -143,6 +143,8 @@ _DECODER = json.JSONDecoder()
 # whole file at once).  A few megabytes: the file is never held whole, and the
 # window being decoded stays small.
 CHUNK = 4 << 20
+# Text left in the window below which the next chunk is read before decoding a value.
+_MARGIN = 1 << 16
 
 
 class _Text:
@@ -187,6 +189,10 @@ class _Text:
         shorter one), and a value that fails is decoded again with more text
         until the file's end, where its error is raised.
         """
+        if not self.eof and len(self.text) - pos < _MARGIN:
+            # Read on before a value can be cut: failing on a cut value costs
+            # its error's line count from the start of the window.
+            pos = self.more(pos)
         while True:
             text = self.text
             try:
