@@ -1,9 +1,12 @@
 """Reading the documents of a YAML or JSON file, before any object is converted.
 
-A file is read whole (never mapped into memory), without a byte order mark.
-YAML is read document by document with a safe loader that refuses a key
-given twice; JSON with the json module, the items of a top-level List one at
-a time.  ``kind: List`` is expanded into its items, each with its own field
+A file is read without a byte order mark and never mapped into memory.
+YAML is read whole, document by document, with a safe loader that refuses a
+key given twice; JSON with the json module, the items of a top-level List
+one at a time.  For the manifest loader (an :class:`ItemDecoder` given) a
+JSON file is read a few megabytes at a time, so that a dump of gigabytes is
+never held whole: anything unusual in it (not UTF-8, a syntax error, not a
+List) makes it read whole instead, for the same items and messages.  ``kind: List`` is expanded into its items, each with its own field
 prefix (``items[3].``) so an error names where it is.  Syntax errors become
 :class:`~kruleset.errors.ManifestError` with the file, document, line and
 column.
