@@ -6,8 +6,9 @@ key given twice; JSON with the json module, the items of a top-level List
 one at a time.  For the manifest loader (an :class:`ItemDecoder` given) a
 JSON file is read a few megabytes at a time, so that a dump of gigabytes is
 never held whole: anything unusual in it (not UTF-8, a syntax error, not a
-List) makes it read whole instead, for the same items and messages.  ``kind: List`` is expanded into its items, each with its own field
-prefix (``items[3].``) so an error names where it is.  Syntax errors become
+List) makes it read whole instead, for the same items and messages.
+``kind: List`` is expanded into its items, each with its own field prefix
+(``items[3].``) so an error names where it is.  Syntax errors become
 :class:`~kruleset.errors.ManifestError` with the file, document, line and
 column.
 """
@@ -300,7 +301,19 @@ def _json_documents(doc: Doc, src: _Text,
                 pos += 1
             else:
                 while True:
-                    item, pos = src.value(pos, read_item)
+                    # Inline for a pod the decoder reads with room after it in the
+                    # window (nearly every item); anything else through value().
+                    text = src.text
+                    read = fast(text, pos) if fast is not None and (
+                        src.eof or len(text) - pos >= _MARGIN) else None
+                    end = len(text)
+                    if read is not None:
+                        item, end = read
+                        end = _WS.match(text, end).end()  # type: ignore[union-attr]
+                    if end < len(text) or (read is not None and src.eof):
+                        pos = end
+                    else:
+                        item, pos = src.value(pos, read_item)
                     yield Doc(doc.file, doc.document, f"items[{index}].", doc.span), item
                     index += 1
                     if src.text.startswith(",", pos):
