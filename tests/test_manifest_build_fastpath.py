@@ -99,8 +99,12 @@ def _pod(rng: random.Random, i: int, spec: dict[str, Any]) -> dict[str, Any]:
     if rng.random() < 0.2:
         meta["annotations"] = rng.choice([
             {"kubernetes.io/config.source": "file"}, {"kubernetes.io/config.mirror": "x"},
-            {"other": "y"}, {}])
-    meta["labels"] = {"app": f"a{rng.randrange(3)}", "pod-template-hash": "h"}
+            {"kubernetes.io/config.source": "api"}, {"kubernetes.io/config.mirror": ""},
+            {"other": "y"}, {}, None])
+    if rng.random() < 0.95:
+        meta["labels"] = {"app": f"a{rng.randrange(3)}", "pod-template-hash": "h"}
+    if rng.random() < 0.05:
+        meta["deletionTimestamp"] = "2024-05-01T08:00:30Z"
     meta["name"] = f"p-{i}"
     if rng.random() < 0.9:
         meta["namespace"] = rng.choice(["default", "team-a", "team-b"])
@@ -114,6 +118,11 @@ def _pod(rng: random.Random, i: int, spec: dict[str, Any]) -> dict[str, Any]:
             {"apiVersion": "apps/v1", "controller": True, "kind": "DaemonSet", "name": "ds"}]
     elif owner < 0.65:
         meta["ownerReferences"] = [{"kind": "Job", "name": "j", "controller": False}]
+    elif owner < 0.7:
+        meta["ownerReferences"] = [{"apiVersion": "v1", "controller": True,
+                                    "kind": "ReplicationController", "name": "rc"}]
+    elif owner < 0.75:
+        meta["ownerReferences"] = rng.choice([[], None])
     spec = dict(spec)
     node = rng.random()
     if node < 0.8:
@@ -131,6 +140,8 @@ def _pod(rng: random.Random, i: int, spec: dict[str, Any]) -> dict[str, Any]:
     if rng.random() < 0.7:
         status["conditions"] = [{"type": "Initialized", "status": "True"},
                                 {"type": "Ready", "status": rng.choice(["True", "False"])}]
+    if rng.random() < 0.05:
+        status["nominatedNodeName"] = "n2"
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
             "status": status}
 
@@ -179,6 +190,9 @@ def test_random_dumps_build_the_same_pods(seed: int, tmp_path: Path,
     ('"startTime": "2024-05-0', '"startTime": "2024-13-0'),
     ("SECONDS", "60"),
     (':3', ':x'),
+    ('"pod-template-hash": "h"', '"pod-template-hash": 5'),
+    ('"kubernetes.io/config.mirror": "x"', '"kubernetes.io/config.mirror": null'),
+    ('"kubernetes.io/config.source": "file"', '"kubernetes.io/config.source": ["file"]'),
 ])
 def test_a_bad_value_in_a_later_pod_fails_the_same_way(old: str, new: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ import attrs
 
 from ..model.objects import Pod
 
-__all__ = ["PER_POD", "build_pod", "copier", "pod_labels", "template_values"]
+__all__ = ["PER_POD", "build_pod", "checked_labels", "copier", "pod_labels", "template_values"]
 
 # Derived facts that depend only on (containers, init_containers, overhead).
 _FROM_SHAPE = ("requests", "nonzero_requests", "limits", "qos")
@@ -157,6 +157,28 @@ def pod_labels(labels: Mapping[str, str]) -> Mapping[str, str]:
         if len(_LABELS) > 50_000:
             _LABELS.clear()
         _LABELS[key] = found
+    return found  # type: ignore[no-any-return]
+
+
+_CHECKED: dict[tuple[tuple[Any, Any], ...], Any] = {}
+
+
+def checked_labels(labels: dict[Any, Any]) -> Mapping[str, str] | None:
+    """:func:`pod_labels` of ``labels`` if every key and value is a string, else ``None``.
+
+    A dump repeats a few label sets thousands of times: a set already seen
+    (and checked) is found by one lookup, without checking each label again.
+    """
+    key = tuple(labels.items())
+    found = _CHECKED.get(key)
+    if found is None:
+        for k, v in key:
+            if type(k) is not str or type(v) is not str:
+                return None
+        found = pod_labels(labels)
+        if len(_CHECKED) > 50_000:
+            _CHECKED.clear()
+        _CHECKED[key] = found
     return found  # type: ignore[no-any-return]
 
 

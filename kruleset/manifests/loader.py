@@ -1,9 +1,10 @@
 """Reading Kubernetes object files (``kubectl get -o yaml|json`` output, manifests).
 
-A file is read whole, then converted in two passes: the first indexes what
-one object's meaning depends on (RuntimeClass overheads, which ReplicaSets
-belong to which Deployment, the newest pod start time), the second converts
-every document in file order.
+Each object is converted as soon as it is decoded (a JSON dump is read a
+chunk at a time, see :mod:`.documents`); what one object's meaning depends
+on later in the file (RuntimeClass overheads, which ReplicaSets belong to
+which Deployment, the newest pod start time) is settled once the file is
+read (:meth:`.reader.Reader.finish`).
 
 The work is shared by :mod:`.documents` (the file's documents),
 :mod:`.entries` (the kinds and API versions read, each object's header),

@@ -43,8 +43,8 @@ from ._fields import (
 )
 from ._node_terms import _node_term
 
-__all__ = ["PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod", "pod_from_spec",
-           "spec_fields"]
+__all__ = ["COPY", "PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod",
+           "pod_from_spec", "spec_fields"]
 
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 _PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
@@ -332,7 +332,7 @@ _COPY_GIVEN = frozenset(("containers", "init_containers", "overhead", "runtime_c
                          "pod_anti_affinity", "pod_anti_affinity_preferred", "spread",
                          "tolerations", "gates", "host_ports", "grace_period", "emptydirs",
                          "static", "resource_claims", *PER_POD))
-_COPY = copier(_COPY_GIVEN)
+COPY = copier(_COPY_GIVEN)
 
 
 class SpecFields:
@@ -480,8 +480,8 @@ def build_spec_pod(doc: Doc, spec: SpecFields, static: bool, namespace: str, nam
     """
     span = doc.span or NO_SPAN
     template = spec.templates.get(static)
-    if template is not None and _COPY is not None:
-        return _COPY(template, namespace, name, pod_labels(labels), node_name, started,
+    if template is not None and COPY is not None:
+        return COPY(template, namespace, name, pod_labels(labels), node_name, started,
                      owner_kind, owner_name, ready, span)
     fields = dict(spec.fields)
     shape = spec.shape
@@ -496,7 +496,7 @@ def build_spec_pod(doc: Doc, spec: SpecFields, static: bool, namespace: str, nam
     fields["ready"] = ready
     fields["span"] = span
     pod = build_pod(None if shape is None else (shape, static), fields)
-    if _COPY is not None and fields.keys() == _COPY_GIVEN:
+    if COPY is not None and fields.keys() == _COPY_GIVEN:
         spec.templates[static] = template_values(pod)
     return pod
 

@@ -9,15 +9,18 @@ every object of a cluster dump, have their own fast path (:meth:`Reader.pod`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 import attrs
 
-from ..errors import ManifestError
+from ..errors import NO_SPAN, ManifestError
 from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
+from ._fastpod import checked_labels
 from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
 from .dra import DRA_KINDS, dra_object
@@ -32,6 +35,7 @@ from .kinds import (
 from .known_fields import DRA_OBJECTS, OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
 from .nodes import namespace_from, node_from
 from .pods import (
+    COPY,
     PodContext,
     SpecFields,
     build_spec_pod,
@@ -198,7 +202,83 @@ class Reader:
             return False
         if not _POD_NAME(name) or (namespace is not None and not _NAMESPACE(namespace)):
             return False  # entry() says what is wrong with it
-        self._pod(doc, obj, namespace or "default", name, meta)
+        if not self._quick_pod(doc, obj, namespace or "default", name, meta):
+            self._pod(doc, obj, namespace or "default", name, meta)
+        return True
+
+    def _quick_pod(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str,
+                   meta: dict[str, Any]) -> bool:
+        """:meth:`_pod` for a well-formed running pod whose spec was read before.
+
+        What nearly every pod of a dump is: known fields only, a spec text
+        seen before (its :class:`SpecFields` noted by the item decoder),
+        string labels, one controller reference, no deletion or nomination.
+        Everything is checked before anything is recorded: on anything else
+        it returns False having changed nothing, and :meth:`_pod` reads the
+        pod (with its errors and warnings).
+        """
+        items = self.items
+        seen = items.spec_seen if items is not None else None
+        spec = seen.note if seen is not None else None
+        status = obj.get("status")
+        if type(spec) is not SpecFields or spec.runtime_overhead or type(status) is not dict \
+                or not (obj.keys() <= _POD_KEYS and meta.keys() <= _META_KEYS
+                        and status.keys() <= _POD_STATUS_KEYS) \
+                or "deletionTimestamp" in meta or status.get("nominatedNodeName"):
+            return False
+        labels: Any = meta.get("labels")
+        shared = checked_labels(labels) if type(labels) is dict else None
+        annotations = meta.get("annotations")
+        static = False
+        if annotations:
+            if type(annotations) is not dict:
+                return False
+            # Only these two are read (and so checked), as in _used_annotations.
+            source = annotations.get(_CONFIG_SOURCE, "api")
+            mirror = annotations.get(_CONFIG_MIRROR, "")
+            if type(source) is not str or type(mirror) is not str:
+                return False
+            static = source != "api" or _CONFIG_MIRROR in annotations
+        elif annotations is not None and type(annotations) is not dict:
+            return False
+        phase = status.get("phase")
+        start = status.get("startTime")
+        conditions = status.get("conditions")
+        node_name = obj["spec"].get("nodeName", "")  # a seen spec is a mapping
+        refs = meta.get("ownerReferences")
+        if shared is None or (phase is not None and type(phase) is not str) or \
+                type(start) is not str or type(node_name) is not str or \
+                (conditions is not None and type(conditions) is not list):
+            return False
+        controller = _controller(refs)
+        started = _iso_ms(start)
+        if controller is None or started is None:
+            return False
+        ready = True
+        for c in conditions or ():
+            if type(c) is dict and c.get("type") == "Ready":
+                ready = c.get("status") == "True"
+                break
+        # Checked: from here on the pod is read as _pod would read it.
+        if phase:
+            key = f"{namespace}/{name}"
+            self.phases[key] = phase
+            if phase in _TERMINAL_PHASES:
+                self.notes.append(f"pod {key} is {phase}: returned as declared, "
+                                  "see pod_phases")
+        if self.newest is None or started > self.newest:
+            self.newest = started
+        template = spec.templates.get(static)
+        if template is not None and COPY is not None:
+            pod = COPY(template, namespace, name, shared, node_name, started, controller[0],
+                       controller[1], ready, doc.span or NO_SPAN)
+        else:
+            pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
+                                 controller[0], controller[1], started, ready)
+        self.records.append(pod)
+        self.started.append(pod)
+        if controller[0] == "ReplicaSet":
+            self.rs_pods.append(pod)
         return True
 
     def _pod(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str,
@@ -388,7 +468,9 @@ def _node_ready(obj: Mapping[str, Any]) -> bool:
     return True
 
 
-_USED_ANNOTATIONS = ("kubernetes.io/config.source", "kubernetes.io/config.mirror")
+_CONFIG_SOURCE = "kubernetes.io/config.source"
+_CONFIG_MIRROR = "kubernetes.io/config.mirror"
+_USED_ANNOTATIONS = (_CONFIG_SOURCE, _CONFIG_MIRROR)
 
 
 def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
@@ -426,3 +508,51 @@ def _labels_and_static(doc: Doc, meta: dict[str, Any]) -> tuple[Any, bool]:
     elif annotations is not None:
         mapping(doc, annotations, "metadata.annotations")
     return labels, static
+
+
+def _controller(refs: object) -> tuple[str, str] | None:
+    """:func:`controlled_by` for no references or one well-formed controller reference.
+
+    ``None`` for anything else (read by :func:`controlled_by` itself).
+    """
+    if not refs:
+        return ("", "") if refs is None or type(refs) is list else None
+    if type(refs) is list and len(refs) == 1:
+        ref = refs[0]
+        if type(ref) is dict and ref.get("controller") is True:
+            kind, name = ref.get("kind"), ref.get("name")
+            if type(kind) is str and type(name) is str:
+                # Simulated as a ReplicaSet is (the deployment controller keeps its replicas).
+                return ("ReplicaSet" if kind == "ReplicationController" else kind), name
+    return None
+
+
+_ISO_HOURS: dict[str, int] = {}
+# kubectl's form of a time: the hour, then minutes and seconds that are certain to be valid.
+_ISO_SECOND = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:)([0-5]\d):([0-5]\d)Z", re.ASCII)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def _iso_ms(value: str) -> int | None:
+    """:func:`timestamp_ms` of a time written ``YYYY-MM-DDTHH:MM:SSZ`` (as kubectl does),
+    ``None`` for any other text and for an invalid date or hour (read by
+    :func:`timestamp_ms` itself, which says what is wrong).
+
+    Pods start at different seconds but in few different hours: each hour
+    is parsed once, its minutes and seconds are added.
+    """
+    m = _ISO_SECOND.fullmatch(value)
+    if m is None:
+        return None
+    hour = m.group(1)
+    base = _ISO_HOURS.get(hour)
+    if base is None:
+        try:
+            base = (datetime.fromisoformat(hour + "00:00+00:00") - _EPOCH) // _MILLISECOND
+        except ValueError:
+            return None
+        if len(_ISO_HOURS) > 100_000:
+            _ISO_HOURS.clear()
+        _ISO_HOURS[hour] = base
+    return base + (int(m.group(2)) * 60 + int(m.group(3))) * 1000
