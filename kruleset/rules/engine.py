@@ -124,14 +124,16 @@ class Trace:
 
     Recording is cheap: :meth:`add` keeps a plain tuple and :meth:`defer` a
     producer for a whole group of entries (a 5,000-node filter search is one
-    group); :attr:`entries` builds the :class:`TraceEntry` objects, in
-    recording order, only when read.  ``len()`` never builds them.
+    group), :meth:`defer_groups` one producer for several consecutive groups;
+    :attr:`entries` builds the :class:`TraceEntry` objects, in recording
+    order, only when read.  ``len()`` never builds them.
     """
 
     __slots__ = ("_items", "_entries", "_done", "_count", "now", "attempts")
 
     def __init__(self) -> None:
-        # Each item: (rule, subject, result, why, time) or (count, producer, time).
+        # Each item: (rule, subject, result, why, time), (count, producer, time)
+        # or (count, producer of group i, time, each group's count).
         self._items: list[tuple[Any, ...]] = []
         self._entries: list[TraceEntry] = []
         self._done = 0
@@ -158,6 +160,20 @@ class Trace:
         self._items.append((count, produce, self.now))
         self._count += count
 
+    def defer_groups(self, counts: Sequence[int],
+                     produce: Callable[[int], Iterable[tuple[str, str, str, str]]]) -> None:
+        """Record consecutive groups, group ``i`` of ``counts[i]`` evaluations that
+        ``produce(i)`` lists as :meth:`defer`'s ``produce()`` would.
+
+        The same entries as one :meth:`defer` per group, in order, kept as one
+        item: a caller with many small groups at once (DRA's explanation of
+        every node that cannot hold a pod's claims) keeps one producer instead
+        of one per group.  :meth:`walk` still asks about each group apart.
+        """
+        total = sum(counts)
+        self._items.append((total, produce, self.now, counts))
+        self._count += total
+
     @property
     def entries(self) -> list[TraceEntry]:
         """Every entry in recording order (built on first read of new records)."""
@@ -166,9 +182,13 @@ class Trace:
             item = items[i]
             if len(item) == 5:
                 out.append(TraceEntry(*item))
-            else:
+            elif len(item) == 3:
                 _, produce, time = item
                 out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in produce())
+            else:
+                _, part, time, counts = item
+                for k in range(len(counts)):
+                    out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in part(k))
         self._done = len(items)
         return out
 
@@ -188,10 +208,17 @@ class Trace:
         for item in self._items:
             if len(item) == 5:
                 yield item
-            elif expand(item[0]):
-                _, produce, time = item
-                for r, s, res, why in produce():
-                    yield r, s, res, why, time
+            elif len(item) == 3:
+                if expand(item[0]):
+                    _, produce, time = item
+                    for r, s, res, why in produce():
+                        yield r, s, res, why, time
+            else:
+                _, part, time, counts = item
+                for k, count in enumerate(counts):
+                    if expand(count):
+                        for r, s, res, why in part(k):
+                            yield r, s, res, why, time
 
     def __len__(self) -> int:
         return self._count

@@ -27,6 +27,7 @@ from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominat
 from .search_trace import (
     FilterRules,
     nominated_recorded,
+    order_names,
     rule_places,
     trace_kept,
     trace_search,
@@ -97,7 +98,8 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
         vector = feasible if isinstance(feasible, Feasible) else None  # its node names
         visited = trace_search(trace, pod, rules, order, start, processed + extra, failures,
                                fail_at, nom_entries,
-                               vector.vectors.names if vector is not None else None)
+                               vector.vectors.names if vector is not None
+                               else order_names(memo, order))
         if vector is not None and not failures:
             # Every node visited fits: the feasible nodes' names are the first ones
             # visited, kept for the scores' trace (one tuple less per traced pod).

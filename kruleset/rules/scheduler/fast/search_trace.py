@@ -26,7 +26,8 @@ from ..node_selection import run_filters_with_nominated
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
 
-__all__ = ["FilterRules", "Recorder", "rule_places", "trace_kept", "trace_search", "up_to"]
+__all__ = ["FilterRules", "Recorder", "order_names", "rule_places", "trace_kept", "trace_search",
+           "up_to"]
 
 # The filters a search runs: (rule function, its args, its name), in order.
 FilterRules = Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]]
@@ -128,6 +129,28 @@ def up_to(names: Sequence[str], subject: str, failed: int | None, why: str = ""
     for name in names[:failed]:
         yield name, subject, "pass", ""
     yield names[failed], subject, "fail", why
+
+
+# Where the cycle cache keeps the node names of the last node order a traced search read.
+_ORDER_NAMES = "trace.order_names"
+
+
+def order_names(memo: Any, order: Sequence[NodeState]) -> Sequence[str] | None:
+    """The names of ``order``'s nodes, kept in the cycle cache ``memo`` for the next
+    traced search of the same order (None without a cache).
+
+    The node order is a new list whenever it changes, and a node's name never
+    changes, so the names hold while ``order`` is the same object; a traced
+    search then slices them instead of reading every node visited.
+    """
+    if memo is None:
+        return None
+    kept = memo.extra.get(_ORDER_NAMES)
+    if kept is not None and kept[0] is order:
+        return kept[1]  # type: ignore[no-any-return]
+    names = [node.node.name for node in order]
+    memo.extra[_ORDER_NAMES] = (order, names)
+    return names
 
 
 def trace_search(trace: Any, pod: Pod,
