@@ -24,6 +24,7 @@ from ...engine import Failure
 from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
+from .lazy import Lazy, names_from
 from .search_trace import (
     FilterRules,
     nominated_recorded,
@@ -96,14 +97,14 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
         vector = feasible if isinstance(feasible, Feasible) else None  # its node names
-        visited = trace_search(trace, pod, rules, order, start, processed + extra, failures,
-                               fail_at, nom_entries,
-                               vector.vectors.names if vector is not None
-                               else order_names(memo, order))
-        if vector is not None and not failures:
+        node_names = (vector.vectors.names if vector is not None
+                      else order_names(memo, order))
+        trace_search(trace, pod, rules, order, start, processed + extra, failures,
+                     fail_at, nom_entries, node_names)
+        if vector is not None and node_names is not None and not failures:
             # Every node visited fits: the feasible nodes' names are the first ones
             # visited, kept for the scores' trace (one tuple less per traced pod).
-            vector.names = visited[:len(vector)]
+            vector.names = Lazy(names_from, node_names, start, len(vector))
     if key is not None and memo is not None and not feasible and processed == len(order):
         if fail_at is None or nom_entries is None:
             memo.keep_all_failed(key, failures, start)

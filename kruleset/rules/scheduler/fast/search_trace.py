@@ -22,6 +22,7 @@ from kruleset.model.state import NodeState
 
 from ...engine import Failure
 from ..node_selection import run_filters_with_nominated
+from .lazy import Lazy, names_from
 
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
@@ -158,7 +159,7 @@ def trace_search(trace: Any, pod: Pod,
                   order: Sequence[NodeState], start: int, processed: int,
                   failures: Mapping[str, Failure], fail_at: Mapping[str, int],
                   nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
-                  node_names: Sequence[str] | None = None) -> tuple[str, ...]:
+                  node_names: Sequence[str] | None = None) -> Sequence[str]:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
     The entries (per node visited, each rule ``pass`` until the one that
@@ -166,16 +167,18 @@ def trace_search(trace: Any, pod: Pod,
     they are only built when the trace is read, so tracing a 5,000-node
     search costs a few microseconds per node instead of an object per rule.
     ``node_names``, the names of ``order``'s nodes when the caller keeps
-    them, saves reading each node.  Returns the names of the nodes visited.
+    them (a list that is replaced, never changed), saves reading each node:
+    the trace then keeps them and where the search started, and slices them
+    only when read.  Returns the names of the nodes visited.
     """
     names = [name for _, _, name in rules]
     n = len(order)
     end = start + processed
     # Names only: a tuple of strings, which the collector stops tracking, is what
-    # the trace keeps until it is read.
+    # the trace keeps until it is read, or the caller's list and a place in it.
+    visiting: Sequence[str]
     if node_names is not None:
-        visiting = tuple(node_names[start:end]) if end <= n else (
-            *node_names[start:], *node_names[:end - n])
+        visiting = Lazy(names_from, node_names, start, processed)
     else:
         nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
         visiting = tuple([node.name for node in nodes])
@@ -192,8 +195,11 @@ def trace_search(trace: Any, pod: Pod,
             if name in visited:
                 count += len(recorded) - width
     # A partial of plain values, not a closure: see trace_kept.
+    # Empty mappings (every node visited fits) are replaced by one shared: nothing
+    # reads them, and each kept dict is one more object for full collections.
     trace.defer(count, functools.partial(_search_entries, tuple(names), pod.key, visiting,
-                                         nom_entries or _NOTHING, fail_at, failures))
+                                         nom_entries or _NOTHING, fail_at or _NOTHING,
+                                         failures or _NOTHING))
     return visiting
 
 

@@ -67,8 +67,8 @@ class Feasible(Sequence[NodeState]):
     def __init__(self, rows: np.ndarray, vectors: NodeVectors) -> None:
         self.rows = rows
         self.vectors = vectors
-        # The nodes' names as one tuple, when a traced search already made it.
-        self.names: tuple[str, ...] | None = None
+        # The nodes' names, when a traced search already has them.
+        self.names: Sequence[str] | None = None
         self._nodes: list[NodeState] | None = None
         self._columns: dict[str, np.ndarray] = {}
 
