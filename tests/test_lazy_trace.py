@@ -38,7 +38,7 @@ def test_traced_vector_cycles_keep_no_tuple_of_scores_until_read() -> None:
     sim.run()
     scored = [a for a in sim.trace.attempts if a[4] is not None]
     assert scored
-    for _, _, node, ordered, (names, totals, rules) in scored:
+    for _, _, _node, ordered, (names, totals, _rules) in scored:
         assert isinstance(ordered, Lazy) and isinstance(names, Lazy)
         assert isinstance(totals, Lazy) and totals._items is None
         assert not gc.is_tracked(totals._args[0])  # an int64 array
