@@ -122,19 +122,22 @@ class TraceEntry:
 class Trace:
     """An append-only list of :class:`TraceEntry`, optionally for one subject only.
 
-    Recording is cheap: :meth:`add` keeps a plain tuple and :meth:`defer` a
-    producer for a whole group of entries (a 5,000-node filter search is one
-    group), :meth:`defer_groups` one producer for several consecutive groups;
-    :attr:`entries` builds the :class:`TraceEntry` objects, in recording
-    order, only when read.  ``len()`` never builds them.
+    Recording is cheap: :meth:`add` keeps the entry's five values and
+    :meth:`defer` a producer for a whole group of entries (a 5,000-node filter
+    search is one group), :meth:`defer_groups` one producer for several
+    consecutive groups; :attr:`entries` builds the :class:`TraceEntry`
+    objects, in recording order, only when read.  ``len()`` never builds them.
     """
 
     __slots__ = ("_items", "_entries", "_done", "_count", "now", "attempts")
 
     def __init__(self) -> None:
-        # Each item: (rule, subject, result, why, time), (count, producer, time)
-        # or (count, producer of group i, time, each group's count).
-        self._items: list[tuple[Any, ...]] = []
+        # One flat list: an entry is its five values in a row (rule, subject,
+        # result, why, time; the rule a str), a group one tuple, (count,
+        # producer, time) or (count, producer of group i, time, each group's
+        # count).  No tuple per entry: each would be one more object kept, and
+        # the collections they bring forward promote the run's passing objects.
+        self._items: list[Any] = []
         self._entries: list[TraceEntry] = []
         self._done = 0
         self._count = 0
@@ -146,7 +149,7 @@ class Trace:
 
     def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
         """Record one evaluation."""
-        self._items.append((rule, subject, result, why, self.now))
+        self._items += rule, subject, result, why, self.now
         self._count += 1
 
     def defer(self, count: int,
@@ -178,18 +181,23 @@ class Trace:
     def entries(self) -> list[TraceEntry]:
         """Every entry in recording order (built on first read of new records)."""
         items, out = self._items, self._entries
-        for i in range(self._done, len(items)):
+        i, n = self._done, len(items)
+        while i < n:
             item = items[i]
-            if len(item) == 5:
-                out.append(TraceEntry(*item))
-            elif len(item) == 3:
+            if type(item) is not tuple:
+                out.append(TraceEntry(item, items[i + 1], items[i + 2], items[i + 3],
+                                      items[i + 4]))
+                i += 5
+                continue
+            if len(item) == 3:
                 _, produce, time = item
                 out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in produce())
             else:
                 _, part, time, counts = item
                 for k in range(len(counts)):
                     out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in part(k))
-        self._done = len(items)
+            i += 1
+        self._done = n
         return out
 
     def walk(self, expand: Callable[[int], bool]) -> Iterator[tuple[str, str, str, str, int]]:
@@ -205,10 +213,16 @@ class Trace:
             for e in self.entries:
                 yield e.rule, e.subject, e.result, e.why, e.time
             return
-        for item in self._items:
-            if len(item) == 5:
-                yield item
-            elif len(item) == 3:
+        items = self._items
+        i, n = 0, len(items)
+        while i < n:
+            item = items[i]
+            if type(item) is not tuple:
+                yield item, items[i + 1], items[i + 2], items[i + 3], items[i + 4]
+                i += 5
+                continue
+            i += 1
+            if len(item) == 3:
                 if expand(item[0]):
                     _, produce, time = item
                     for r, s, res, why in produce():
