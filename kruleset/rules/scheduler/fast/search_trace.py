@@ -68,7 +68,7 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
 def trace_kept(trace: Any, pod: Pod,
                 rules: FilterRules,
                 base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                since: Mapping[str, tuple[Failure, TraceInfo | None]],
+                since: Mapping[str, tuple[str, str, TraceInfo | None]],
                 count: int) -> None:
     """Record a search answered from the cache: the entries :func:`trace_search` makes,
     in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
@@ -101,17 +101,17 @@ def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]
 
 def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
                   base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                  since: Mapping[str, tuple[Failure, TraceInfo | None]]
+                  since: Mapping[str, tuple[str, str, TraceInfo | None]]
                   ) -> Iterator[tuple[str, str, str, str]]:
     for node, f in base.items():
         changed = since.get(node) if since else None
         if changed is None:
-            info = odd.get(node)
+            rule, reason, info = f.rule, f.reason, odd.get(node)
         else:
-            f, info = changed
+            rule, reason, info = changed
         subject = f"{key} on {node}"
         if info is None:
-            yield from up_to(names, subject, at[f.rule], f.reason)
+            yield from up_to(names, subject, at[rule], reason)
         elif isinstance(info[0], int):
             yield from up_to(names, subject, info[0], info[1])
         else:
