@@ -86,7 +86,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
                     trace_kept(trace, pod, rules, base, odd, since, count)
                     return [], failed, None
     fail_at: dict[str, int] | None = {} if trace is not None else None
-    nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
+    nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = (
         {} if trace is not None else None)
     vectors = chosen(ctx, "node_vectors")
     found = vectors(ctx, rules, pod, order, start, to_find, failures, fail_at,
@@ -121,7 +121,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
 def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int,
                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
-                 nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
+                 nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
                  ) -> tuple[list[NodeState], int, int]:
     """The node-by-node search, a chunk of nodes at a time.
 
@@ -200,7 +200,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
 
 def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
                      noms: Mapping[str, list[PodState]], failed: dict[int, Failure],
-                     nom_entries: dict[str, list[tuple[str, str, str, str]]] | None
+                     nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None
                      ) -> list[NodeState]:
     """Upstream's two-pass check, one by one, on the chunk's nodes with nominated pods.
 
@@ -227,7 +227,7 @@ def judge_traced(ctx: Any, rules: FilterRules, pod: Pod, node: NodeState
     """One node judged as the traced search judges it: its failure and what it records."""
     failures: dict[str, Failure] = {}
     fail_at: dict[str, int] = {}
-    nom_entries: dict[str, list[tuple[str, str, str, str]]] = {}
+    nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] = {}
     if find_batched(ctx, rules, pod, [node], 0, 1, failures, fail_at, nom_entries)[0]:
         return None, None
     f = failures[node.name]

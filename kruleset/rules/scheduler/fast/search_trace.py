@@ -51,10 +51,11 @@ class Recorder:
 
 
 def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
-                       ) -> tuple[Failure | None, list[tuple[str, str, str, str]]]:
+                       ) -> tuple[Failure | None, tuple[tuple[str, str, str, str], ...]]:
     """Upstream's two-pass check on a node with nominated pods, and what it recorded.
 
-    A traced search keeps the entries apart, to replay them in visiting order.
+    A traced search keeps the entries apart, to replay them in visiting order:
+    as a tuple of tuples of strings, which the collector stops tracking.
     """
     buffer = Recorder()
     saved, ctx.trace = ctx.trace, buffer
@@ -62,7 +63,7 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
         f = run_filters_with_nominated(ctx, pod, node)
     finally:
         ctx.trace = saved
-    return f, buffer.items
+    return f, tuple(buffer.items)
 
 
 def trace_kept(trace: Any, pod: Pod,
@@ -158,7 +159,7 @@ def trace_search(trace: Any, pod: Pod,
                   rules: FilterRules,
                   order: Sequence[NodeState], start: int, processed: int,
                   failures: Mapping[str, Failure], fail_at: Mapping[str, int],
-                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                  nom_entries: Mapping[str, Sequence[tuple[str, str, str, str]]],
                   node_names: Sequence[str] | None = None) -> Sequence[str]:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
@@ -204,7 +205,7 @@ def trace_search(trace: Any, pod: Pod,
 
 
 def _search_entries(names: Sequence[str], key: str, visiting: Sequence[str],
-                    nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                    nom_entries: Mapping[str, Sequence[tuple[str, str, str, str]]],
                     fail_at: Mapping[str, int], failures: Mapping[str, Failure]
                     ) -> Iterator[tuple[str, str, str, str]]:
     for node in visiting:
