@@ -78,5 +78,5 @@ def test_explanations_grouped_per_pod_read_as_one_group_per_node() -> None:
     assert runs[0] == runs[1]
     assert any(e[2] == "device passed over" for e in runs[0][3])
     # The grouped run did keep several nodes' explanations in one item.
-    assert any(isinstance(item, tuple) and len(item) == 4 and len(item[3]) > 1
+    assert any(isinstance(item, tuple) and len(item) > 1 and all(type(c) is int for c in item)
                for item in grouped._items)
