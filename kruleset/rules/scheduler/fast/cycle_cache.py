@@ -25,6 +25,7 @@ before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -164,7 +165,8 @@ class CycleCache:
 
 # --- trace records kept with a result -------------------------------------------------
 
-# Entries are (rule, subject, result, why); groups (count, produce) as Trace.defer takes.
+# Entries are (rule, subject, result, why); groups (count, function, arguments): the
+# producer Trace.defer takes, a functools.partial kept as its function and arguments.
 Recorded = list[tuple[Any, ...]]
 
 
@@ -189,8 +191,16 @@ class Recorder:
 
     def defer(self, count: int, produce: Callable[[], Iterable[tuple[str, str, str, str]]]
               ) -> None:
-        """Keep a group of ``count`` entries; ``produce`` may be called once per replay."""
-        self.items.append((count, produce))
+        """Keep a group of ``count`` entries; ``produce`` may be called once per replay.
+
+        A partial is kept as its function and arguments (of plain values, the
+        collector stops tracking them): the judgement log keeps these for every
+        node judged.
+        """
+        if type(produce) is functools.partial and not produce.keywords:
+            self.items.append((count, produce.func, produce.args))
+        else:
+            self.items.append((count, produce, ()))
         self.count += count
 
     def __bool__(self) -> bool:
