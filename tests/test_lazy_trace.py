@@ -13,7 +13,7 @@ from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim.core import Simulation
 
 
-def test_lazy_helpers_make_the_tuples_they_stand_for() -> None:
+def test_lazy_sequences_make_the_tuples_they_stand_for() -> None:
     every = ["a", "b", "c", "d"]
     assert Lazy(names_from, every, 1, 2) == ("b", "c")
     assert Lazy(names_from, every, 3, 3) == ("d", "a", "b")
