@@ -323,7 +323,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     assert got is not None
     out, base, since, odd, count = got
     assert base is first[1] and base["n2"] is cpu
-    assert out["n2"] is taint and since == {"n2": (taint, None)} and count == 3
+    assert out["n2"] is taint and since == {"n2": (taint.rule, taint.reason, None)} and count == 3
     trace = Trace()
     rules: Any = [(None, None, name) for name in names]
     pod: Any = type("P", (), {"key": "ns/p"})()

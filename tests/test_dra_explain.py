@@ -8,6 +8,8 @@ pod's lines.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kruleset import api
 from kruleset.rules.engine import Trace
 from kruleset.rules.scheduler.defaults import FILTER_DYNAMIC_RESOURCES as FILTER_RULE
@@ -49,3 +51,32 @@ def test_each_pod_is_explained_with_its_own_claim_and_the_devices_in_use() -> No
     taken = [line for line in third if "device in use by claim default/job-" in line]
     assert len(taken) == 2, third
     assert "default/job-1-gpu-" in taken[0] and "default/job-2-gpu-" in taken[1]
+
+
+class _OneGroupPerNode(Trace):
+    """A trace without ``defer_groups``: DRA records one group per node, as before."""
+
+    @property
+    def defer_groups(self) -> Any:  # type: ignore[override]
+        raise AttributeError("defer_groups")
+
+
+def test_explanations_grouped_per_pod_read_as_one_group_per_node() -> None:
+    from kruleset.sim.core import Simulation
+
+    text = SCENARIO + "pods late-[1..4] requests(cpu=1) claims(gpu=template/a100)\n"
+    runs = []
+    grouped = Trace()
+    for trace in (grouped, _OneGroupPerNode()):
+        sim = Simulation(api.load(text), trace=True)
+        sim.trace = trace
+        sim.run()
+        asked: list[int] = []
+        walked = list(trace.walk(lambda count, asked=asked: asked.append(count) or True))
+        runs.append(([d.to_json() for d in sim.decisions], walked, asked,
+                     [(e.rule, e.subject, e.result, e.why, e.time) for e in trace.entries]))
+    assert runs[0] == runs[1]
+    assert any(e[2] == "device passed over" for e in runs[0][3])
+    # The grouped run did keep several nodes' explanations in one item.
+    assert any(isinstance(item, tuple) and len(item) > 1 and all(type(c) is int for c in item)
+               for item in grouped._items)

@@ -134,3 +134,35 @@ def test_user_rules_register_and_are_listed() -> None:
     names = [r.name for rs in rulesets() for r in rs.rules]
     assert "example.filter.Nothing" in names
     assert "example.filter.Nothing" not in Profile.default().active("scheduler.filter").names()
+
+
+def test_deferred_groups_read_as_one_group_each() -> None:
+    """``defer_groups`` records what one ``defer`` per group records, in order; a budgeted
+    walk is asked about each group apart."""
+    def part(i: int) -> list[tuple[str, str, str, str]]:
+        return [("r", f"s{i}", "res", f"line {j}") for j in range(i + 1)]
+
+    grouped, single = Trace(), Trace()
+    for t in (grouped, single):
+        t.add("a", "x", "pass")
+        t.now = 5
+    grouped.defer_groups((1, 2, 3), part)
+    for i in range(3):
+        single.defer(i + 1, lambda i=i: part(i))
+    for t in (grouped, single):
+        t.add("b", "y", "fail", "why")
+    assert len(grouped) == len(single) == 8
+    asked: list[int] = []
+
+    def budget(count: int) -> bool:
+        asked.append(count)
+        return count != 2
+
+    walked = list(grouped.walk(budget))
+    assert asked == [1, 2, 3]
+    assert walked == list(single.walk(lambda count: count != 2))
+    assert [w[1] for w in walked] == ["x", "s0", "s2", "s2", "s2", "y"]
+    assert [w[4] for w in walked] == [0, 5, 5, 5, 5, 5]
+    assert grouped.entries == single.entries
+    assert [str(e) for e in grouped.entries][1:4] == [
+        "r [s0] res: line 0", "r [s1] res: line 0", "r [s1] res: line 1"]

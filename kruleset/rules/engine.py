@@ -19,6 +19,7 @@ behind ``if trace is not None``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -119,20 +120,34 @@ class TraceEntry:
         return f"{self.rule} [{self.subject}] {self.result}{why}"
 
 
+# Marks a deferred group in a trace's flat list, and a run of groups.
+_GROUP = object()
+_GROUPS = object()
+
+
 class Trace:
     """An append-only list of :class:`TraceEntry`, optionally for one subject only.
 
-    Recording is cheap: :meth:`add` keeps a plain tuple and :meth:`defer` a
-    producer for a whole group of entries (a 5,000-node filter search is one
-    group); :attr:`entries` builds the :class:`TraceEntry` objects, in
-    recording order, only when read.  ``len()`` never builds them.
+    Recording is cheap: :meth:`add` keeps the entry's five values and
+    :meth:`defer` a producer for a whole group of entries (a 5,000-node filter
+    search is one group), :meth:`defer_groups` one producer for several
+    consecutive groups; :attr:`entries` builds the :class:`TraceEntry`
+    objects, in recording order, only when read.  ``len()`` never builds them.
     """
 
     __slots__ = ("_items", "_entries", "_done", "_count", "now", "attempts")
 
     def __init__(self) -> None:
-        # Each item: (rule, subject, result, why, time) or (count, producer, time).
-        self._items: list[tuple[Any, ...]] = []
+        # One flat list of plain values, no container per record: an entry is
+        # its five values in a row (rule, subject, result, why, time); a group
+        # is _GROUP, its count, time, producer, the number of the producer's
+        # arguments and the arguments (a functools.partial is kept as its
+        # function and arguments); a run of groups is _GROUPS, the total,
+        # time, each group's count, then the producer as for a group.  Each
+        # container kept would be one more object for every full collection
+        # to walk, and the collections they bring forward promote the run's
+        # passing objects.
+        self._items: list[Any] = []
         self._entries: list[TraceEntry] = []
         self._done = 0
         self._count = 0
@@ -144,7 +159,7 @@ class Trace:
 
     def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
         """Record one evaluation."""
-        self._items.append((rule, subject, result, why, self.now))
+        self._items += rule, subject, result, why, self.now
         self._count += 1
 
     def defer(self, count: int,
@@ -155,21 +170,57 @@ class Trace:
         after this call; it must yield exactly ``count`` tuples and read only
         values that do not change afterwards.
         """
-        self._items.append((count, produce, self.now))
+        self._items += _GROUP, count, self.now
+        _keep(self._items, produce)
         self._count += count
+
+    def defer_groups(self, counts: Sequence[int],
+                     produce: Callable[[int], Iterable[tuple[str, str, str, str]]]) -> None:
+        """Record consecutive groups, group ``i`` of ``counts[i]`` evaluations that
+        ``produce(i)`` lists as :meth:`defer`'s ``produce()`` would.
+
+        The same entries as one :meth:`defer` per group, in order, kept as one
+        item: a caller with many small groups at once (DRA's explanation of
+        every node that cannot hold a pod's claims) keeps one producer instead
+        of one per group.  :meth:`walk` still asks about each group apart.
+        """
+        total = sum(counts)
+        self._items += _GROUPS, total, self.now, counts
+        _keep(self._items, produce)
+        self._count += total
+
+    def _records(self, start: int, expand: Callable[[int], bool] | None
+                 ) -> Iterator[tuple[str, str, str, str, int]]:
+        """The records from place ``start`` of the flat list on (see ``__init__``);
+        a group only if ``expand(count)`` says so (every group without ``expand``)."""
+        items = self._items
+        i, n = start, len(items)
+        while i < n:
+            item = items[i]
+            if item is _GROUP:
+                count, time, fn, k = items[i + 1:i + 5]
+                i += 5 + k
+                if expand is None or expand(count):
+                    for r, s, res, why in fn(*items[i - k:i]):
+                        yield r, s, res, why, time
+            elif item is _GROUPS:
+                time, counts, fn, k = items[i + 2:i + 6]
+                i += 6 + k
+                args = items[i - k:i]
+                for g, count in enumerate(counts):
+                    if expand is None or expand(count):
+                        for r, s, res, why in fn(*args, g):
+                            yield r, s, res, why, time
+            else:
+                yield item, items[i + 1], items[i + 2], items[i + 3], items[i + 4]
+                i += 5
 
     @property
     def entries(self) -> list[TraceEntry]:
         """Every entry in recording order (built on first read of new records)."""
-        items, out = self._items, self._entries
-        for i in range(self._done, len(items)):
-            item = items[i]
-            if len(item) == 5:
-                out.append(TraceEntry(*item))
-            else:
-                _, produce, time = item
-                out.extend(TraceEntry(r, s, res, why, time) for r, s, res, why in produce())
-        self._done = len(items)
+        out = self._entries
+        out.extend(TraceEntry(*record) for record in self._records(self._done, None))
+        self._done = len(self._items)
         return out
 
     def walk(self, expand: Callable[[int], bool]) -> Iterator[tuple[str, str, str, str, int]]:
@@ -185,13 +236,7 @@ class Trace:
             for e in self.entries:
                 yield e.rule, e.subject, e.result, e.why, e.time
             return
-        for item in self._items:
-            if len(item) == 5:
-                yield item
-            elif expand(item[0]):
-                _, produce, time = item
-                for r, s, res, why in produce():
-                    yield r, s, res, why, time
+        yield from self._records(0, expand)
 
     def __len__(self) -> int:
         return self._count
@@ -202,6 +247,16 @@ class Trace:
     def about(self, text: str) -> list[TraceEntry]:
         """Entries whose subject or explanation mentions ``text``."""
         return [e for e in self.entries if text in e.subject or text in e.why]
+
+
+def _keep(items: list[Any], produce: Callable[..., Any]) -> None:
+    """Append ``produce`` to a trace's flat list as its function, the number of its
+    arguments and the arguments (a plain callable: itself and no arguments)."""
+    if type(produce) is functools.partial and not produce.keywords:
+        args = produce.args
+        items += produce.func, len(args), *args
+    else:
+        items += produce, 0
 
 
 @attrs.frozen(slots=True)

@@ -237,6 +237,10 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
     # One Failure for every node that cannot hold the claims (the search names it once).
     cannot = Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
     out: list[Failure | None] = []
+    # Traced, the nodes that cannot hold the claims are explained together below
+    # (nothing changes the devices in use until this returns).
+    failed: list[tuple[NodeState, Any]] | None = (
+        [] if trace is not None and hasattr(trace, "defer_groups") else None)
     for node in nodes:
         name = node.node.name
         pools = pools_for(name, node.labels)
@@ -246,13 +250,18 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
             got = kept[2]
         else:
             got = solve(cyc, node)
+            kept = memo.get((key, name))
         if got is None:
-            if trace is not None:
+            if failed is not None:
+                failed.append((node, kept))
+            elif trace is not None:
                 _trace_devices(ctx, cyc, pod, node)
             out.append(cannot)
         else:
             results[name] = got
             out.append(None)
+    if failed:
+        _trace_failed(ctx.trace, cyc, pod, failed)
     return out
 
 
@@ -324,6 +333,46 @@ def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
         trace.add(FILTER_RULE, subject, "device passed over", line)
 
 
+def _trace_failed(trace: Any, cyc: Cycle, pod: Pod,
+                  nodes: Sequence[tuple[NodeState, Any]]) -> None:
+    """:func:`_trace_devices` for each of ``nodes`` (each with its solution entry) in order.
+
+    Consecutive explanations are one :meth:`~kruleset.rules.engine.Trace.defer_groups`
+    item (one group per node, as :func:`_trace_devices` records them) of the
+    nodes' names and kept texts, which the collector stops tracking: one
+    partial per pod rather than one per node and pod.  A node whose
+    explanation is an allocator error is recorded as :func:`_trace_devices`
+    records it, between the groups before and after it.
+    """
+    keys = tuple([cs.key for cs in cyc.to_allocate])
+    names: list[str] = []
+    texts: list[str] = []
+    for node, solution in nodes:
+        text = _explained_for(cyc, node, solution)
+        if text is None:
+            _flush_failed(trace, pod.key, keys, names, texts)
+            names, texts = [], []
+            for line in explain_node(cyc, node):
+                trace.add(FILTER_RULE, f"{pod.key} on {node.name}", "device passed over", line)
+        elif text:
+            names.append(node.name)
+            texts.append(text)
+    _flush_failed(trace, pod.key, keys, names, texts)
+
+
+def _flush_failed(trace: Any, key: str, keys: tuple[str, ...], names: list[str],
+                  texts: list[str]) -> None:
+    if names:
+        trace.defer_groups(tuple([t.count("\x01") + 1 for t in texts]),
+                           partial(_node_entries, key, keys, tuple(names), tuple(texts)))
+
+
+def _node_entries(key: str, keys: tuple[str, ...], names: tuple[str, ...],
+                  texts: tuple[str, ...], i: int) -> list[tuple[str, str, str, str]]:
+    """Group ``i`` of :func:`_flush_failed`'s item: node ``names[i]``'s explanation."""
+    return _device_entries(f"{key} on {names[i]}", texts[i], keys)
+
+
 def _device_entries(subject: str, text: str, keys: tuple[str, ...]
                     ) -> list[tuple[str, str, str, str]]:
     """The trace entries of one node's explanation (``text`` as :func:`_explained` keeps it)."""
@@ -358,26 +407,49 @@ def _explained(cyc: Cycle, node: NodeState) -> str | None:
     """:func:`explain_node`'s lines joined by ``\\x01``, claims' names as placeholders.
 
     The lines depend on the claims' specs and the devices in use, not on the
-    claims' names: they are kept with the solutions (same key and validity),
+    claims' names: they are kept with the solutions (see :func:`_explained_for`),
     so that a traced run does not run the allocator again for every pod of a
     template on every node that cannot hold it.  None: the allocator failed.
     """
     if not cyc.to_allocate:
         return ""
+    _pools, _stamp, kept = _kept(cyc.dra, (cyc.key, node.name), node)
+    if kept is None:
+        try:
+            solve(cyc, node)
+        except SchedulingAborted:
+            # Nothing kept to tie the lines to: explained afresh each time.
+            return _explain_text(cyc, node, _pools)
+        _pools, _stamp, kept = _kept(cyc.dra, (cyc.key, node.name), node)
+        assert kept is not None
+    return _explained_for(cyc, node, kept)
+
+
+def _explained_for(cyc: Cycle, node: NodeState, solution: Any) -> str | None:
+    """:func:`_explained` given the node's valid entry in ``dra.solutions``.
+
+    The lines are kept beside that entry and hold while it is the one kept:
+    solving and explaining read the same pools and devices in use, and a
+    change to them replaces the entry.  A traced filter looking at many
+    nodes thus finds each node's lines with one lookup.
+    """
     dra = cyc.dra
     memo_key = (cyc.key, node.name, _EXPLAINED)
-    pools, stamp, kept = _kept(dra, memo_key, node)
-    if kept is not None:
-        return kept[2]  # type: ignore[no-any-return]
+    kept = dra.solutions.get(memo_key)
+    if kept is not None and kept[0] is solution:
+        return kept[1]  # type: ignore[no-any-return]
+    text = _explain_text(cyc, node, solution[1])
+    dra.solutions[memo_key] = (solution, text)
+    return text
+
+
+def _explain_text(cyc: Cycle, node: NodeState, pools: Sequence[Any]) -> str | None:
     marks = [f"\x00{i}\x00" for i in range(len(cyc.to_allocate))]
-    text: str | None
     try:
         # One string, so that naming the claims is one replace per claim.
-        text = "\x01".join(_explain(cyc, node, pools, marks))
+        return "\x01".join(_explain(cyc, node, pools, marks))
     except SchedulingAborted:
-        text = None
-    dra.solutions[memo_key] = (stamp, pools, text)
-    return text
+        return None
 
 
 # Marks the explanations kept in ``DraState.solutions`` beside the solutions.

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -249,12 +250,9 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             best, top = i, t
     names = tuple([n.node.name for n in feasible])
     if trace is not None:
-        _trace_scores(trace, pod.key, names, totals, per_rule)
         assert raws is not None
-        _record_attempt(trace, pod.key, feasible[best].name, feasible,
-                        (names, tuple(totals), tuple([
-                            (r, raws[r][0], tuple(raws[r][1]), tuple(v))
-                            for r, v in per_rule.items()])))
+        _trace_scored(trace, pod.key, feasible[best].name, feasible, names, totals, per_rule,
+                      raws)
     return ScheduleResult(
         pod.key, feasible[best].name, None, PerNode(names, totals),
         _PerRule(names, per_rule), names,
@@ -274,12 +272,35 @@ def _record_attempt(trace: Any, pod: str, node: str | None, feasible: Sequence[N
     attempts = getattr(trace, "attempts", None)
     if attempts is None:
         return
-    ordered = tuple([n.name for n in sorted(feasible, key=_by_rank)])
+    ordered = _rank_order(feasible, tuple([n.node.name for n in feasible])
+                          if scores is None else scores[0])
     attempts.append((trace.now, pod, node, ordered, scores))
 
 
-def _by_rank(node: NodeState) -> int:
-    return node.rank
+_RANK = attrgetter("rank")
+
+
+def _rank_order(feasible: Sequence[NodeState], names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` (those of ``feasible``) in the scheduler's node order, by rank."""
+    ranks = list(map(_RANK, feasible))
+    return tuple(map(names.__getitem__, sorted(range(len(ranks)), key=ranks.__getitem__)))
+
+
+def _trace_scored(trace: Any, key: str, chosen: str, feasible: Sequence[NodeState],
+                  names: tuple[str, ...], totals: Sequence[int],
+                  per_rule: Mapping[str, Sequence[int]],
+                  raws: Mapping[str, tuple[int, Sequence[int]]]) -> None:
+    """A scored cycle's score entries and attempt, from one tuple per list of scores.
+
+    A rule without NormalizeScore has one list for its raw and normalised
+    scores: the trace keeps one tuple for both.
+    """
+    listed = {r: tuple(v) for r, v in per_rule.items()}
+    summed = tuple(totals)
+    _trace_scores(trace, key, names, summed, listed)
+    _record_attempt(trace, key, chosen, feasible, (names, summed, tuple([
+        (r, raws[r][0], v if raws[r][1] is per_rule[r] else tuple(raws[r][1]), v)
+        for r, v in listed.items()])))
 
 
 def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[int],
@@ -293,8 +314,10 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
     # Tuples of numbers and names: the collector stops tracking them, so the
     # trace keeping them until it is read costs full collections nothing; the
     # group is a partial of them, not a closure (whose cells stay tracked).
-    rules = tuple([(r, tuple(v)) for r, v in per_rule.items()])
-    produce = functools.partial(_score_entries, key, tuple(names), tuple(totals), rules)
+    rules = tuple([(r, v if type(v) is tuple else tuple(v)) for r, v in per_rule.items()])
+    produce = functools.partial(_score_entries, key, names if type(names) is tuple
+                                else tuple(names), totals if type(totals) is tuple
+                                else tuple(totals), rules)
     defer = getattr(trace, "defer", None)
     if defer is None:
         for entry in produce():

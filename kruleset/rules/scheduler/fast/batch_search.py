@@ -24,9 +24,11 @@ from ...engine import Failure
 from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
+from .lazy import Lazy, names_from
 from .search_trace import (
     FilterRules,
     nominated_recorded,
+    order_names,
     rule_places,
     trace_kept,
     trace_search,
@@ -84,7 +86,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
                     trace_kept(trace, pod, rules, base, odd, since, count)
                     return [], failed, None
     fail_at: dict[str, int] | None = {} if trace is not None else None
-    nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = (
+    nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = (
         {} if trace is not None else None)
     vectors = chosen(ctx, "node_vectors")
     found = vectors(ctx, rules, pod, order, start, to_find, failures, fail_at,
@@ -95,13 +97,14 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     feasible, processed, extra = found
     if trace is not None and fail_at is not None and nom_entries is not None:
         vector = feasible if isinstance(feasible, Feasible) else None  # its node names
-        visited = trace_search(trace, pod, rules, order, start, processed + extra, failures,
-                               fail_at, nom_entries,
-                               vector.vectors.names if vector is not None else None)
-        if vector is not None and not failures:
+        node_names = (vector.vectors.names if vector is not None
+                      else order_names(memo, order))
+        trace_search(trace, pod, rules, order, start, processed + extra, failures,
+                     fail_at, nom_entries, node_names)
+        if vector is not None and node_names is not None and not failures:
             # Every node visited fits: the feasible nodes' names are the first ones
             # visited, kept for the scores' trace (one tuple less per traced pod).
-            vector.names = visited[:len(vector)]
+            vector.names = Lazy(names_from, node_names, start, len(vector))
     if key is not None and memo is not None and not feasible and processed == len(order):
         if fail_at is None or nom_entries is None:
             memo.keep_all_failed(key, failures, start)
@@ -118,7 +121,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
 def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int,
                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
-                 nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
+                 nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
                  ) -> tuple[list[NodeState], int, int]:
     """The node-by-node search, a chunk of nodes at a time.
 
@@ -197,7 +200,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
 
 def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
                      noms: Mapping[str, list[PodState]], failed: dict[int, Failure],
-                     nom_entries: dict[str, list[tuple[str, str, str, str]]] | None
+                     nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None
                      ) -> list[NodeState]:
     """Upstream's two-pass check, one by one, on the chunk's nodes with nominated pods.
 
@@ -224,7 +227,7 @@ def judge_traced(ctx: Any, rules: FilterRules, pod: Pod, node: NodeState
     """One node judged as the traced search judges it: its failure and what it records."""
     failures: dict[str, Failure] = {}
     fail_at: dict[str, int] = {}
-    nom_entries: dict[str, list[tuple[str, str, str, str]]] = {}
+    nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] = {}
     if find_batched(ctx, rules, pod, [node], 0, 1, failures, fail_at, nom_entries)[0]:
         return None, None
     f = failures[node.name]

@@ -25,6 +25,7 @@ before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -164,7 +165,8 @@ class CycleCache:
 
 # --- trace records kept with a result -------------------------------------------------
 
-# Entries are (rule, subject, result, why); groups (count, produce) as Trace.defer takes.
+# Entries are (rule, subject, result, why); groups (count, function, arguments): the
+# producer Trace.defer takes, a functools.partial kept as its function and arguments.
 Recorded = list[tuple[Any, ...]]
 
 
@@ -189,8 +191,16 @@ class Recorder:
 
     def defer(self, count: int, produce: Callable[[], Iterable[tuple[str, str, str, str]]]
               ) -> None:
-        """Keep a group of ``count`` entries; ``produce`` may be called once per replay."""
-        self.items.append((count, produce))
+        """Keep a group of ``count`` entries; ``produce`` may be called once per replay.
+
+        A partial is kept as its function and arguments (of plain values, the
+        collector stops tracking them): the judgement log keeps these for every
+        node judged.
+        """
+        if type(produce) is functools.partial and not produce.keywords:
+            self.items.append((count, produce.func, produce.args))
+        else:
+            self.items.append((count, produce, ()))
         self.count += count
 
     def __bool__(self) -> bool:
@@ -383,7 +393,7 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
                       names: Sequence[str],
                       judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
                       ) -> tuple[Mapping[str, Failure], Mapping[str, Failure],
-                                 dict[str, tuple[Failure, TraceInfo | None]],
+                                 dict[str, tuple[str, str, TraceInfo | None]],
                                  Mapping[str, TraceInfo], int] | None:
     """:func:`all_failed` for a traced search, and what its trace entries are made of.
 
@@ -391,7 +401,7 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
     the searches of several cycles; the :data:`TraceInfo`, as of the base, of
     the nodes whose entries do not follow from their failure (see
     :func:`plain_info`); the nodes changed since the base was taken, each with
-    its failure and its TraceInfo or None; the number of entries.  The trace
+    its failing rule, reason and TraceInfo or None; the number of entries.  The trace
     keeps these until it is read: a copy of every node's failure per search
     would keep millions of references alive.
 
@@ -463,7 +473,10 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
             else:
                 odd[name] = seen
             if since is not None:
-                since[name] = (f, odd.get(name))
+                # The failing rule and reason, not the Failure: every traced search
+                # keeps a copy of these until the trace is read, and plain strings
+                # let the collector stop tracking them (and the Failure go).
+                since[name] = (f.rule, f.reason, odd.get(name))
         if rotated is not None:
             rotated[2][name] = f  # the key exists in the base: its place is kept
     memo.caught_up(entry)

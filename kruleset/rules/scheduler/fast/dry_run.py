@@ -259,7 +259,7 @@ def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
         new = f"{key} on {node}"
         for item in items:
             group: Iterable[tuple[str, str, str, str]] = (
-                (item,) if len(item) == 4 else item[1]())
+                (item,) if len(item) == 4 else item[1](*item[2]))
             for rule, subject, result, why in group:
                 yield rule, (new if subject == old else subject), result, why
 

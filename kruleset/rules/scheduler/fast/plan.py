@@ -20,6 +20,7 @@ the cycle cache and the quota arithmetic use them directly.  With
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -329,16 +330,19 @@ def _trace_runs(trace: Any, subject: str, plan: FastPlan, nominated: bool,
             plan_of.append((names, failed, why))
     count = sum(len(names) if failed is None else names.index(failed) + 1
                 for names, failed, _ in plan_of)
+    # A partial of a tuple of strings, not a closure over the list: the trace keeps
+    # one per node judged, and the collector stops tracking such a tuple.
+    trace.defer(count, functools.partial(_run_entries, subject, tuple(plan_of)))
 
-    def produce() -> Iterator[tuple[str, str, str, str]]:
-        for names, failed, why in plan_of:
-            for name in names:
-                if name == failed:
-                    yield name, subject, "fail", why or ""
-                    break
-                yield name, subject, "pass", ""
 
-    trace.defer(count, produce)
+def _run_entries(subject: str, plan_of: Sequence[tuple[tuple[str, ...], str | None, str | None]]
+                 ) -> Iterator[tuple[str, str, str, str]]:
+    for names, failed, why in plan_of:
+        for name in names:
+            if name == failed:
+                yield name, subject, "fail", why or ""
+                break
+            yield name, subject, "pass", ""
 
 
 # CapacityScheduling's reference victim selection counts with it too.

@@ -22,11 +22,13 @@ from kruleset.model.state import NodeState
 
 from ...engine import Failure
 from ..node_selection import run_filters_with_nominated
+from .lazy import Lazy, names_from
 
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
 
-__all__ = ["FilterRules", "Recorder", "rule_places", "trace_kept", "trace_search", "up_to"]
+__all__ = ["FilterRules", "Recorder", "order_names", "rule_places", "trace_kept", "trace_search",
+           "up_to"]
 
 # The filters a search runs: (rule function, its args, its name), in order.
 FilterRules = Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]]
@@ -49,10 +51,11 @@ class Recorder:
 
 
 def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
-                       ) -> tuple[Failure | None, list[tuple[str, str, str, str]]]:
+                       ) -> tuple[Failure | None, tuple[tuple[str, str, str, str], ...]]:
     """Upstream's two-pass check on a node with nominated pods, and what it recorded.
 
-    A traced search keeps the entries apart, to replay them in visiting order.
+    A traced search keeps the entries apart, to replay them in visiting order:
+    as a tuple of tuples of strings, which the collector stops tracking.
     """
     buffer = Recorder()
     saved, ctx.trace = ctx.trace, buffer
@@ -60,13 +63,13 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
         f = run_filters_with_nominated(ctx, pod, node)
     finally:
         ctx.trace = saved
-    return f, buffer.items
+    return f, tuple(buffer.items)
 
 
 def trace_kept(trace: Any, pod: Pod,
                 rules: FilterRules,
                 base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                since: Mapping[str, tuple[Failure, TraceInfo | None]],
+                since: Mapping[str, tuple[str, str, TraceInfo | None]],
                 count: int) -> None:
     """Record a search answered from the cache: the entries :func:`trace_search` makes,
     in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
@@ -99,17 +102,17 @@ def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]
 
 def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
                   base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                  since: Mapping[str, tuple[Failure, TraceInfo | None]]
+                  since: Mapping[str, tuple[str, str, TraceInfo | None]]
                   ) -> Iterator[tuple[str, str, str, str]]:
     for node, f in base.items():
         changed = since.get(node) if since else None
         if changed is None:
-            info = odd.get(node)
+            rule, reason, info = f.rule, f.reason, odd.get(node)
         else:
-            f, info = changed
+            rule, reason, info = changed
         subject = f"{key} on {node}"
         if info is None:
-            yield from up_to(names, subject, at[f.rule], f.reason)
+            yield from up_to(names, subject, at[rule], reason)
         elif isinstance(info[0], int):
             yield from up_to(names, subject, info[0], info[1])
         else:
@@ -130,12 +133,34 @@ def up_to(names: Sequence[str], subject: str, failed: int | None, why: str = ""
     yield names[failed], subject, "fail", why
 
 
+# Where the cycle cache keeps the node names of the last node order a traced search read.
+_ORDER_NAMES = "trace.order_names"
+
+
+def order_names(memo: Any, order: Sequence[NodeState]) -> Sequence[str] | None:
+    """The names of ``order``'s nodes, kept in the cycle cache ``memo`` for the next
+    traced search of the same order (None without a cache).
+
+    The node order is a new list whenever it changes, and a node's name never
+    changes, so the names hold while ``order`` is the same object; a traced
+    search then slices them instead of reading every node visited.
+    """
+    if memo is None:
+        return None
+    kept = memo.extra.get(_ORDER_NAMES)
+    if kept is not None and kept[0] is order:
+        return kept[1]  # type: ignore[no-any-return]
+    names = [node.node.name for node in order]
+    memo.extra[_ORDER_NAMES] = (order, names)
+    return names
+
+
 def trace_search(trace: Any, pod: Pod,
                   rules: FilterRules,
                   order: Sequence[NodeState], start: int, processed: int,
                   failures: Mapping[str, Failure], fail_at: Mapping[str, int],
-                  nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
-                  node_names: Sequence[str] | None = None) -> tuple[str, ...]:
+                  nom_entries: Mapping[str, Sequence[tuple[str, str, str, str]]],
+                  node_names: Sequence[str] | None = None) -> Sequence[str]:
     """Record the search's trace as one deferred group of the node-by-node entries.
 
     The entries (per node visited, each rule ``pass`` until the one that
@@ -143,16 +168,18 @@ def trace_search(trace: Any, pod: Pod,
     they are only built when the trace is read, so tracing a 5,000-node
     search costs a few microseconds per node instead of an object per rule.
     ``node_names``, the names of ``order``'s nodes when the caller keeps
-    them, saves reading each node.  Returns the names of the nodes visited.
+    them (a list that is replaced, never changed), saves reading each node:
+    the trace then keeps them and where the search started, and slices them
+    only when read.  Returns the names of the nodes visited.
     """
     names = [name for _, _, name in rules]
     n = len(order)
     end = start + processed
     # Names only: a tuple of strings, which the collector stops tracking, is what
-    # the trace keeps until it is read.
+    # the trace keeps until it is read, or the caller's list and a place in it.
+    visiting: Sequence[str]
     if node_names is not None:
-        visiting = tuple(node_names[start:end]) if end <= n else (
-            *node_names[start:], *node_names[:end - n])
+        visiting = Lazy(names_from, node_names, start, processed)
     else:
         nodes = order[start:end] if end <= n else [*order[start:], *order[:end - n]]
         visiting = tuple([node.name for node in nodes])
@@ -169,13 +196,16 @@ def trace_search(trace: Any, pod: Pod,
             if name in visited:
                 count += len(recorded) - width
     # A partial of plain values, not a closure: see trace_kept.
+    # Empty mappings (every node visited fits) are replaced by one shared: nothing
+    # reads them, and each kept dict is one more object for full collections.
     trace.defer(count, functools.partial(_search_entries, tuple(names), pod.key, visiting,
-                                         nom_entries or _NOTHING, fail_at, failures))
+                                         nom_entries or _NOTHING, fail_at or _NOTHING,
+                                         failures or _NOTHING))
     return visiting
 
 
 def _search_entries(names: Sequence[str], key: str, visiting: Sequence[str],
-                    nom_entries: Mapping[str, list[tuple[str, str, str, str]]],
+                    nom_entries: Mapping[str, Sequence[tuple[str, str, str, str]]],
                     fail_at: Mapping[str, int], failures: Mapping[str, Failure]
                     ) -> Iterator[tuple[str, str, str, str]]:
     for node in visiting:

@@ -27,15 +27,14 @@ values).  None sends the cycle back to its own scoring.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from operator import itemgetter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from kruleset.model.objects import Pod
 
-from ..cycle import _BATCH_SCORES, _trace_scores
+from ..cycle import _BATCH_SCORES, _score_entries
 from ..dispatch import fast_path
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
 from ..scores import (
@@ -48,6 +47,7 @@ from ..scores import (
 )
 from ..scores.normalize import MAX_NODE_SCORE
 from ..scores.resource_pairs import default_weights, scored_resources
+from .lazy import Lazy, names_at, values_of
 from .node_vectors import VECTOR_SCORES as _VECTOR
 from .node_vectors import Scores
 from .node_vectors import vector_score as _vector_score
@@ -60,51 +60,6 @@ _LATE: list[bool] = []
 
 # Generic rules' values are taken into int64 only below this (sums stay exact).
 _VALUE_LIMIT = 1 << 40
-
-
-class Lazy(Sequence[Any]):
-    """A sequence made only when read (equal to the tuple of its items)."""
-
-    __slots__ = ("_make", "_items")
-
-    def __init__(self, make: Callable[[], Iterable[Any]]) -> None:
-        self._make: Callable[[], Iterable[Any]] | None = make
-        self._items: tuple[Any, ...] | None = None
-
-    def items(self) -> tuple[Any, ...]:
-        """The items, as one tuple (made on the first read)."""
-        return self._got()
-
-    def _got(self) -> tuple[Any, ...]:
-        if self._items is None:
-            assert self._make is not None
-            self._items = tuple(self._make())
-            self._make = None
-        return self._items
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._got()[i]
-
-    def __len__(self) -> int:
-        return len(self._got())
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._got())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Lazy):
-            other = other._got()
-        return self._got() == other
-
-    def __hash__(self) -> int:
-        return hash(self._got())
-
-    def __repr__(self) -> str:
-        return repr(self._got())
-
-
-def _values(v: int | np.ndarray, n: int) -> list[int]:
-    return [v] * n if isinstance(v, int) else v.tolist()
 
 
 @fast_path("node_vectors", "node_vectors_pick")
@@ -137,43 +92,55 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     rows = feasible.rows
     # The best total; ties go to the lowest rank (a row is its node's rank).
     best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
-    chosen = feasible.vectors.names[best]
     every = feasible.vectors.names
-    made = feasible.names
-    names = Lazy(lambda: made if made is not None else itemgetter(*rows.tolist())(every))
-    totals = Lazy(lambda: _shared(const if total is None else total + const, n))
+    chosen = every[best]
+    names = feasible.names
+    if names is None:
+        names = Lazy(names_at, every, rows)
+    totals = Lazy(values_of, const, n) if total is None else Lazy(values_of, total, n, const)
     trace = ctx.trace
     if trace is not None:
         _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
-    lazy = {r: Lazy(_later(v, n)) for r, v in per_rule.items()}
+    lazy = {r: Lazy(values_of, v, n) for r, v in per_rule.items()}
     return ScheduleResult(pod.key, chosen, None, PerNode(names, totals),
                           _PerRule(names, lazy), names)
 
 
-def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Lazy, totals: Lazy,
+def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Sequence[str],
+           totals: Lazy,
            per_rule: Mapping[str, int | np.ndarray],
            raws: Mapping[str, tuple[int, int | np.ndarray | list[int]]]) -> None:
-    """What the cycle records when traced: its score entries and the attempt, same values."""
+    """What the cycle records when traced: its score entries and the attempt, same values.
+
+    Kept as they are (lazy sequences of arrays, one shared tuple per constant
+    score): the tuples ``schedule_one`` records are made only when read.
+    """
     n = len(feasible)
-    named = names.items()
-    summed = totals.items()
-    listed = {r: _tuple(v, n) for r, v in per_rule.items()}
-    _trace_scores(trace, pod.key, named, summed, listed)
+    listed = {r: _listed(v, n) for r, v in per_rule.items()}
+    produce = functools.partial(_score_entries, pod.key, names, totals, tuple(listed.items()))
+    defer = getattr(trace, "defer", None)
+    if defer is None:
+        for entry in produce():
+            trace.add(*entry)
+    else:
+        defer(n, produce)
     if getattr(trace, "attempts", None) is None:
         return
-    scores = (named, summed, tuple([
-        (r, raws[r][0], _listed(raws[r][1], n, v, per_rule[r]), v)
+    scores = (names, totals, tuple([
+        (r, raws[r][0], v if raws[r][1] is per_rule[r] else _listed(raws[r][1], n), v)
         for r, v in listed.items()]))
-    trace.attempts.append((trace.now, pod.key, chosen, _by_rank(named, feasible.rows), scores))
+    trace.attempts.append((trace.now, pod.key, chosen, Lazy(_by_rank, names, feasible.rows),
+                           scores))
 
 
-def _by_rank(named: tuple[str, ...], rows: np.ndarray) -> tuple[str, ...]:
-    """``named`` (the names of ``rows``) in rank order, as ``_record_attempt`` lists them.
+def _by_rank(names: Sequence[str], rows: np.ndarray) -> tuple[str, ...]:
+    """``names`` (those of ``rows``) in rank order, as ``_record_attempt`` lists them.
 
     The search visits rows in increasing order from its start, wrapping
     around at most once: the names are already in rank order, or two runs
     to swap.
     """
+    named = tuple(names)
     down = np.flatnonzero(rows[1:] < rows[:-1])
     if not len(down):
         return named
@@ -183,30 +150,12 @@ def _by_rank(named: tuple[str, ...], rows: np.ndarray) -> tuple[str, ...]:
     return tuple([named[i] for i in np.argsort(rows, kind="stable").tolist()])
 
 
-def _listed(raw: int | np.ndarray | list[int], n: int, norm: tuple[int, ...],
-            was: int | np.ndarray) -> tuple[int, ...]:
-    if raw is was:
-        return norm  # the rule does not normalise: one tuple for both
-    return tuple(raw) if isinstance(raw, list) else _tuple(raw, n)
-
-
-def _tuple(v: int | np.ndarray, n: int) -> tuple[int, ...]:
-    return _constant(v, n) if isinstance(v, int) else tuple(v.tolist())
-
-
-# int objects 0..4095, shared by every tuple of totals a trace keeps: a total is
-# usually above 256 (Python's own small ints), and a traced 3,250-node cycle
-# otherwise allocated (and kept) 3,250 int objects for its totals.
-_INTS = np.array(range(4096), dtype=object)
-
-
-def _shared(v: int | np.ndarray, n: int) -> list[int]:
+def _listed(v: int | np.ndarray | list[int], n: int) -> Sequence[int]:
     if isinstance(v, int):
-        return [v] * n
-    if len(v) and int(v.min()) >= 0 and int(v.max()) < len(_INTS):
-        out: list[int] = _INTS[v].tolist()
-        return out
-    return v.tolist()
+        return _constant(v, n)
+    if isinstance(v, list):
+        return tuple(v)
+    return Lazy(values_of, v, n)
 
 
 @functools.lru_cache(maxsize=64)
@@ -218,10 +167,6 @@ def _constant(v: int, n: int) -> tuple[int, ...]:
     was most of what tracing the scores cost.
     """
     return (v,) * n
-
-
-def _later(v: int | np.ndarray, n: int) -> Callable[[], list[int]]:
-    return lambda: _values(v, n)
 
 
 def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible

@@ -67,8 +67,8 @@ class Feasible(Sequence[NodeState]):
     def __init__(self, rows: np.ndarray, vectors: NodeVectors) -> None:
         self.rows = rows
         self.vectors = vectors
-        # The nodes' names as one tuple, when a traced search already made it.
-        self.names: tuple[str, ...] | None = None
+        # The nodes' names, when a traced search already has them.
+        self.names: Sequence[str] | None = None
         self._nodes: list[NodeState] | None = None
         self._columns: dict[str, np.ndarray] = {}
 
@@ -119,7 +119,7 @@ def _fit_index(rules: FilterRules, pod: Pod) -> int | None | bool:
 def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                 start: int, to_find: int, failures: dict[str, Failure],
                 fail_at: dict[str, int] | None = None,
-                nom_entries: dict[str, list[tuple[str, str, str, str]]] | None = None
+                nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
                 ) -> tuple[Feasible, int, int] | None:
     """:func:`~.batch_search.find_batched`'s answer from the node vectors, or None."""
     fit = _fit_index(rules, pod)
@@ -162,7 +162,7 @@ class _Search:
     def __init__(self, ctx: Any, rules: FilterRules, pod: Pod, vec: NodeVectors,
                  order: Sequence[NodeState], fit: int | None, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None,
-                 nom_entries: dict[str, list[tuple[str, str, str, str]]] | None) -> None:
+                 nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None) -> None:
         self.ctx, self.rules, self.pod, self.vec, self.order = ctx, rules, pod, vec, order
         self.fit = fit
         self.failures, self.fail_at, self.nom_entries = failures, fail_at, nom_entries
