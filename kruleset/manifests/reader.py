@@ -261,11 +261,7 @@ class Reader:
                 break
         # Checked: from here on the pod is read as _pod would read it.
         if phase:
-            key = f"{namespace}/{name}"
-            self.phases[key] = phase
-            if phase in _TERMINAL_PHASES:
-                self.notes.append(f"pod {key} is {phase}: returned as declared, "
-                                  "see pod_phases")
+            self._note_phase(f"{namespace}/{name}", phase)
         if self.newest is None or started > self.newest:
             self.newest = started
         template = spec.templates.get(static)
@@ -321,6 +317,12 @@ class Reader:
         if controller[0] == "ReplicaSet":
             self.rs_pods.append(pod)
 
+    def _note_phase(self, key: str, phase: str) -> None:
+        """Keep a pod's declared phase (``pod_phases``); a terminal one is also a note."""
+        self.phases[key] = phase
+        if phase in _TERMINAL_PHASES:
+            self.notes.append(f"pod {key} is {phase}: returned as declared, see pod_phases")
+
     def _status(self, doc: Doc, obj: dict[str, Any], namespace: str, name: str
                 ) -> tuple[dict[str, Any], Any]:
         """The pod's status and start time; its phase noted, the newest start time kept."""
@@ -332,11 +334,7 @@ class Reader:
             if type(phase) is not str:
                 phase = string(doc, phase, "status.phase")
             if phase:
-                key = f"{namespace}/{name}"
-                self.phases[key] = phase
-                if phase in _TERMINAL_PHASES:
-                    self.notes.append(f"pod {key} is {phase}: returned as declared, "
-                                      "see pod_phases")
+                self._note_phase(f"{namespace}/{name}", phase)
         start = status.get("startTime")
         if start is not None:
             start = timestamp_ms(doc, start, "status.startTime")
