@@ -33,6 +33,7 @@ from ..rules.kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pas
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
     PassResult,
+    compact,
     eviction_pass,
     manager_state,
     peek_state,
@@ -105,6 +106,8 @@ class KubeletController:
                 changed = True
             if _apply_evictions(sim, result):
                 changed = True
+            elif not result.conditions:
+                compact(node)
         return changed
 
     def next_time(self, sim: Simulation) -> int | None:

@@ -45,7 +45,7 @@ from kruleset.rules.registry import define_ruleset, rule
 
 from ..admission import condition_order
 from .rank import RankContext, disk_stats, ruleset_for
-from .signals import Layout, observe, pod_disk_usage, pod_usage, reclaimable
+from .signals import Layout, observe, pod_disk_usage, pod_usage, reclaimable, shared_layout
 from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
@@ -65,6 +65,7 @@ __all__ = [
     "EvictionState",
     "PassResult",
     "QuietMemory",
+    "compact",
     "default_steps",
     "eviction_pass",
     "format_binary",
@@ -223,6 +224,37 @@ def peek_state(node: NodeState) -> EvictionState | QuietMemory | None:
     return node.extra.get(_STATE)  # type: ignore[return-value]
 
 
+# (config, layout, signals, time) by identity -> the QuietMemory nodes share.
+_SHARED: dict[tuple[int, int, tuple[str, ...], int], QuietMemory] = {}
+
+
+def compact(node: NodeState) -> None:
+    """Keep the node's memory as a shared :class:`QuietMemory` if that is all it holds.
+
+    After a pass that met nothing on a node that remembered nothing (a traced
+    first pass, which runs every step), the manager's state is what a
+    QuietMemory makes again on demand; 65,000 nodes' states of their own
+    were hundreds of thousands of objects for the collector to walk.
+    """
+    st = node.extra.get(_STATE)
+    if (type(st) is not EvictionState or not st.idle or st.thresholds_met
+            or st.first_observed or st.last_observed or st.conditions
+            or st.idle_node is not node.node or st.config is None or st.layout is None
+            or st.last_pass is None):
+        return
+    signals, time = st.idle_signals, st.last_pass
+    if list(st.last_obs_time.items()) != [(s, time) for s in signals]:
+        return
+    key = (id(st.config), id(st.layout), signals, time)
+    memory = _SHARED.get(key)
+    if (memory is None or memory.config is not st.config or memory.layout is not st.layout
+            or memory.thresholds is not st.thresholds):
+        if len(_SHARED) > 256:  # memories of past simulations and instants
+            _SHARED.clear()
+        memory = _SHARED[key] = QuietMemory(st.config, st.thresholds, st.layout, signals, time)
+    remember_quiet(node, memory)
+
+
 def remember_quiet(node: NodeState, memory: QuietMemory) -> None:
     """Leave ``memory`` as the node's manager memory (its first pass met nothing)."""
     node.extra[_STATE] = memory
@@ -271,7 +303,7 @@ class _Pass:
         if self.st.config is not config:
             self.st.config = config
             self.st.thresholds = effective_thresholds(config)
-            self.st.layout = Layout(config.filesystems, node)
+            self.st.layout = shared_layout(config, node)
         assert self.st.layout is not None
         self.layout: Layout = self.st.layout
         self.thresholds = self.st.thresholds
