@@ -428,16 +428,27 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
 def _rebased(base: tuple[int, Mapping[str, tuple[str, str]], Any] | None, start: int,
              out: Mapping[str, Failure], since: Mapping[str, tuple[str, str, Any]]
              ) -> dict[str, tuple[str, str]]:
-    """Every node's failing rule and reason in visiting order, kept by the trace per rebase:
-    strings the collector stops tracking, not dozens of mappings of 65,000 Failures that
-    every full collection walked (the previous one copied, changed nodes updated)."""
+    """Every node's failing rule and reason, in visiting order, for the trace to keep.
+
+    Plain strings, not the Failures: a traced run keeps one of these per
+    rebase until the trace is read, and a mapping of strings is one the
+    collector stops tracking (a mapping of 65,000 Failures was walked by
+    every full collection, dozens of them kept).  The previous one is copied
+    and the nodes changed since updated, in place (the order is kept).
+    """
     if base is not None and base[0] == start:
         got = dict(base[1])
-        got.update((name, (rule, reason)) for name, (rule, reason, _) in since.items())
+        for name, (rule, reason, _) in since.items():
+            got[name] = (rule, reason)
         return got
     pairs: dict[int, tuple[str, str]] = {}
-    return {name: pairs.get(id(f)) or pairs.setdefault(id(f), (f.rule, f.reason))
-            for name, f in out.items()}
+    got = {}
+    for name, f in out.items():
+        pair = pairs.get(id(f))
+        if pair is None:
+            pair = pairs[id(f)] = (f.rule, f.reason)
+        got[name] = pair
+    return got
 
 
 def plain_info(names: Sequence[str], f: Failure) -> TraceInfo:
