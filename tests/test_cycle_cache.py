@@ -322,9 +322,7 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
                                         lambda node: (taint, (0, taint.reason)))
     assert got is not None
     out, base, since, odd, count = got
-    # The base keeps each node's failing rule and reason (strings the collector
-    # stops tracking), not the Failures.
-    assert base is first[1] and base["n2"] == (cpu.rule, cpu.reason)
+    assert base is first[1] and base["n2"] is cpu
     assert out["n2"] is taint and since == {"n2": (taint.rule, taint.reason, None)} and count == 3
     trace = Trace()
     rules: Any = [(None, None, name) for name in names]

@@ -392,13 +392,12 @@ TraceInfo = tuple[Any, str]
 def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
                       names: Sequence[str],
                       judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
-                      ) -> tuple[Mapping[str, Failure], Mapping[str, tuple[str, str]],
+                      ) -> tuple[Mapping[str, Failure], Mapping[str, Failure],
                                  dict[str, tuple[str, str, TraceInfo | None]],
                                  Mapping[str, TraceInfo], int] | None:
     """:func:`all_failed` for a traced search, and what its trace entries are made of.
 
-    After the failures: each node's failing rule and reason as of a base
-    taken in visiting order (see :func:`_rebased`), shared by
+    After the failures: the same in visiting order as a base mapping shared by
     the searches of several cycles; the :data:`TraceInfo`, as of the base, of
     the nodes whose entries do not follow from their failure (see
     :func:`plain_info`); the nodes changed since the base was taken, each with
@@ -419,36 +418,9 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
     extra = entry.extra
     base = extra.get("base")
     if base is None or base[0] != start or len(extra["since"]) > _REBASE:
-        base = extra["base"] = (start, _rebased(base, start, out, extra.get("since", {})),
-                                dict(extra["odd"]))
+        base = extra["base"] = (start, out, dict(extra["odd"]))
         extra["since"] = {}
     return out, base[1], dict(extra["since"]), base[2], extra["count"]
-
-
-def _rebased(base: tuple[int, Mapping[str, tuple[str, str]], Any] | None, start: int,
-             out: Mapping[str, Failure], since: Mapping[str, tuple[str, str, Any]]
-             ) -> dict[str, tuple[str, str]]:
-    """Every node's failing rule and reason, in visiting order, for the trace to keep.
-
-    Plain strings, not the Failures: a traced run keeps one of these per
-    rebase until the trace is read, and a mapping of strings is one the
-    collector stops tracking (a mapping of 65,000 Failures was walked by
-    every full collection, dozens of them kept).  The previous one is copied
-    and the nodes changed since updated, in place (the order is kept).
-    """
-    if base is not None and base[0] == start:
-        got = dict(base[1])
-        for name, (rule, reason, _) in since.items():
-            got[name] = (rule, reason)
-        return got
-    pairs: dict[int, tuple[str, str]] = {}
-    got = {}
-    for name, f in out.items():
-        pair = pairs.get(id(f))
-        if pair is None:
-            pair = pairs[id(f)] = (f.rule, f.reason)
-        got[name] = pair
-    return got
 
 
 def plain_info(names: Sequence[str], f: Failure) -> TraceInfo:

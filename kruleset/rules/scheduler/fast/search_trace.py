@@ -68,14 +68,13 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
 
 def trace_kept(trace: Any, pod: Pod,
                 rules: FilterRules,
-                base: Mapping[str, tuple[str, str]], odd: Mapping[str, TraceInfo],
+                base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
                 since: Mapping[str, tuple[str, str, TraceInfo | None]],
                 count: int) -> None:
     """Record a search answered from the cache: the entries :func:`trace_search` makes,
     in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
     afterwards, ``since`` holds the nodes changed after they were taken): from each
-    node's failing rule and reason in ``base`` (the rules before the failing one
-    passed), or from the node's kept
+    failure (the rules before the failing one passed), or from the node's kept
     :data:`~kruleset.rules.scheduler.fast.TraceInfo` where there is one.
 
     The group is a :func:`functools.partial` of plain values, not a closure:
@@ -102,13 +101,13 @@ def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]
 
 
 def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
-                  base: Mapping[str, tuple[str, str]], odd: Mapping[str, TraceInfo],
+                  base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
                   since: Mapping[str, tuple[str, str, TraceInfo | None]]
                   ) -> Iterator[tuple[str, str, str, str]]:
-    for node, (rule, reason) in base.items():
+    for node, f in base.items():
         changed = since.get(node) if since else None
         if changed is None:
-            info = odd.get(node)
+            rule, reason, info = f.rule, f.reason, odd.get(node)
         else:
             rule, reason, info = changed
         subject = f"{key} on {node}"
