@@ -20,6 +20,7 @@ unusable array) gets None and the batch search answers.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -236,9 +237,11 @@ class _Search:
         got: list[Failure | None] = self._fit_failures_at(rows, [
             rel not in verdicts for rel in failing] if verdicts else None)
         at: list[int | None] = [self.fit] * len(got)
-        for i, rel in enumerate(failing):
-            verdict = verdicts.get(rel)
-            if verdict is not None:
+        for rel, verdict in verdicts.items():
+            # The few nodes judged one by one: their place among the failing
+            # (sorted) rows, found without a pass over all of them.
+            i = bisect_left(failing, rel)
+            if i < len(failing) and failing[i] == rel:
                 got[i], at[i] = verdict
         names = self.vec.names
         chosen = [names[r] for r in rows.tolist()]
