@@ -10,7 +10,7 @@ otherwise; the simulation takes them with ``FastPaths.quiet_kubelet`` on
   the pipeline for each was seconds before the first scheduling decision.
 * :class:`FirstPasses`: :func:`quiet_pass` for the nodes of a large cluster at
   their first pass, one after another at the same instant, leaving each a
-  shared memory (:class:`~.manager.QuietMemory`) instead of a state of its own.
+  shared memory (:class:`~.memory.QuietMemory`) instead of a state of its own.
 * :func:`idle_pass`: a node where nothing changed since a pass that met no
   threshold and evicted nothing, with conditions still held (the pressure
   transition period): only their expiry is left to compute.
@@ -29,15 +29,8 @@ from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 
 from ..admission import condition_order
-from .manager import (
-    PASS,
-    PassResult,
-    QuietMemory,
-    default_steps,
-    manager_state,
-    peek_state,
-    remember_quiet,
-)
+from .manager import PASS, PassResult, default_steps
+from .memory import QuietMemory, manager_state, peek_state, remember_quiet, shared_memory
 from .signals import (
     Layout,
     clear_dirty,
@@ -106,7 +99,7 @@ class FirstPasses:
     For a node whose manager remembers nothing, with no pod that local
     storage limits could evict (kept count, not a walk over its pods),
     :meth:`take` settles what :func:`quiet_pass` would and leaves the node a
-    :class:`~.manager.QuietMemory` shared by every node of its shape; it
+    :class:`~.memory.QuietMemory` shared by every node of its shape; it
     answers False where :func:`quiet_pass` may not apply (the caller then
     runs the pass).  Untraced only: the caller makes one per instant when no
     trace is kept.  What the nodes of one configuration and filesystem
@@ -135,8 +128,8 @@ class FirstPasses:
             return False
         memory = shape.memories.get(signals)
         if memory is None:
-            memory = shape.memories[signals] = QuietMemory(config, shape.thresholds,
-                                                           shape.layout, signals, self.now)
+            memory = shape.memories[signals] = shared_memory(config, shape.thresholds,
+                                                             shape.layout, signals, self.now)
         clear_dirty(node)
         remember_quiet(node, memory)
         return True

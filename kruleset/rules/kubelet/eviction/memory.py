@@ -23,6 +23,7 @@ __all__ = [
     "manager_state",
     "peek_state",
     "remember_quiet",
+    "shared_memory",
 ]
 
 
@@ -134,14 +135,20 @@ def compact(node: NodeState) -> None:
     signals, time = st.idle_signals, st.last_pass
     if list(st.last_obs_time.items()) != [(s, time) for s in signals]:
         return
-    key = (id(st.config), id(st.layout), signals, time)
+    remember_quiet(node, shared_memory(st.config, st.thresholds, st.layout, signals, time))
+
+
+def shared_memory(config: KubeletConfig, thresholds: tuple[EvictionThreshold, ...],
+                  layout: Layout, signals: tuple[str, ...], time: int) -> QuietMemory:
+    """The one :class:`QuietMemory` of these objects (by identity), signals and time."""
+    key = (id(config), id(layout), signals, time)
     memory = _SHARED.get(key)
-    if (memory is None or memory.config is not st.config or memory.layout is not st.layout
-            or memory.thresholds is not st.thresholds):
+    if (memory is None or memory.config is not config or memory.layout is not layout
+            or memory.thresholds is not thresholds):
         if len(_SHARED) > 256:  # memories of past simulations and instants
             _SHARED.clear()
-        memory = _SHARED[key] = QuietMemory(st.config, st.thresholds, st.layout, signals, time)
-    remember_quiet(node, memory)
+        memory = _SHARED[key] = QuietMemory(config, thresholds, layout, signals, time)
+    return memory
 
 
 def remember_quiet(node: NodeState, memory: QuietMemory) -> None:
