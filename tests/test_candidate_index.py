@@ -84,27 +84,41 @@ def _judgement(rng: random.Random, name: str, keys: dict[str, tuple[int, ...]]) 
 
 
 @pytest.mark.parametrize("seed", range(200))
-def test_the_index_finds_what_the_walk_finds(seed: int) -> None:
+def test_the_index_finds_what_the_walk_finds(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every third seed traced (each position keeps a place in a judgement log); traced,
+    a query's visits, read only at the end (after later changes), are those of the
+    query.  Half the traced seeds take a new base of the results at every query."""
+    from kruleset.rules.scheduler.fast import candidates
+
     rng = random.Random(seed)
+    traced = seed % 3 == 0
+    monkeypatch.setattr(candidates, "_REBASE_AT", 0 if seed % 2 else 1 << 30)
     n = rng.randint(1, 70)
     nodes = [Node(f"n{i}", Resources(cpu=1)) for i in range(n)]
     keys: dict[str, tuple[int, ...]] = {}
     current = {node.name: _judgement(rng, node.name, keys) for node in nodes}
-    index = CandidateIndex(nodes, None, True)  # type: ignore[arg-type]
+    log: list[tuple[Any, ...]] | None = [] if traced else None
+    index = CandidateIndex(nodes, log, True)  # type: ignore[arg-type]
+    visits: list[tuple[Any, ...]] = []
     for _ in range(12):
         wanted = rng.randint(1, n + 2)
         judged: list[str] = []
 
         def judge(node: Any, judged: list[str] = judged) -> Any:
             judged.append(node.name)
-            return current[node.name]
+            if log is None:
+                return current[node.name]
+            log.append((current[node.name], [], 0, "", node.name))
+            return len(log) - 1
 
         w = index.query(wanted, judge, lambda c: keys[c.node])
         visited, found, pick = _walk([current[node.name] for node in nodes], wanted, keys)
         assert w.visited == visited
         assert list(index.candidates(w)) == found
-        assert list(index.keys(w)) == [keys[c.node] for c in found]
-        assert list(index.chosen(w)) == [int(c.node[1:]) for c in found]
+        if traced:
+            seen = [current[node.name] for node in nodes[:visited]]
+            visits.append((index.visits(w), seen, [int(c.node[1:]) for c in found],
+                           [keys[c.node] for c in found]))
         assert w.failed == sum(1 for node in nodes[:visited]
                                if not isinstance(current[node.name], Candidate))
         if pick is not None:
@@ -117,6 +131,11 @@ def test_the_index_finds_what_the_walk_finds(seed: int) -> None:
         for name in changed:
             current[name] = _judgement(rng, name, keys)
         index.changed(changed)
+    for (own, chosen, got_keys), seen, positions, wanted_keys in visits:
+        assert log is not None and got_keys is not None
+        assert [log[k][0] for k in own] == seen
+        assert list(chosen) == positions
+        assert list(got_keys) == wanted_keys
 
 
 def test_a_changed_node_beyond_the_frontier_waits_for_the_walk() -> None:

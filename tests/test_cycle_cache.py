@@ -297,7 +297,8 @@ def test_traced_reclaim_explains_the_skipped_nodes(monkeypatch: pytest.MonkeyPat
 def test_a_traced_search_replays_a_changed_node_from_the_changes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The base of failures is kept; a node changed since is read from the changes,
-    with its new failure (here a plain one: the rules before the failing one passed)."""
+    with its new failure (here a plain one: the rules before the failing one passed).
+    A change made after the search is not read: it sees only the changes before it."""
     from kruleset.model.objects import Node
     from kruleset.model.resources import Resources
     from kruleset.model.state import ClusterState
@@ -323,11 +324,16 @@ def test_a_traced_search_replays_a_changed_node_from_the_changes(
     assert got is not None
     out, base, since, odd, count = got
     assert base is first[1] and base["n2"] is cpu
-    assert out["n2"] is taint and since == {"n2": (taint.rule, taint.reason, None)} and count == 3
+    assert out["n2"] is taint and count == 3
+    assert since == ([("n2", (taint.rule, taint.reason, None))], 1)
     trace = Trace()
     rules: Any = [(None, None, name) for name in names]
     pod: Any = type("P", (), {"key": "ns/p"})()
     trace_kept(trace, pod, rules, base, odd, since, count)
+    state.touch("n1")
+    later = cycle_cache.all_failed_traced(memo, "k", nodes, 0, names,
+                                          lambda node: (taint, (0, taint.reason)))
+    assert later is not None and later[1] is base and later[2][1] == 2
     assert [(e.rule, e.subject, e.result, e.why) for e in trace.entries] == [
         ("first", "ns/p on n1", "pass", ""), ("second", "ns/p on n1", "fail", "Insufficient cpu"),
         ("first", "ns/p on n2", "fail", "untolerated taint")]

@@ -303,7 +303,7 @@ class Simulation:
         """Run to the end; returns a :class:`kruleset.sim.result.Result`."""
         from .expect import check_expectations
         from .result import Result
-        from .setup import apply_declarations
+        from .setup import apply_declarations, freeze_settled
 
         apply_declarations(self)
         events = sorted(self.scenario.events, key=lambda e: (e.time, e.seq))
@@ -325,6 +325,8 @@ class Simulation:
             self._settle()
             if self.on_settled is not None and self.on_settled(self):
                 self._settle()
+            if t == 0:
+                freeze_settled(self)
             while exp_index < len(timed) and timed[exp_index] <= t:
                 for x, res in check_expectations(self, timed[exp_index]):
                     outcomes[id(x)] = res

@@ -38,10 +38,15 @@ from typing import Any
 from kruleset.model.state import NodeState
 
 from ..preemption.postfilter import Candidate
+from .lazy import Lazy
 
-__all__ = ["CandidateIndex", "Keys", "Window"]
+__all__ = ["CandidateIndex", "Window"]
 
 Key = tuple[int, ...]
+# A traced index takes a new base of its results once the writes since the last
+# outnumber its positions (and this many): reading a dry run's visits replays at
+# most that many writes.
+_REBASE_AT = 256
 # Above every (pick key, position) pair: pick keys start with a count of PDB violations.
 _EMPTY: tuple[Key, int] = ((1 << 62,), 1 << 62)
 
@@ -173,24 +178,6 @@ class _Kind:
         self.tree.put(p, _EMPTY)
 
 
-class Keys(Sequence[Key]):
-    """Pick keys given by their places in a key registry (one that is only appended to)."""
-
-    __slots__ = ("_registry", "_places")
-
-    def __init__(self, registry: list[Key], places: array[int]) -> None:
-        self._registry = registry
-        self._places = places
-
-    def __len__(self) -> int:
-        return len(self._places)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self._registry[k] for k in self._places[i]]
-        return self._registry[self._places[i]]
-
-
 class Window:
     """What one dry run found: the positions visited (``0 .. visited - 1``), how many
     non-violating (``fine``) and violating (``violating``) candidates it holds, and
@@ -220,7 +207,7 @@ class CandidateIndex:
     """
 
     __slots__ = ("nodes", "log", "keyed", "results", "where", "fine", "bad", "every", "sums",
-                 "dirty", "registry")
+                 "dirty", "registry", "base", "wpos", "wval", "key_of")
 
     def __init__(self, nodes: Sequence[NodeState], log: list[tuple[Any, ...]] | None,
                  keyed: bool) -> None:
@@ -236,9 +223,17 @@ class CandidateIndex:
         self.every = array("q")  # every candidate's position, sorted
         self.sums = _Sums(n) if log is not None else None
         self.dirty: set[int] = set()
-        # Every key computed, in order (appended to only): the kinds keep places in
-        # it, so a traced dry run hands the trace its keys as an array of places.
+        # Every key computed, in order (appended to only): the kinds keep places in it.
         self.registry: list[Key] = []
+        # Traced: a copy of ``results`` and every write to them since (positions and
+        # places in the log, appended to only), so that a dry run hands the trace
+        # how many writes it saw instead of a copy of its visited positions (at
+        # 65,000 nodes 6,500 of them per preemptor: 50 kB, fresh memory each time
+        # while the trace keeps them); and each judgement's key's place in ``registry``.
+        self.base = array("q")
+        self.wpos = array("q")
+        self.wval = array("q")
+        self.key_of: dict[int, int] = {}
 
     def outcome(self, kept: Any) -> Any:
         """The judgement behind what a position keeps."""
@@ -291,6 +286,10 @@ class CandidateIndex:
     def _place(self, p: int, kept: Any, key: Callable[[Candidate], Key] | None,
                later: bool) -> None:
         self.results[p] = kept
+        traced = self.log is not None
+        if traced:
+            self.wpos.append(p)
+            self.wval.append(kept)
         got = self.outcome(kept)
         if isinstance(got, Candidate):
             k = key(got) if key is not None and self.keyed else None
@@ -298,6 +297,8 @@ class CandidateIndex:
             if k is not None:
                 place = len(self.registry)
                 self.registry.append(k)
+                if traced:
+                    self.key_of[kept] = place
             (self.fine if got.num_pdb_violations == 0 else self.bad).add(p, got, k, place,
                                                                           later)
             if later:
@@ -322,13 +323,19 @@ class CandidateIndex:
         """The window's candidates as the reference lists them: non-violating first."""
         return tuple(self.fine.cands[:w.fine] + self.bad.cands[:w.violating])
 
-    def keys(self, w: Window) -> Keys:
-        """The candidates' pick keys, in :meth:`candidates`' order (``keyed`` only)."""
-        return Keys(self.registry, self.fine.keys[:w.fine] + self.bad.keys[:w.violating])
-
-    def chosen(self, w: Window) -> array[int]:
-        """The candidates' positions, in :meth:`candidates`' order."""
-        return self.fine.pos[:w.fine] + self.bad.pos[:w.violating]
+    def visits(self, w: Window) -> tuple[Sequence[int], Sequence[int], Sequence[Key] | None]:
+        """Traced: what the visited positions keep (places in the log), the candidates'
+        positions in :meth:`candidates`' order and (``keyed``) their pick keys, in
+        that order, each made only when read, as of now."""
+        n = len(self.wpos)
+        if n > max(len(self.results), _REBASE_AT):
+            self.base = self.results[:]
+            self.wpos, self.wval = array("q"), array("q")
+            n = 0
+        own = Lazy(_own, self.base, self.wpos, self.wval, n, w.visited)
+        chosen = Lazy(_chosen, self.log, own, w.fine, w.violating)
+        keys = Lazy(_keys, self.registry, self.key_of, own, chosen) if self.keyed else None
+        return own, chosen, keys
 
     def best_two(self, w: Window) -> tuple[int, Key, Key | None]:
         """The best candidate's place in :meth:`candidates`, its key, the runner-up's key
@@ -343,3 +350,36 @@ class CandidateIndex:
             first, second = bad.tree.two_least(0, bad.pos[w.violating - 1] + 1)
             place = bisect_left(bad.pos, first[1])
         return place, first[0], (None if second is _EMPTY else second[0])
+
+
+# --- a traced dry run's visits, made when the trace is read ----------------------------------
+
+def _own(base: array[int], wpos: array[int], wval: array[int], n: int, visited: int
+         ) -> list[int]:
+    """The results of the first ``visited`` positions after the first ``n`` writes."""
+    got = array("q", base)
+    size = len(got)
+    for p, kept in zip(wpos[:n], wval[:n], strict=True):
+        if p < size:
+            got[p] = kept
+        else:  # the frontier moving on: positions are added in order
+            got.append(kept)
+            size += 1
+    return got[:visited].tolist()
+
+
+def _chosen(log: Sequence[tuple[Any, ...]], own: Sequence[int], fine: int, violating: int
+            ) -> list[int]:
+    """The first ``fine`` non-violating and ``violating`` violating candidates' positions."""
+    good: list[int] = []
+    bad: list[int] = []
+    for p, kept in enumerate(own):
+        got = log[kept][0]
+        if isinstance(got, Candidate):
+            (good if got.num_pdb_violations == 0 else bad).append(p)
+    return good[:fine] + bad[:violating]
+
+
+def _keys(registry: Sequence[Key], key_of: dict[int, int], own: Sequence[int],
+          chosen: Sequence[int]) -> list[Key]:
+    return [registry[key_of[own[p]]] for p in chosen]

@@ -381,29 +381,35 @@ def all_failed(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     return None if got is None else got[0]
 
 
-# A traced search's base mapping of failures is taken again after this many changes.
-_REBASE = 64
+# A traced search's base mapping of failures is taken again after this many changes
+# (None: as many as there are nodes).  Until then every traced search keeps the
+# same base and a place in one append-only list of the changes since: a base per
+# few dozen searches was a 65,000-entry dict every full collection walked.
+_REBASE: int | None = None
 
 # What a traced search recorded on one node: (rule position, reason) where the
 # rules ran one by one, or (entries, subject) for a node with nominated pods.
 TraceInfo = tuple[Any, str]
+
+# The nodes changed since a traced search's base was taken, oldest first, each with
+# its failing rule, reason and TraceInfo or None (a later change of a node wins).
+Changes = list[tuple[str, tuple[str, str, "TraceInfo | None"]]]
 
 
 def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState], start: int,
                       names: Sequence[str],
                       judge: Callable[[NodeState], tuple[Failure | None, TraceInfo | None]]
                       ) -> tuple[Mapping[str, Failure], Mapping[str, Failure],
-                                 dict[str, tuple[str, str, TraceInfo | None]],
-                                 Mapping[str, TraceInfo], int] | None:
+                                 tuple[Changes, int], Mapping[str, TraceInfo], int] | None:
     """:func:`all_failed` for a traced search, and what its trace entries are made of.
 
     After the failures: the same in visiting order as a base mapping shared by
-    the searches of several cycles; the :data:`TraceInfo`, as of the base, of
+    the searches of many cycles; the :data:`TraceInfo`, as of the base, of
     the nodes whose entries do not follow from their failure (see
-    :func:`plain_info`); the nodes changed since the base was taken, each with
-    its failing rule, reason and TraceInfo or None; the number of entries.  The trace
-    keeps these until it is read: a copy of every node's failure per search
-    would keep millions of references alive.
+    :func:`plain_info`); the :data:`Changes` since the base was taken, shared
+    and only ever appended to, with how many of them this search sees; the
+    number of entries.  The trace keeps these until it is read: a copy of
+    every node's failure per search would keep millions of references alive.
 
     ``names`` are the rules the search runs; an entry kept for other rules is dropped.
     """
@@ -417,10 +423,12 @@ def all_failed_traced(memo: CycleCache, key: Hashable, order: Sequence[NodeState
     out, entry = found
     extra = entry.extra
     base = extra.get("base")
-    if base is None or base[0] != start or len(extra["since"]) > _REBASE:
+    changes: Changes = extra["changes"]
+    limit = len(out) if _REBASE is None else _REBASE
+    if base is None or base[0] != start or len(changes) > limit:
         base = extra["base"] = (start, out, dict(extra["odd"]))
-        extra["since"] = {}
-    return out, base[1], dict(extra["since"]), base[2], extra["count"]
+        changes = extra["changes"] = []
+    return out, base[1], (changes, len(changes)), base[2], extra["count"]
 
 
 def plain_info(names: Sequence[str], f: Failure) -> TraceInfo:
@@ -446,7 +454,7 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
     rotated = entry.extra.get("rotated")
     reasons, rules = entry.extra["tally"]
     odd: dict[str, TraceInfo] | None = entry.extra.get("odd")
-    since: dict[str, Any] | None = entry.extra.get("since")
+    changes: Changes | None = entry.extra.get("changes")
     names: tuple[str, ...] = entry.extra.get("names", ())
     for name in changed:
         node = nodes.get(name)
@@ -472,11 +480,11 @@ def _caught_up(memo: CycleCache, key: Hashable, order: Sequence[NodeState], star
                 odd.pop(name, None)
             else:
                 odd[name] = seen
-            if since is not None:
-                # The failing rule and reason, not the Failure: every traced search
-                # keeps a copy of these until the trace is read, and plain strings
-                # let the collector stop tracking them (and the Failure go).
-                since[name] = (f.rule, f.reason, odd.get(name))
+            if changes is not None:
+                # The failing rule and reason, not the Failure: traced searches keep
+                # these until the trace is read, and plain strings let the
+                # collector stop tracking them (and the Failure go).
+                changes.append((name, (f.rule, f.reason, odd.get(name))))
         if rotated is not None:
             rotated[2][name] = f  # the key exists in the base: its place is kept
     memo.caught_up(entry)
@@ -547,6 +555,7 @@ def keep_all_failed_traced(memo: CycleCache, key: Hashable, failures: Mapping[st
     entry.extra["odd"] = {name: i for name, i in info.items()
                           if not _is_plain(names, failures[name], i)}
     entry.extra["count"] = sum(_entries(i) for i in info.values())
+    entry.extra["changes"] = []
 
 
 def tally_for(memo: CycleCache, failures: Mapping[str, Failure]

@@ -88,20 +88,23 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
     w = index.query(wanted, _keeper(ctx, pod, budgets, order, plan, kept, log),
                     default_pick_key(ctx) if keyed else None)
     candidates = index.candidates(w)
-    pick = _pick(index, w, candidates) if keyed and candidates else None
-    statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
-        _failures_of, nodes, index.results[:w.visited], log))
     if log is None:
+        pick = _pick(index, w, candidates, None) if keyed and candidates else None
+        statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
+            _failures_of, nodes, index.results[:w.visited], None))
         if not candidates:
             statuses.resolve()  # read at once by the caller: build them now
         return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
-    # Arrays of machine integers (slices of the index's): the garbage collector
-    # never visits them, though the trace keeps thousands per preemptor.
-    own = index.results[:w.visited]
+    # Traced: what the visited nodes kept, the candidates and their keys, made only
+    # when read (the trace keeps them for every preemptor).
+    own, chosen, keys = index.visits(w)
+    pick = _pick(index, w, candidates, keys) if keyed and candidates else None
+    statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
+        _failures_of, nodes, own, log))
     assert index.sums is not None
     _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
-                  visits=(log, own, index.chosen(w)))
+                  visits=(log, own, chosen))
 
 
 def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
@@ -125,11 +128,12 @@ def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: 
     return keep
 
 
-def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...]) -> Pick:
-    """The default criteria's pick among the window's candidates, from the index."""
+def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...],
+          keys: Sequence[tuple[int, ...]] | None) -> Pick:
+    """The default criteria's pick among the window's candidates, from the index
+    (traced, with the candidates' ``keys`` for the trace's comparisons)."""
     place, best, runner = index.best_two(w)
     decided = "" if runner is None else decide_by_keys(best, runner)
-    keys = index.keys(w) if index.log is not None else None  # for the trace's comparisons
     return Pick(candidates[place], decided, place, keys)
 
 

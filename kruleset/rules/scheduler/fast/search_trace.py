@@ -25,7 +25,7 @@ from ..node_selection import run_filters_with_nominated
 from .lazy import Lazy, names_from
 
 if TYPE_CHECKING:
-    from .cycle_cache import TraceInfo
+    from .cycle_cache import Changes, TraceInfo
 
 __all__ = ["FilterRules", "Recorder", "order_names", "rule_places", "trace_kept", "trace_search",
            "up_to"]
@@ -69,12 +69,12 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
 def trace_kept(trace: Any, pod: Pod,
                 rules: FilterRules,
                 base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                since: Mapping[str, tuple[str, str, TraceInfo | None]],
-                count: int) -> None:
+                since: tuple[Changes, int], count: int) -> None:
     """Record a search answered from the cache: the entries :func:`trace_search` makes,
     in visiting order (that of ``base``; nothing changes ``base`` and ``odd``
-    afterwards, ``since`` holds the nodes changed after they were taken): from each
-    failure (the rules before the failing one passed), or from the node's kept
+    afterwards; the first ``since[1]`` of the shared changes ``since[0]`` are the
+    nodes changed after they were taken): from each failure (the rules before
+    the failing one passed), or from the node's kept
     :data:`~kruleset.rules.scheduler.fast.TraceInfo` where there is one.
 
     The group is a :func:`functools.partial` of plain values, not a closure:
@@ -83,7 +83,7 @@ def trace_kept(trace: Any, pod: Pod,
     """
     names, at = rule_places(rules)
     trace.defer(count, functools.partial(_kept_entries, names, at, pod.key, base, odd,
-                                         since or _NOTHING))
+                                         *since))
 
 
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
@@ -102,8 +102,9 @@ def _places(names: tuple[str, ...]) -> tuple[tuple[str, ...], Mapping[str, int]]
 
 def _kept_entries(names: Sequence[str], at: Mapping[str, int], key: str,
                   base: Mapping[str, Failure], odd: Mapping[str, TraceInfo],
-                  since: Mapping[str, tuple[str, str, TraceInfo | None]]
-                  ) -> Iterator[tuple[str, str, str, str]]:
+                  changes: Changes, seen: int) -> Iterator[tuple[str, str, str, str]]:
+    # Later changes of a node replace earlier ones; the list may have grown since.
+    since = dict(changes[:seen]) if seen else None
     for node, f in base.items():
         changed = since.get(node) if since else None
         if changed is None:

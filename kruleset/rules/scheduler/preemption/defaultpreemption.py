@@ -386,13 +386,14 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
 class _CandidateNames(Sequence[str]):
     """The candidates' node names, read from a traced dry run's visits."""
 
-    __slots__ = ("_visits",)
+    __slots__ = ("_visits", "_count")
 
-    def __init__(self, visits: Visits) -> None:
+    def __init__(self, visits: Visits, count: int) -> None:
         self._visits = visits
+        self._count = count  # known without reading the visits (made when read)
 
     def __len__(self) -> int:
-        return len(self._visits[2])
+        return self._count
 
     def __getitem__(self, i: Any) -> Any:
         log, own, chosen = self._visits
@@ -413,7 +414,8 @@ def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate, run: Dr
         # the dry run handed over with the candidates; the candidates' names are
         # read from its visits when the trace is (kept as plain numbers meanwhile).
         assert run.pick is not None
-        trace_others(trace, ps.key, _CandidateNames(run.visits), keys, run.pick.place)
+        trace_others(trace, ps.key, _CandidateNames(run.visits, len(candidates)), keys,
+                     run.pick.place)
     else:
         for c in candidates:
             if c is not best:
