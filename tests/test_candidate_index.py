@@ -131,11 +131,12 @@ def test_the_index_finds_what_the_walk_finds(seed: int, monkeypatch: pytest.Monk
         for name in changed:
             current[name] = _judgement(rng, name, keys)
         index.changed(changed)
-    for (own, chosen, got_keys), seen, positions, wanted_keys in visits:
-        assert log is not None and got_keys is not None
-        assert [log[k][0] for k in own] == seen
-        assert list(chosen) == positions
-        assert list(got_keys) == wanted_keys
+    for got, seen, positions, wanted_keys in visits:
+        assert log is not None
+        assert [log[k][0] for k in got.own()] == seen
+        assert got.chosen() == positions
+        assert got.names() == [f"n{p}" for p in positions]
+        assert got.keys() == wanted_keys
 
 
 def test_a_changed_node_beyond_the_frontier_waits_for_the_walk() -> None:

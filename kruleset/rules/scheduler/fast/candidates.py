@@ -38,9 +38,8 @@ from typing import Any
 from kruleset.model.state import NodeState
 
 from ..preemption.postfilter import Candidate
-from .lazy import Lazy
 
-__all__ = ["CandidateIndex", "Window"]
+__all__ = ["CandidateIndex", "Visits", "Window"]
 
 Key = tuple[int, ...]
 # A traced index takes a new base of its results once the writes since the last
@@ -323,19 +322,16 @@ class CandidateIndex:
         """The window's candidates as the reference lists them: non-violating first."""
         return tuple(self.fine.cands[:w.fine] + self.bad.cands[:w.violating])
 
-    def visits(self, w: Window) -> tuple[Sequence[int], Sequence[int], Sequence[Key] | None]:
-        """Traced: what the visited positions keep (places in the log), the candidates'
-        positions in :meth:`candidates`' order and (``keyed``) their pick keys, in
-        that order, each made only when read, as of now."""
+    def visits(self, w: Window) -> Visits:
+        """Traced: the window's :class:`Visits`, as of now."""
         n = len(self.wpos)
         if n > max(len(self.results), _REBASE_AT):
             self.base = self.results[:]
             self.wpos, self.wval = array("q"), array("q")
             n = 0
-        own = Lazy(_own, self.base, self.wpos, self.wval, n, w.visited)
-        chosen = Lazy(_chosen, self.log, own, w.fine, w.violating)
-        keys = Lazy(_keys, self.registry, self.key_of, own, chosen) if self.keyed else None
-        return own, chosen, keys
+        assert self.log is not None
+        return Visits(self.log, self.base, self.wpos, self.wval, n, w, self.registry,
+                      self.key_of)
 
     def best_two(self, w: Window) -> tuple[int, Key, Key | None]:
         """The best candidate's place in :meth:`candidates`, its key, the runner-up's key
@@ -354,32 +350,66 @@ class CandidateIndex:
 
 # --- a traced dry run's visits, made when the trace is read ----------------------------------
 
-def _own(base: array[int], wpos: array[int], wval: array[int], n: int, visited: int
-         ) -> list[int]:
-    """The results of the first ``visited`` positions after the first ``n`` writes."""
-    got = array("q", base)
-    size = len(got)
-    for p, kept in zip(wpos[:n], wval[:n], strict=True):
-        if p < size:
-            got[p] = kept
-        else:  # the frontier moving on: positions are added in order
-            got.append(kept)
-            size += 1
-    return got[:visited].tolist()
+class Visits:
+    """What a traced dry run visited, as of its query, made only when read.
 
+    ``own()``: the places in ``log`` of the visited positions' judgements;
+    ``chosen()``: the candidates' positions in :meth:`CandidateIndex.candidates`'
+    order; ``names()`` and ``keys()``: their node names and pick keys (``keyed``
+    indexes only).  Kept as the index's base of results and the first ``n`` of
+    its writes since, which are only appended to: one object per preemptor
+    for the trace to keep, where copies of the positions were 50 kB each and
+    views of them a handful of objects for every full collection to walk.
+    """
 
-def _chosen(log: Sequence[tuple[Any, ...]], own: Sequence[int], fine: int, violating: int
-            ) -> list[int]:
-    """The first ``fine`` non-violating and ``violating`` violating candidates' positions."""
-    good: list[int] = []
-    bad: list[int] = []
-    for p, kept in enumerate(own):
-        got = log[kept][0]
-        if isinstance(got, Candidate):
-            (good if got.num_pdb_violations == 0 else bad).append(p)
-    return good[:fine] + bad[:violating]
+    __slots__ = ("log", "_base", "_wpos", "_wval", "_n", "_visited", "_fine", "_violating",
+                 "_registry", "_key_of", "_own", "_chosen")
 
+    def __init__(self, log: list[tuple[Any, ...]], base: array[int], wpos: array[int],
+                 wval: array[int], n: int, window: Window, registry: list[Key],
+                 key_of: dict[int, int]) -> None:
+        self.log = log
+        self._base, self._wpos, self._wval, self._n = base, wpos, wval, n
+        # The window's numbers, not the window: one object fewer kept per preemptor.
+        self._visited, self._fine, self._violating = window.visited, window.fine, window.violating
+        self._registry, self._key_of = registry, key_of
+        self._own: list[int] | None = None
+        self._chosen: list[int] | None = None
 
-def _keys(registry: Sequence[Key], key_of: dict[int, int], own: Sequence[int],
-          chosen: Sequence[int]) -> list[Key]:
-    return [registry[key_of[own[p]]] for p in chosen]
+    def own(self) -> list[int]:
+        """The results of the visited positions (places in ``log``), in order."""
+        if self._own is None:
+            got = array("q", self._base)
+            size = len(got)
+            n = self._n
+            for p, kept in zip(self._wpos[:n], self._wval[:n], strict=True):
+                if p < size:
+                    got[p] = kept
+                else:  # the frontier moving on: positions are added in order
+                    got.append(kept)
+                    size += 1
+            self._own = got[:self._visited].tolist()
+        return self._own
+
+    def chosen(self) -> list[int]:
+        """The first non-violating and violating candidates' positions the window holds."""
+        if self._chosen is None:
+            log = self.log
+            good: list[int] = []
+            bad: list[int] = []
+            for p, kept in enumerate(self.own()):
+                got = log[kept][0]
+                if isinstance(got, Candidate):
+                    (good if got.num_pdb_violations == 0 else bad).append(p)
+            self._chosen = good[:self._fine] + bad[:self._violating]
+        return self._chosen
+
+    def names(self) -> list[str]:
+        """The candidates' node names, in :meth:`chosen`'s order."""
+        log, own = self.log, self.own()
+        return [log[own[p]][4] for p in self.chosen()]
+
+    def keys(self) -> list[Key]:
+        """The candidates' pick keys, in :meth:`chosen`'s order."""
+        registry, key_of, own = self._registry, self._key_of, self.own()
+        return [registry[key_of[own[p]]] for p in self.chosen()]

@@ -13,9 +13,10 @@ preemption's fast plan exists for it (no inter-pod affinity, no topology
 spread, only the filters whose answer is a function of the node), it is not
 nominated anywhere (pods nominated to a node count there for every other
 pod).  With tracing on, what a node's judgement recorded is kept with it
-(:class:`Recorder`) and replayed for the next pod of the shape, the pod's
-own subject (``"<pod> on <node>"``) substituted; traced and untraced results
-are kept apart (a traced dry run builds every failure exactly).  Anything
+(:class:`~kruleset.rules.scheduler.fast.recorder.Recorder`) and replayed for
+the next pod of the shape, the pod's own subject (``"<pod> on <node>"``)
+substituted; traced and untraced results are kept apart (a traced dry run
+builds every failure exactly).  Anything
 the log does not describe (an event, a controller other than the scheduler,
 the clock moving) starts a new epoch and every entry is dropped.  The
 scheduler controller owns one cache per simulation; embedding calls
@@ -25,8 +26,7 @@ before.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 from kruleset.model.objects import Pod
@@ -36,7 +36,7 @@ from kruleset.rules.engine import UNSCHEDULABLE, Failure
 from ..framework import failure_reasons
 from .plan import fast_plan
 
-__all__ = ["CycleCache", "Recorder", "shape_of"]
+__all__ = ["CycleCache", "shape_of"]
 
 
 def shape_of(pod: Pod) -> Hashable | None:
@@ -161,50 +161,6 @@ class CycleCache:
     def drop(self, key: Hashable) -> None:
         """Forget ``key``'s entry."""
         self._entries.pop(key, None)
-
-
-# --- trace records kept with a result -------------------------------------------------
-
-# Entries are (rule, subject, result, why); groups (count, function, arguments): the
-# producer Trace.defer takes, a functools.partial kept as its function and arguments.
-Recorded = list[tuple[Any, ...]]
-
-
-class Recorder:
-    """A stand-in trace that keeps what one node's judgement records, for replay.
-
-    Takes :meth:`add` and :meth:`defer` like :class:`~kruleset.rules.engine.Trace`;
-    ``count`` is the number of entries recorded.
-    """
-
-    __slots__ = ("items", "count", "now")
-
-    def __init__(self, now: int = 0) -> None:
-        self.items: Recorded = []
-        self.count = 0
-        self.now = now
-
-    def add(self, rule: str, subject: str, result: str, why: str = "") -> None:
-        """Keep one entry."""
-        self.items.append((rule, subject, result, why))
-        self.count += 1
-
-    def defer(self, count: int, produce: Callable[[], Iterable[tuple[str, str, str, str]]]
-              ) -> None:
-        """Keep a group of ``count`` entries; ``produce`` may be called once per replay.
-
-        A partial is kept as its function and arguments (of plain values, the
-        collector stops tracking them): the judgement log keeps these for every
-        node judged.
-        """
-        if type(produce) is functools.partial and not produce.keywords:
-            self.items.append((count, produce.func, produce.args))
-        else:
-            self.items.append((count, produce, ()))
-        self.count += count
-
-    def __bool__(self) -> bool:
-        return True
 
 
 # --- preemption's dry run ----------------------------------------------------------

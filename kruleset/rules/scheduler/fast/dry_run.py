@@ -46,8 +46,9 @@ from ..preemption.victims import (
     select_victims_on_node,
 )
 from . import cycle_cache
-from .candidates import CandidateIndex, Window
+from .candidates import CandidateIndex, Visits, Window
 from .plan import fast_plan
+from .recorder import Recorder, producer
 
 __all__ = ["dry_run"]
 
@@ -88,23 +89,21 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
     w = index.query(wanted, _keeper(ctx, pod, budgets, order, plan, kept, log),
                     default_pick_key(ctx) if keyed else None)
     candidates = index.candidates(w)
+    pick = _pick(index, w, candidates) if keyed and candidates else None
     if log is None:
-        pick = _pick(index, w, candidates, None) if keyed and candidates else None
         statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
             _failures_of, nodes, index.results[:w.visited], None))
         if not candidates:
             statuses.resolve()  # read at once by the caller: build them now
         return DryRun(candidates, statuses, w.visited, wanted, pick=pick)
-    # Traced: what the visited nodes kept, the candidates and their keys, made only
-    # when read (the trace keeps them for every preemptor).
-    own, chosen, keys = index.visits(w)
-    pick = _pick(index, w, candidates, keys) if keyed and candidates else None
+    # Traced: what the visited nodes kept, made only when read (the trace keeps it
+    # for every preemptor).
+    visits = index.visits(w)
     statuses = _Statuses(ctx, pod, budgets, None, order, w.failed, functools.partial(
-        _failures_of, nodes, own, log))
+        _failures_visited, nodes, visits))
     assert index.sums is not None
-    _replay_all(ctx.trace, pod.key, log, own, index.sums.prefix(w.visited))
-    return DryRun(candidates, statuses, w.visited, wanted, pick=pick,
-                  visits=(log, own, chosen))
+    _replay_all(ctx.trace, pod.key, visits, index.sums.prefix(w.visited))
+    return DryRun(candidates, statuses, w.visited, wanted, pick=pick, visits=visits)
 
 
 def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
@@ -128,13 +127,17 @@ def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: 
     return keep
 
 
-def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...],
-          keys: Sequence[tuple[int, ...]] | None) -> Pick:
-    """The default criteria's pick among the window's candidates, from the index
-    (traced, with the candidates' ``keys`` for the trace's comparisons)."""
+def _pick(index: CandidateIndex, w: Window, candidates: tuple[Candidate, ...]) -> Pick:
+    """The default criteria's pick among the window's candidates, from the index."""
     place, best, runner = index.best_two(w)
     decided = "" if runner is None else decide_by_keys(best, runner)
-    return Pick(candidates[place], decided, place, keys)
+    return Pick(candidates[place], decided, place)
+
+
+def _failures_visited(nodes: Sequence[NodeState], visits: Visits
+                      ) -> dict[str, Failure | None]:
+    """:func:`_failures_of` a traced dry run's visits."""
+    return _failures_of(nodes, visits.own(), visits.log)
 
 
 def _failures_of(nodes: Sequence[NodeState], kept: Sequence[Any],
@@ -238,32 +241,31 @@ class _Statuses(Mapping[str, Failure]):
 
 # --- traced: what the kept judgements recorded, replayed ----------------------------------
 
-def _replay_all(trace: Any, key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int],
-                count: int) -> None:
+def _replay_all(trace: Any, key: str, visits: Visits, count: int) -> None:
     """Record, as one deferred group, what the judgements' recorders kept, for pod ``key``.
 
-    ``places`` are places in ``log``, each (result, entries, count, subject
-    recorded, node name): every entry whose subject is the one recorded (the
-    recording pod's ``"<pod> on <node>"``) reads ``"<key> on <node name>"``
-    instead.  ``count`` is the sum of their counts.
+    The visited judgements are places in ``visits.log``, each (result, entries,
+    count, subject recorded, node name): every entry whose subject is the one
+    recorded (the recording pod's ``"<pod> on <node>"``) reads ``"<key> on
+    <node name>"`` instead.  ``count`` is the sum of their counts.
     """
     if not count:
         return
     # A partial of plain values rather than a closure: one object fewer per cell
     # for every full collection to walk while the trace keeps it.
-    trace.defer(count, functools.partial(_replayed, key, log, places))
+    trace.defer(count, functools.partial(_replayed, key, visits))
 
 
-def _replayed(key: str, log: Sequence[tuple[Any, ...]], places: Sequence[int]
-              ) -> Iterator[tuple[str, str, str, str]]:
-    for at in places:
+def _replayed(key: str, visits: Visits) -> Iterator[tuple[str, str, str, str]]:
+    log = visits.log
+    for at in visits.own():
         _, items, n, old, node = log[at]
         if not n:
             continue
         new = f"{key} on {node}"
         for item in items:
             group: Iterable[tuple[str, str, str, str]] = (
-                (item,) if len(item) == 4 else item[1](*item[2]))
+                (item,) if len(item) == 4 else producer(item[1])(*item[2]))
             for rule, subject, result, why in group:
                 yield rule, (new if subject == old else subject), result, why
 
@@ -275,10 +277,13 @@ def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudg
                   order: Any, plan: Any) -> tuple[Any, ...]:
     """:func:`judge` with tracing, kept with what it recorded for the next pod of the
     shape: (result, entries, their number, the subject they name the pod by, node)."""
-    recorder = cycle_cache.Recorder(ctx.trace.now)
+    recorder = Recorder(ctx.trace.now)
     saved, ctx.trace = ctx.trace, recorder
     try:
         result = judge(ctx, pod, node, budgets, None, order, plan)
     finally:
         ctx.trace = saved
-    return result, recorder.items, recorder.count, f"{pod.key} on {node.name}", node.name
+    # A tuple of what was recorded (tuples of plain values): the collector stops
+    # tracking it, though the log keeps one per node judged.
+    return (result, tuple(recorder.items), recorder.count, f"{pod.key} on {node.name}",
+            node.name)

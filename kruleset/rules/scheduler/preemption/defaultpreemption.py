@@ -347,23 +347,23 @@ def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: 
     # (hundreds), and nothing read here changes afterwards (names, keys,
     # resolved failures, candidates).  A partial of plain values, not a
     # closure: the trace keeps one per preemptor until it is read.
-    head = (len(nodes), nodes, run.num_candidates, run.visited)
+    head = (len(nodes), nodes, run.num_candidates, run.visited)  # flat in the partial
     if run.visits is None:
         resolved = _resolved(run)
         trace.defer(1 + len(resolved) + len(run.candidates), functools.partial(
-            _dry_run_entries, ps.key, head, resolved, run.candidates, None))
+            _dry_run_entries, ps.key, *head, resolved, run.candidates, None))
     else:
         # Kept judgements are exact and already read: the statuses know their number.
         trace.defer(1 + len(run.statuses) + len(run.candidates), functools.partial(
-            _dry_run_entries, ps.key, head, None, None, run.visits))
+            _dry_run_entries, ps.key, *head, None, None, run.visits))
 
 
-def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
+def _dry_run_entries(key: str, size: int, nodes: Sequence[NodeState], num_candidates: int,
+                     visited: int,
                      statuses: Mapping[str, Any] | None,
                      candidates: Sequence[Candidate] | None,
                      visits: Visits | None
                      ) -> Iterator[tuple[str, str, str, str]]:
-    size, nodes, num_candidates, visited = head
     yield (PLUGIN, key, "potential nodes",
            f"{size} node(s) failed only with Unschedulable: "
            f"{', '.join(n.name for n in nodes) or 'none'}; "
@@ -372,9 +372,9 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
     listed: Iterable[Candidate] = candidates or ()
     if visits is not None:
         # Kept judgements are exact: each is a candidate or the node's failure.
-        log, own, chosen = visits
+        log, own = visits.log, visits.own()
         found = ((log[at][4], log[at][0]) for at in own if isinstance(log[at][0], Failure))
-        listed = (log[own[i]][0] for i in chosen)
+        listed = (log[own[i]][0] for i in visits.chosen())
     for name, f in found:
         yield "scheduler.preemption.victims", key, f"{name}: not a candidate", f.reason
     for c in listed:
@@ -383,39 +383,17 @@ def _dry_run_entries(key: str, head: tuple[int, Sequence[NodeState], int, int],
                f"reprieved {_keys(c.reprieved)}")
 
 
-class _CandidateNames(Sequence[str]):
-    """The candidates' node names, read from a traced dry run's visits."""
-
-    __slots__ = ("_visits", "_count")
-
-    def __init__(self, visits: Visits, count: int) -> None:
-        self._visits = visits
-        self._count = count  # known without reading the visits (made when read)
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __getitem__(self, i: Any) -> Any:
-        log, own, chosen = self._visits
-        if isinstance(i, slice):
-            return [log[own[k]][4] for k in chosen[i]]
-        return log[own[chosen[i]]][4]
-
-
 def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
                   decided: str, clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
     candidates = run.candidates
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
-    keys = run.pick.keys if run.pick is not None else None
-    if keys is not None and run.visits is not None and len(candidates) > 1 and is_default(
-            ctx, pick):
-        # The default criteria: each comparison follows from the two keys, which
-        # the dry run handed over with the candidates; the candidates' names are
-        # read from its visits when the trace is (kept as plain numbers meanwhile).
-        assert run.pick is not None
-        trace_others(trace, ps.key, _CandidateNames(run.visits, len(candidates)), keys,
-                     run.pick.place)
+    if (run.pick is not None and run.visits is not None and len(candidates) > 1
+            and is_default(ctx, pick)):
+        # The default criteria: each comparison follows from the two keys; the
+        # candidates' names and keys are read from the dry run's visits when the
+        # trace is.
+        trace_others(trace, ps.key, len(candidates), run.visits, run.pick.place)
     else:
         for c in candidates:
             if c is not best:

@@ -63,9 +63,23 @@ __all__ = [
 ]
 
 
-# Traced, from the cache: the judgement log, the places in it of the visited nodes'
-# judgements, in visiting order, and the candidates' indexes among those places.
-Visits = tuple[list[tuple[Any, ...]], Sequence[int], Sequence[int]]
+class Visits(Protocol):
+    """Traced, from the cache: a dry run's visited nodes as of its query, each part
+    made only when the trace is read (the trace keeps one per preemptor)."""
+
+    log: list[tuple[Any, ...]]  # the kept judgements, shared across cycles
+
+    def own(self) -> Sequence[int]:
+        """The places in ``log`` of the visited nodes' judgements, in visiting order."""
+
+    def chosen(self) -> Sequence[int]:
+        """The candidates' indexes among :meth:`own`, non-violating first."""
+
+    def names(self) -> Sequence[str]:
+        """The candidates' node names, in :meth:`chosen`'s order."""
+
+    def keys(self) -> Sequence[tuple[int, ...]]:
+        """The candidates' default pick keys, in :meth:`chosen`'s order."""
 
 
 @attrs.frozen(slots=True)
@@ -73,13 +87,12 @@ class Pick:
     """The pick, when the dry run found it with the candidates (the default criteria).
 
     ``best`` is ``candidates[place]``; ``decided`` what :func:`pick_candidate`
-    would say; traced, ``keys`` are the candidates' default pick keys in order.
+    would say.
     """
 
     best: Candidate
     decided: str
     place: int
-    keys: Sequence[tuple[int, ...]] | None = None
 
 
 @attrs.frozen(slots=True)

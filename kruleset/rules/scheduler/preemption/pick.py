@@ -205,16 +205,15 @@ def _not_chosen(subject: str, top: tuple[int, ...], nodes: Sequence[str],
         yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
-def trace_others(trace: Any, subject: str, nodes: Sequence[str],
-                 keys: Sequence[tuple[int, ...]], best: int) -> None:
-    """:func:`trace_not_chosen` for every candidate node of ``nodes`` but ``nodes[best]``,
-    their keys in ``keys`` (in the same order): nothing is copied or compared until
-    the trace is read (the nodes and keys given must not change)."""
-    trace.defer(len(nodes) - 1, functools.partial(_others, subject, nodes, keys, best))
+def trace_others(trace: Any, subject: str, count: int, source: Any, best: int) -> None:
+    """:func:`trace_not_chosen` for each of ``count`` candidates but the one at ``best``:
+    ``source.names()`` and ``source.keys()`` give their nodes and default pick keys,
+    in one order, only when the trace is read (they must not change meanwhile)."""
+    trace.defer(count - 1, functools.partial(_others, subject, source, best))
 
 
-def _others(subject: str, nodes: Sequence[str], keys: Sequence[tuple[int, ...]],
-            best: int) -> Iterator[tuple[str, str, str, str]]:
+def _others(subject: str, source: Any, best: int) -> Iterator[tuple[str, str, str, str]]:
+    nodes, keys = source.names(), source.keys()
     top = keys[best]
     for i, (node, k) in enumerate(zip(nodes, keys, strict=True)):
         if i != best:
