@@ -8,7 +8,7 @@ import numpy as np
 
 import kruleset
 from kruleset.report.json import attempt_json
-from kruleset.rules.scheduler.fast.lazy import Lazy, names_at, names_from, values_of
+from kruleset.rules.scheduler.fast.lazy import Lazy, names_at, names_from, narrow, values_of
 from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim.core import Simulation
 
@@ -21,6 +21,11 @@ def test_lazy_sequences_make_the_tuples_they_stand_for() -> None:
     assert Lazy(values_of, np.array([1, 5000]), 2, 7) == (8, 5007)
     assert Lazy(values_of, 4, 3, 1) == (5, 5, 5)
     assert Lazy(values_of, np.array([-3, 2]), 2) == (-3, 2)
+    # A narrowed array plus a constant beyond its type: the sum is exact.
+    assert Lazy(values_of, narrow(np.array([0, 100] * 40)), 80, 300)[:2] == (300, 400)
+    assert narrow(np.array([0, 100] * 40)).dtype == np.uint8
+    assert narrow(np.array([-1, 40_000] * 40)).dtype == np.int32
+    assert narrow(np.array([0, 1 << 40] * 40)).dtype == np.int64
     lazy = Lazy(names_from, every, 0, 2)
     assert repr(lazy) == "('a', 'b')" and hash(lazy) == hash(("a", "b"))
     assert lazy._make is None and lazy._args == ()  # what it was made from is let go
@@ -41,7 +46,10 @@ def test_traced_vector_cycles_keep_no_tuple_of_scores_until_read() -> None:
     for _, _, _node, ordered, (names, totals, _rules) in scored:
         assert isinstance(ordered, Lazy) and isinstance(names, Lazy)
         assert isinstance(totals, Lazy) and totals._items is None
-        assert not gc.is_tracked(totals._args[0])  # an int64 array
+        kept = totals._args[0]
+        assert not gc.is_tracked(kept)  # an array
+        # Narrowed for the trace: totals of a few hundred take two bytes each.
+        assert isinstance(kept, np.ndarray) and kept.dtype.itemsize < 8
     # Read, they are what the node-by-node cycle records.
     reference = Simulation(kruleset.load(SCENARIO), trace=True,
                            fast=FastPaths(node_vectors=False))

@@ -47,7 +47,7 @@ from ..scores import (
 )
 from ..scores.normalize import MAX_NODE_SCORE
 from ..scores.resource_pairs import default_weights, scored_resources
-from .lazy import Lazy, names_at, values_of
+from .lazy import Lazy, names_at, narrow, values_of
 from .node_vectors import VECTOR_SCORES as _VECTOR
 from .node_vectors import Scores
 from .node_vectors import vector_score as _vector_score
@@ -94,11 +94,18 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
     best = int(rows.min()) if total is None else int(rows[total == total.max()].min())
     every = feasible.vectors.names
     chosen = every[best]
+    trace = ctx.trace
+    if trace is not None:
+        # The trace keeps these until read: narrowed, they take a fraction of the memory.
+        rows, total = narrow(rows), narrow(total)
+        kept = {r: narrow(v) for r, v in per_rule.items()}
+        raws = {r: (w, kept[r] if raw is per_rule[r] else narrow(raw))
+                for r, (w, raw) in raws.items()}
+        per_rule = kept
     names = feasible.names
     if names is None:
         names = Lazy(names_at, every, rows)
     totals = Lazy(values_of, const, n) if total is None else Lazy(values_of, total, n, const)
-    trace = ctx.trace
     if trace is not None:
         _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
     lazy = {r: Lazy(values_of, v, n) for r, v in per_rule.items()}
