@@ -149,31 +149,27 @@ class _Sums:
 
 
 class _Kind:
-    """One kind of candidate (non-violating or violating): positions, candidates and
-    their keys' places in the index's key registry, in position order, and the tree
-    of their keys."""
+    """One kind of candidate (non-violating or violating): positions and candidates,
+    in position order, and the tree of their keys."""
 
-    __slots__ = ("pos", "cands", "keys", "tree")
+    __slots__ = ("pos", "cands", "tree")
 
     def __init__(self, n: int) -> None:
-        # Machine integers: a copy of a slice is one memcpy, and the garbage
-        # collector never visits an array (a traced dry run keeps one per preemptor).
+        # Machine integers: a slice is one memcpy and holds no objects.
         self.pos = array("q")
         self.cands: list[Candidate] = []
-        self.keys = array("q")
         self.tree = _MinTree(n)
 
-    def add(self, p: int, c: Candidate, key: Key | None, place: int, later: bool) -> None:
+    def add(self, p: int, c: Candidate, key: Key | None, later: bool) -> None:
         i = bisect_left(self.pos, p)
         self.pos.insert(i, p)
         self.cands.insert(i, c)
-        self.keys.insert(i, place)
         if key is not None:
             self.tree.put(p, (key, p), later=later)
 
     def remove(self, p: int) -> None:
         i = bisect_left(self.pos, p)
-        del self.pos[i], self.cands[i], self.keys[i]
+        del self.pos[i], self.cands[i]
         self.tree.put(p, _EMPTY)
 
 
@@ -206,7 +202,7 @@ class CandidateIndex:
     """
 
     __slots__ = ("nodes", "log", "keyed", "results", "where", "fine", "bad", "every", "sums",
-                 "dirty", "registry", "base", "wpos", "wval", "key_of")
+                 "dirty", "base", "wpos", "wval", "key_of")
 
     def __init__(self, nodes: Sequence[NodeState], log: list[tuple[Any, ...]] | None,
                  keyed: bool) -> None:
@@ -222,17 +218,15 @@ class CandidateIndex:
         self.every = array("q")  # every candidate's position, sorted
         self.sums = _Sums(n) if log is not None else None
         self.dirty: set[int] = set()
-        # Every key computed, in order (appended to only): the kinds keep places in it.
-        self.registry: list[Key] = []
         # Traced: a copy of ``results`` and every write to them since (positions and
         # places in the log, appended to only), so that a dry run hands the trace
         # how many writes it saw instead of a copy of its visited positions (at
         # 65,000 nodes 6,500 of them per preemptor: 50 kB, fresh memory each time
-        # while the trace keeps them); and each judgement's key's place in ``registry``.
+        # while the trace keeps them); and each judgement's pick key, by its place.
         self.base = array("q")
         self.wpos = array("q")
         self.wval = array("q")
-        self.key_of: dict[int, int] = {}
+        self.key_of: dict[int, Key] = {}
 
     def outcome(self, kept: Any) -> Any:
         """The judgement behind what a position keeps."""
@@ -292,14 +286,9 @@ class CandidateIndex:
         got = self.outcome(kept)
         if isinstance(got, Candidate):
             k = key(got) if key is not None and self.keyed else None
-            place = -1
-            if k is not None:
-                place = len(self.registry)
-                self.registry.append(k)
-                if traced:
-                    self.key_of[kept] = place
-            (self.fine if got.num_pdb_violations == 0 else self.bad).add(p, got, k, place,
-                                                                          later)
+            if traced and k is not None:
+                self.key_of[kept] = k
+            (self.fine if got.num_pdb_violations == 0 else self.bad).add(p, got, k, later)
             if later:
                 self.every.append(p)
             else:
@@ -330,8 +319,7 @@ class CandidateIndex:
             self.wpos, self.wval = array("q"), array("q")
             n = 0
         assert self.log is not None
-        return Visits(self.log, self.base, self.wpos, self.wval, n, w, self.registry,
-                      self.key_of)
+        return Visits(self.log, self.base, self.wpos, self.wval, n, w, self.key_of)
 
     def best_two(self, w: Window) -> tuple[int, Key, Key | None]:
         """The best candidate's place in :meth:`candidates`, its key, the runner-up's key
@@ -363,16 +351,15 @@ class Visits:
     """
 
     __slots__ = ("log", "_base", "_wpos", "_wval", "_n", "_visited", "_fine", "_violating",
-                 "_registry", "_key_of", "_own", "_chosen")
+                 "_key_of", "_own", "_chosen")
 
     def __init__(self, log: list[tuple[Any, ...]], base: array[int], wpos: array[int],
-                 wval: array[int], n: int, window: Window, registry: list[Key],
-                 key_of: dict[int, int]) -> None:
+                 wval: array[int], n: int, window: Window, key_of: dict[int, Key]) -> None:
         self.log = log
         self._base, self._wpos, self._wval, self._n = base, wpos, wval, n
         # The window's numbers, not the window: one object fewer kept per preemptor.
         self._visited, self._fine, self._violating = window.visited, window.fine, window.violating
-        self._registry, self._key_of = registry, key_of
+        self._key_of = key_of
         self._own: list[int] | None = None
         self._chosen: list[int] | None = None
 
@@ -411,5 +398,5 @@ class Visits:
 
     def keys(self) -> list[Key]:
         """The candidates' pick keys, in :meth:`chosen`'s order."""
-        registry, key_of, own = self._registry, self._key_of, self.own()
-        return [registry[key_of[own[p]]] for p in self.chosen()]
+        key_of, own = self._key_of, self.own()
+        return [key_of[own[p]] for p in self.chosen()]
