@@ -200,9 +200,19 @@ def test_trace_names_the_deciding_rule() -> None:
     add_pdb(st, min_available=2)
     trace = Trace()
     evict(st, pod(st, "web-1"), 0, trace=trace)
+    # the budget's status is computed inside the lookup, each step traced
     assert [(e.rule, e.result) for e in trace.entries] == [
-        ("api.eviction.ignore-pdb", "continue"), ("api.eviction.pdb-lookup", "continue"),
+        ("api.eviction.ignore-pdb", "continue"),
+        ("disruption.pdb.expected-pods", "continue"), ("disruption.pdb.disrupted-pods", "continue"),
+        ("disruption.pdb.current-healthy", "continue"),
+        ("disruption.pdb.disruptions-allowed", "stop"),
+        ("api.eviction.pdb-lookup", "continue"),
         ("api.eviction.unhealthy-pod", "continue"), ("api.eviction.pdb-budget", "stop")]
+    assert [e.why for e in trace.entries][1:5] == [
+        "default/web-pdb: expectedPods 2, desiredHealthy 2",
+        "default/web-pdb: disruptedPods none",
+        "default/web-pdb: currentHealthy 2 of 2 selected pods",
+        "default/web-pdb: disruptionsAllowed 0 (InsufficientPods)"]
 
 
 def test_a_profile_can_disable_the_budget_check() -> None:

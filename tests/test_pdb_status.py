@@ -192,14 +192,15 @@ def test_empty_selector_selects_the_whole_namespace_only() -> None:
 
 
 def test_unknown_controller_fails_safe() -> None:
-    # A DaemonSet has no scale: "found no controllers for pod", disruptionsAllowed 0.
+    # A DaemonSet has no scale subresource (getScaleController): SyncFailed, 0 allowed.
     st = cluster()
     run(st, "ds-1", owner="agent", kind="DaemonSet")
     run(st, "ds-2", owner="agent", kind="DaemonSet")
     pdb = PodDisruptionBudget("default", "p", SEL, max_unavailable=1)
     s = pdb_status(st, pdb, 0)
     assert s.disruptions_allowed == 0
-    assert s.sync_error == 'found no controllers for pod "ds-1"'
+    assert s.sync_error == "daemonsets.apps does not implement the scale subresource"
+    assert s.observed_generation == 0
     assert s.condition_reason == "SyncFailed"
     # an integer minAvailable never looks for controllers
     assert counts(st, attrs.evolve(pdb, max_unavailable=None, min_available=1)) == (1, 2, 1, 2)

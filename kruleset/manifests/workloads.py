@@ -147,7 +147,7 @@ def build_workload(rec: PendingWorkload, ctx: PodContext,
                         rec.replicas, rec.completions, rec.ordered,
                         span=pod.span)
     return Deployment(rec.namespace, rec.name, rec.replicas, pod,
-                      span=pod.span)
+                      span=pod.span, kind=rec.kind)
 
 
 def controlled_by(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:

@@ -539,13 +539,20 @@ def template_hash(key: str) -> str:
 
 @attrs.frozen(slots=True)
 class Deployment:
-    """A deployment: keeps ``replicas`` pods made from ``template``."""
+    """A deployment: keeps ``replicas`` pods made from ``template``.
+
+    ``kind`` is the object it was read from: ``Deployment``, or a
+    ``ReplicaSet`` no Deployment controls, or a ``ReplicationController``
+    (all three keep their replicas the same way here; the disruption
+    controller finds their scale through different finders).
+    """
 
     namespace: str
     name: str
     replicas: int
     template: Pod
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    kind: str = "Deployment"
 
     @property
     def key(self) -> str:

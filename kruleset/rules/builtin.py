@@ -43,6 +43,8 @@ _MODULES = (
     "kubelet.eviction.rank",
     "kubelet.eviction.manager",
     "disruption.taint_manager",
+    "disruption.finders",
+    "disruption.pdb",
     "disruption.eviction_api",
     "dra.dynamicresources",
     # The fast paths: each registers its answers at the dispatch point

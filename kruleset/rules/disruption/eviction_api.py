@@ -13,7 +13,8 @@ The rule set ``api.eviction`` is a pipeline; each step may answer the request
    or (IfHealthyBudget, the default) when the application is not disrupted
    (currentHealthy ≥ desiredHealthy > 0);
 4. ``api.eviction.pdb-budget`` — ``checkAndDecrement``: a PDB the controller
-   has not observed yet → 429 "still being processed"; disruptedPods over
+   has not observed yet (created this instant, or whose sync failed so that
+   its status was never written) → 429 "still being processed"; disruptedPods over
    2000 → 403; no disruptions allowed → 429 with the budget's numbers;
    otherwise the budget is decremented and the pod recorded in disruptedPods
    (not in dry-run) → 200.
@@ -191,7 +192,7 @@ def _pdb_lookup(ctx: EvictionContext, args: Mapping[str, Any],
     if len(pdbs) > 1:
         return _refuse(_LOOKUP, 500, MULTIPLE_PDBS_MESSAGE, ", ".join(p.key for p in pdbs), None)
     req.pdb = pdbs[0]
-    req.status = pdb_status(ctx.state, pdbs[0], ctx.now, ctx.fast)
+    req.status = pdb_status(ctx.state, pdbs[0], ctx.now, ctx.fast, ctx.trace, req.ps.key)
     return req
 
 
@@ -224,7 +225,9 @@ def _pdb_budget(ctx: EvictionContext, args: Mapping[str, Any], req: EvictionRequ
     if req.pdb is None or req.status is None:
         return None
     pdb, st = req.pdb, req.status
-    if pdb.key in ctx.stale_pdbs:
+    if pdb.key in ctx.stale_pdbs or st.observed_generation < 1:
+        # observedGeneration < generation: created or changed this instant, or
+        # never synced (its sync failed from the start).
         cause = f"The disruption budget {pdb.name} is still being processed by the server."
         return _refuse(_BUDGET, 429, VIOLATION_MESSAGE, pdb.key, 0, cause)
     # A negative disruptionsAllowed (403 upstream) cannot occur: the status is

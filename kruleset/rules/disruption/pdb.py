@@ -36,7 +36,7 @@ Example (34% of three replicas rounds up to two; two of three pods are Ready)::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -44,11 +44,15 @@ import attrs
 from kruleset.model.objects import PodDisruptionBudget
 from kruleset.model.state import RUNNING, ClusterState, PodState
 
+from ..engine import PIPELINE, ActiveRuleSet, Stop, Trace
+from ..registry import define_ruleset, rule
 from ..scheduler.dispatch import chosen_by
+from .finders import controller_of, find_controller
 
 __all__ = [
     "DELETION_TIMEOUT",
     "PdbStatus",
+    "STATUS",
     "healthy",
     "matching_pdbs",
     "pdb_status",
@@ -70,6 +74,9 @@ class PdbStatus:
     ``sync_error`` is the message of the DisruptionAllowed=False/SyncFailed
     condition when the controller could not compute the budget (then
     ``disruptions_allowed`` is 0: upstream's fail-safe).
+    ``observed_generation`` is 1 once the controller has synced the budget
+    (kruleset's PDBs are at generation 1), 0 for a budget whose sync failed
+    (never synced: the Eviction API then answers "still being processed").
     """
 
     expected_pods: int
@@ -78,6 +85,7 @@ class PdbStatus:
     disruptions_allowed: int
     disrupted_pods: dict[str, int] = attrs.field(factory=dict)
     sync_error: str = ""
+    observed_generation: int = 1
 
     @property
     def condition_reason(self) -> str:
@@ -85,6 +93,16 @@ class PdbStatus:
         if self.sync_error:
             return "SyncFailed"
         return "SufficientPods" if self.disruptions_allowed > 0 else "InsufficientPods"
+
+    @property
+    def condition_status(self) -> str:
+        """DisruptionAllowed condition status: ``True`` with SufficientPods, else ``False``."""
+        return "True" if self.condition_reason == "SufficientPods" else "False"
+
+    @property
+    def condition_message(self) -> str:
+        """The condition's message: the sync error for SyncFailed, else empty (as upstream)."""
+        return self.sync_error
 
 
 def selected_pods(state: ClusterState, pdb: PodDisruptionBudget,
@@ -152,28 +170,105 @@ def scaled_value(value: int | str, total: int, round_up: bool = True) -> int:
     return product // denominator
 
 
-def _expected_scale(state: ClusterState, pods: Iterable[PodState]) -> tuple[int, str]:
-    """Sum of the replicas of the distinct controllers of ``pods``; pods without one are skipped.
+STATUS = define_ruleset(
+    "disruption.pdb", PIPELINE,
+    "The disruption controller's trySync: a PodDisruptionBudget's status from the pods it "
+    "selects and their controllers.",
+)
 
-    kruleset's pods name their controller as ``owner_kind``/``owner_name``:
-    ``ReplicaSet`` + the deployment's name (a deployment's ReplicaSet scales
-    with the deployment).  Any other owner (DaemonSet, StatefulSet, Job, …) has
-    no scale kruleset can find, which upstream reports as
-    ``found no controllers for pod "NAME"``.
+_EXPECTED, _DISRUPTED, _HEALTHY, _ALLOWED = (
+    "disruption.pdb.expected-pods", "disruption.pdb.disrupted-pods",
+    "disruption.pdb.current-healthy", "disruption.pdb.disruptions-allowed")
+
+
+@attrs.define(slots=True)
+class _Sync:
+    """One trySync in progress: what each step found."""
+
+    pdb: PodDisruptionBudget
+    pods: list[PodState]
+    expected: int = 0
+    desired: int = 0
+    current: int = 0
+    disrupted: dict[str, int] = attrs.field(factory=dict)
+    why: str = ""
+
+
+@attrs.define(slots=True)
+class _StatusContext:
+    state: ClusterState
+    now: int
+    trace: Trace | None
+    subject: str
+
+
+def _expected_scale(ctx: _StatusContext, pods: Iterable[PodState]) -> tuple[int, str, list[str]]:
+    """``getExpectedScale``: the summed scale of the pods' distinct controllers.
+
+    Returns ``(expected, error, found)``; pods without a controller are
+    skipped (upstream only records an UnmanagedPods event); ``found``
+    describes the controllers for the trace.
     """
+    seen: set[tuple[str, str]] = set()
     scale: dict[str, int] = {}
+    found: list[str] = []
+    state, trace, subject = ctx.state, ctx.trace, ctx.subject
     for ps in pods:
         pod = ps.pod
-        if not pod.owner_kind:
-            continue  # unmanaged: an event upstream, never an error
-        key = f"{pod.namespace}/{pod.owner_name}"
-        if key in scale:
+        ref = controller_of(pod)
+        if ref is None:
             continue
-        dep = state.deployments.get(key) if pod.owner_kind == "ReplicaSet" else None
-        if dep is None:
-            return 0, f'found no controllers for pod "{pod.name}"'
-        scale[key] = dep.replicas
-    return sum(scale.values()), ""
+        if ref in seen:
+            continue
+        seen.add(ref)
+        got = find_controller(state, pod.namespace, ref[0], ref[1], trace, subject)
+        if got is None:
+            return 0, f'found no controllers for pod "{pod.name}"', found
+        if isinstance(got, str):
+            return 0, got, found
+        key = f"{got.kind}/{got.key}"
+        if key not in scale and trace is not None:
+            found.append(str(got))
+        scale[key] = got.scale
+    return sum(scale.values()), "", found
+
+
+def _failed(ctx: _StatusContext, error: str) -> Stop:
+    # failSafe keeps the status last written and sets disruptionsAllowed 0;
+    # kruleset's budgets in error have never been synced (their pods' controller
+    # has no scale from the start), so that status is the empty one and its
+    # observedGeneration is 0: the Eviction API answers "still being processed".
+    return Stop(PdbStatus(0, 0, 0, 0, {}, error, observed_generation=0), f"SyncFailed: {error}")
+
+
+@rule(STATUS, _EXPECTED,
+      doc="expectedPods and desiredHealthy: an integer minAvailable expects every selected pod; "
+          "a percentage, and any maxUnavailable, the summed scale of the pods' controllers "
+          "(percentages rounded up); a controller without scale fails the budget.",
+      source="disruption.go getExpectedPodCount, getExpectedScale; "
+             "intstr.GetScaledValueFromIntOrPercent (roundUp)")
+def _expected_pods(ctx: _StatusContext, args: Mapping[str, Any], s: _Sync) -> Stop | None:
+    pdb = s.pdb
+    found: list[str] = []
+    if pdb.max_unavailable is not None:
+        s.expected, error, found = _expected_scale(ctx, s.pods)
+        if error:
+            return _failed(ctx, error)
+        s.desired = max(0, s.expected - scaled_value(pdb.max_unavailable, s.expected))
+    elif pdb.min_available is not None:
+        if isinstance(pdb.min_available, int):
+            s.desired = pdb.min_available
+            s.expected = len(s.pods)
+        else:
+            s.expected, error, found = _expected_scale(ctx, s.pods)
+            if error:
+                return _failed(ctx, error)
+            s.desired = scaled_value(pdb.min_available, s.expected)
+    # neither given (policy/v1 accepts that): nothing expected, nothing desired
+    if ctx.trace is not None:
+        of = f" ({'; '.join(found)})" if found else ""
+        s.why = f"expectedPods {s.expected}{of}, desiredHealthy {s.desired}"
+    return None
 
 
 def _disrupted(state: ClusterState, pdb: PodDisruptionBudget, pods: list[PodState],
@@ -195,28 +290,25 @@ def _disrupted(state: ClusterState, pdb: PodDisruptionBudget, pods: list[PodStat
     return out
 
 
-def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int,
-               fast: Any = None) -> PdbStatus:
-    """The PDB's status at ``now`` (ms), as the disruption controller's ``trySync`` writes it.
+@rule(STATUS, _DISRUPTED,
+      doc="disruptedPods keeps the Eviction API's entries of selected pods not yet terminating, "
+          "until two minutes (DeletionTimeout) after they were added.",
+      source="disruption.go buildDisruptedPodMap, DeletionTimeout")
+def _disrupted_pods(ctx: _StatusContext, args: Mapping[str, Any], s: _Sync) -> None:
+    s.disrupted = _disrupted(ctx.state, s.pdb, s.pods, ctx.now)
+    if ctx.trace is not None:
+        s.why = f"disruptedPods {sorted(s.disrupted) or 'none'}"
 
-    * expectedPods: integer minAvailable counts the selected pods; a percentage
-      minAvailable and any maxUnavailable use the sum of the owning
-      deployments' replicas (pods without an owner are ignored for it);
-    * desiredHealthy: minAvailable (a percentage of expectedPods rounded up), or
-      expectedPods − maxUnavailable (rounded up) but not below 0;
-    * currentHealthy: selected pods that are Ready, not terminating and not in
-      disruptedPods (entries count for two minutes);
-    * disruptionsAllowed: currentHealthy − desiredHealthy, 0 if negative or if
-      nothing is expected; 0 too when the controller cannot find a pod's
-      controller (fail-safe, ``sync_error`` says why).
 
-    ``fast`` (the simulation's FastPaths) chooses how the pods are found
-    (:func:`selected_pods`).  See the module docstring for an example.
-    """
-    pods = selected_pods(state, pdb, fast)
-    disrupted = _disrupted(state, pdb, pods, now)
+@rule(STATUS, _HEALTHY,
+      doc="currentHealthy counts the selected pods that are Ready, not terminating and not "
+          "in disruptedPods.",
+      source="disruption.go countHealthyPods; IsPodReady")
+def _current_healthy(ctx: _StatusContext, args: Mapping[str, Any], s: _Sync) -> None:
+    now = ctx.now
+    disrupted = s.disrupted
     current = 0
-    for ps in pods:
+    for ps in s.pods:
         if ps.deletion_time is not None:
             continue
         t = disrupted.get(ps.pod.name)
@@ -224,27 +316,67 @@ def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int,
             continue  # approved for eviction, expected to go soon
         if healthy(ps):
             current += 1
+    s.current = current
+    if ctx.trace is not None:
+        s.why = f"currentHealthy {current} of {len(s.pods)} selected pods"
 
-    error = ""
-    expected = desired = 0
-    if pdb.max_unavailable is not None:
-        expected, error = _expected_scale(state, pods)
-        if not error:
-            desired = max(0, expected - scaled_value(pdb.max_unavailable, expected))
-    elif pdb.min_available is not None:
-        if isinstance(pdb.min_available, int):
-            desired = pdb.min_available
-            expected = len(pods)
-        else:
-            expected, error = _expected_scale(state, pods)
-            if not error:
-                desired = scaled_value(pdb.min_available, expected)
-    if error:
-        # failSafe: only disruptionsAllowed is forced; kruleset has no previous
-        # status to keep, so the counts are the ones computed so far.
-        return PdbStatus(expected, current, desired, 0, disrupted, error)
 
-    allowed = current - desired
-    if expected <= 0 or allowed <= 0:
+@rule(STATUS, _ALLOWED,
+      doc="disruptionsAllowed = currentHealthy - desiredHealthy, 0 when negative or while "
+          "nothing is expected; the DisruptionAllowed condition says SufficientPods or "
+          "InsufficientPods.",
+      source="disruption.go updatePdbStatus; poddisruptionbudget.UpdateDisruptionAllowedCondition")
+def _disruptions_allowed(ctx: _StatusContext, args: Mapping[str, Any], s: _Sync) -> Stop:
+    allowed = s.current - s.desired
+    if s.expected <= 0 or allowed <= 0:
         allowed = 0
-    return PdbStatus(expected, current, desired, allowed, disrupted)
+    st = PdbStatus(s.expected, s.current, s.desired, allowed, s.disrupted)
+    why = ""
+    if ctx.trace is not None:
+        why = f"disruptionsAllowed {allowed} ({st.condition_reason})"
+    return Stop(st, why)
+
+
+_ACTIVE: ActiveRuleSet | None = None
+
+
+def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int,
+               fast: Any = None, trace: Trace | None = None, subject: str = "") -> PdbStatus:
+    """The PDB's status at ``now`` (ms), as the disruption controller's ``trySync`` writes it.
+
+    The ``disruption.pdb`` rules, in order:
+
+    * expectedPods: integer minAvailable counts the selected pods; a percentage
+      minAvailable and any maxUnavailable use the summed replicas of the pods'
+      controllers (the ``disruption.finder`` rules; pods without a controller
+      are skipped);
+    * desiredHealthy: minAvailable (a percentage of expectedPods rounded up), or
+      expectedPods − maxUnavailable (rounded up) but not below 0;
+    * disruptedPods: the Eviction API's entries, for two minutes at most;
+    * currentHealthy: selected pods that are Ready, not terminating and not in
+      disruptedPods;
+    * disruptionsAllowed: currentHealthy − desiredHealthy, 0 if negative or if
+      nothing is expected.
+
+    A controller without scale (a DaemonSet, a Job, a missing one) fails the
+    sync: SyncFailed, 0 disruptions allowed (``sync_error`` says why).
+    ``fast`` (the simulation's FastPaths) chooses how the pods are found
+    (:func:`selected_pods`); ``trace`` records each step for ``subject``.
+    See the module docstring for an example.
+    """
+    global _ACTIVE
+    if _ACTIVE is None:
+        _ACTIVE = STATUS.defaults()
+    s = _Sync(pdb, selected_pods(state, pdb, fast))
+    ctx = _StatusContext(state, now, trace, subject or pdb.key)
+    for a in _ACTIVE.rules:
+        out = a.rule.fn(ctx, a.args, s)
+        if isinstance(out, Stop):
+            if trace is not None:
+                trace.add(a.rule.name, ctx.subject, "stop", f"{pdb.key}: {out.why}")
+            result: PdbStatus = out.result
+            return result
+        if trace is not None:
+            trace.add(a.rule.name, ctx.subject, "continue", f"{pdb.key}: {s.why}")
+    # a profile left out the last step: the status as far as it was computed
+    return PdbStatus(s.expected, s.current, s.desired, 0, s.disrupted)
