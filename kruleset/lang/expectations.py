@@ -8,22 +8,31 @@ form                      args
 ``pod``                   ``node`` (running on / nominated), ``reason``
                           (pending, rejected: a substring; evicted: a word),
                           ``by`` (preempted by)
-``pods-count``            ``count``
+``pods-count``            ``count``, ``op`` (``=``, ``>=``, ``<=``, ``>``, ``<``,
+                          ``!=``), ``labels`` (dict: the pods carrying them,
+                          ``ref`` then globs the namespace)
 ``victims``               ``refs`` (tuple of ``ns/name``)
 ``evictions``             ``refs`` (tuple, in order)
-``eviction-status``       ``status`` (200, 429 or 500)
+``eviction-status``       ``status`` (200, 429 or 500), ``message`` (a substring of
+                          the answer's message and cause, or absent)
 ``node-condition``        ``condition``, ``value`` (``False`` for ``false``,
                           which also sets ``negated``)
 ``node-taint``            ``taint`` (:class:`Taint`; value ``""`` when not
                           given), ``absent``
 ``quota-used``            ``used`` (dict resource -> exact int)
-``pdb-allowed``           ``value``
+``pdb-status``            ``fields`` (dict: status field -> int), ``condition``,
+                          ``message``, ``value`` (disruptions-allowed, if given)
+``drain``                 ``verdict`` (complete, blocked, failed), ``by``
 ``qos``                   ``value``
 ``priority``              ``value``, ``preemption`` (or absent)
 ``critical``              (``negated`` for ``not critical``)
 ``oom-score-adj``         ``value``, ``container`` (absent for the
                           single-container form)
 ========================  ==================================================
+
+Any form but ``victims``, ``evictions``, ``eviction`` and ``drain`` may be
+preceded by ``always`` or ``never`` and followed by ``from T1 to T2``:
+``args["window"]`` is then ``(mode, T1, T2)`` in ms.
 
 ``ref`` is ``ns/name`` for pods and PDBs (globs kept as written, namespace
 ``default`` added), the node name for node forms, the namespace for quota,
@@ -38,22 +47,30 @@ from ..errors import Span
 from ..model.scenario import Expectation
 from .cursor import Cursor
 from .errors import Source
+from .expect_disruption import (
+    NOT_IN_WINDOW,
+    WINDOW_MODES,
+    count_condition,
+    parse_drain,
+    parse_pdb_status,
+    split_window,
+)
 from .expect_words import Check, _kv, _ref, _refs
 from .syntax import Item, Word, first_word, last_word
-from .values import integer, pod_ref, resources, taint
+from .values import check_namespace, integer, label_key, label_value, pod_ref, resources, taint
 
 __all__ = ["Check", "parse_expect", "statement_text", "POD_STATES"]
 
 POD_STATES = ("running", "pending", "nominated", "preempted", "evicted", "rejected", "deleted",
               "terminating", "succeeded", "failed")
-COUNT_STATES = ("running", "pending", "terminating", "preempted", "evicted", "rejected",
-                "deleted", "succeeded", "failed")
+COUNT_STATES = ("running", "ready", "pending", "terminating", "preempted", "evicted",
+                "rejected", "deleted", "succeeded", "failed")
 EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralStorage", "API",
                     "Taint")
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
-            "claim", "claims", "device")
+            "drain", "claim", "claims", "device")
 
 
 def statement_text(src: Source, items: list[Item]) -> str:
@@ -83,9 +100,8 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
     declares and creates (globs are not checked: they fail at run time).
     """
     checks: list[Check] = []
-    subject = cur.keyword(*SUBJECTS).value
-    text = statement_text(src, cur.items[cur.pos - 2:]) if cur.pos >= 2 else ""
     args: dict[str, Any] = {}
+    subject, text = _subject(src, cur, args, time)
     state = ""
     negated = False
     ref = ""
@@ -99,10 +115,15 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
             checks.append(("containers-of", ref, ref_w))
             checks.append(checks.pop(-2))
     elif subject == "pods":
-        ref_w = cur.word("a pod reference or glob")
-        ref = _ref(src, ref_w, checks)
+        ref_w = cur.word("a pod reference, glob or LABEL=VALUE")
+        if "=" in ref_w.value:
+            ref, args["labels"] = _label_ref(src, ref_w)
+        else:
+            ref = _ref(src, ref_w, checks)
         state = _choice(src, cur.word("a state"), COUNT_STATES, "pod state")
-        args["count"] = integer(src, _kv(cur, "count"), "count", minimum=0)
+        op, args["count"] = count_condition(src, cur)
+        if op != "=":
+            args["op"] = op
         form = "pods-count"
     elif subject == "victims":
         cur.keyword("of")
@@ -113,15 +134,7 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         cur.keyword("=")
         args["refs"] = _refs(src, cur.blist("the evictions"), checks)
     elif subject == "eviction":
-        ref_w = cur.word("a pod reference")
-        ref = _ref(src, ref_w, checks, glob=False)
-        checks.append(("evict", ref, ref_w))
-        cur.keyword("status")
-        sw = cur.word("200, 429 or 500")
-        if sw.value not in ("200", "429", "500"):
-            raise src.error(f"eviction status is 200, 429 or 500, found '{sw.value}'", sw,
-                            expected="200 | 429 | 500")
-        args["status"] = int(sw.value)
+        ref = _eviction_form(src, cur, args, checks)
         form = "eviction-status"
     elif subject == "node":
         node_w = cur.word("a node name")
@@ -152,16 +165,72 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         if not args["used"]:
             raise src.error("used(…) names no resource", used_w, expected="used(cpu=2, …)")
         form = "quota-used"
+    elif subject == "drain":
+        ref = parse_drain(src, cur, args, checks)
+        form = "drain"
     else:  # pdb
         ref_w = cur.word("a pdb reference")
         ns, name = pod_ref(src, ref_w, what="pdb")
         ref = f"{ns}/{name}"
         checks.append(("pdb", ref, ref_w))
-        args["value"] = integer(src, _kv(cur, "disruptions-allowed"), "disruptions-allowed",
-                                minimum=0)
-        form = "pdb-allowed"
+        parse_pdb_status(src, cur, args)
+        form = "pdb-status"
     cur.done()
     return Expectation(form, ref, text, state, negated, args, time, span), checks
+
+
+def _subject(src: Source, cur: Cursor, args: dict[str, Any],
+             time: int | None) -> tuple[str, str]:
+    """The subject word (after ``always``/``never`` and its window) and the statement text."""
+    text_from = cur.pos - 1
+    window = None
+    mode = cur.peek_word()
+    text = ""
+    if mode in WINDOW_MODES:
+        mode_w = cur.keyword(*WINDOW_MODES)
+        text = statement_text(src, cur.items[text_from:]) if text_from >= 0 else ""
+        window = (mode, *split_window(src, cur, mode_w, time))
+    subject_w = cur.keyword(*SUBJECTS)
+    subject = subject_w.value
+    if window is None:
+        text = statement_text(src, cur.items[cur.pos - 2:]) if cur.pos >= 2 else ""
+    else:
+        if subject in NOT_IN_WINDOW:
+            raise src.error(f"'expect {window[0]} {subject}' is not a state that holds at an "
+                            "instant", subject_w, expected="pod, pods, pdb, node, quota, claim")
+        args["window"] = window
+    return subject, text
+
+
+def _eviction_form(src: Source, cur: Cursor, args: dict[str, Any], checks: list[Check]) -> str:
+    """``expect eviction REF status N [message="TEXT"]``: returns the pod reference."""
+    ref_w = cur.word("a pod reference")
+    ref = _ref(src, ref_w, checks, glob=False)
+    checks.append(("evict", ref, ref_w))
+    cur.keyword("status")
+    sw = cur.word("200, 429 or 500")
+    if sw.value not in ("200", "429", "500"):
+        raise src.error(f"eviction status is 200, 429 or 500, found '{sw.value}'", sw,
+                        expected="200 | 429 | 500")
+    args["status"] = int(sw.value)
+    if not cur.at_end():
+        mw = _kv(cur, "message")
+        if mw.text is None:
+            raise src.error('message is a string here: message="TEXT"', mw,
+                            expected='message="TEXT"')
+        args["message"] = mw.text
+    return ref
+
+
+def _label_ref(src: Source, w: Word) -> tuple[str, dict[str, str]]:
+    """``[NAMESPACE/]KEY=VALUE``: the pods carrying the label (any namespace when none is named)."""
+    ns, slash, label = w.value.rpartition("/")
+    key, _, value = label.partition("=")
+    if slash:
+        check_namespace(src, w, ns)
+    label_key(src, w, key)
+    label_value(src, w, value)
+    return (f"{ns}/*" if slash else "*/*"), {key: value}
 
 
 def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],

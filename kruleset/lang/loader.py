@@ -368,6 +368,9 @@ class _Builder:
             elif kind == "quota":
                 if key not in ctx.quotas:
                     raise src.unknown("quota for namespace", key, item, ctx.quotas)
+            elif kind == "drain" and f"drain:{key}" not in evicted:
+                raise src.error(f"no 'drain node {key}' statement comes before this expectation",
+                                item, expected=f"at DURATION drain node {key}")
             elif kind == "evict" and key not in evicted and "*" not in evicted:
                 raise src.error(f"no 'evict pod {key}' statement comes before this expectation",
                                 item, expected=f"at DURATION evict pod {key}")

@@ -199,7 +199,10 @@ def _drain(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     # A drain evicts whatever runs on the node then, through the Eviction API,
     # so `expect eviction P status N` may name any pod after it.
     evicted.add("*")
-    return [DrainNode(_node(ctx, cur), span=span)]
+    node = _node(ctx, cur)
+    # `expect drain NODE …` needs a drain of NODE before it.
+    evicted.add(f"drain:{node}")
+    return [DrainNode(node, span=span)]
 
 
 def _cordon(unschedulable: bool) -> Callable[..., list[Action]]:

@@ -274,7 +274,7 @@ class Expectation:
     ``pod`` (``state`` in running/pending/nominated/preempted/evicted/rejected/deleted/
     terminating/succeeded/failed, ``negated`` for ``not preempted|evicted``),
     ``pods-count``, ``victims``, ``evictions``, ``eviction-status``, ``node-condition``,
-    ``node-taint``, ``quota-used``, ``pdb-allowed``, ``qos``, ``priority``, ``critical``,
+    ``node-taint``, ``quota-used``, ``pdb-status``, ``drain``, ``qos``, ``priority``, ``critical``,
     ``oom-score-adj``.  ``args`` holds the rest (``node``, ``reason``, ``by``, ``count``,
     ``refs``, ``status``, ``condition``, ``taint``, ``absent``, ``used``, ``value``,
     ``preemption``, ``container``).  ``time`` is ``None`` for end-of-run checks.

@@ -301,13 +301,15 @@ class Simulation:
     # --- the main loop ----------------------------------------------------------------
     def run(self) -> Any:
         """Run to the end; returns a :class:`kruleset.sim.result.Result`."""
-        from .expect import check_expectations
+        from .expect import check_expectations, check_windows, window_bounds
         from .result import Result
         from .setup import apply_declarations, freeze_settled
 
         apply_declarations(self)
         events = sorted(self.scenario.events, key=lambda e: (e.time, e.seq))
-        timed = sorted({x.time for x in self.scenario.expectations if x.time is not None})
+        windows = [x for x in self.scenario.expectations if "window" in x.args]
+        timed = sorted({x.time for x in self.scenario.expectations if x.time is not None}
+                       | window_bounds(windows))
         outcomes: dict[int, Any] = {}
         last_event = max([e.time for e in events] + timed + [0])
         limit = self.until if self.until is not None else last_event + MAX_AFTER_LAST_EVENT
@@ -331,6 +333,8 @@ class Simulation:
                 for x, res in check_expectations(self, timed[exp_index]):
                     outcomes[id(x)] = res
                 exp_index += 1
+            if windows:
+                check_windows(self, windows)
             nxt = self._next_time(events[i].time if i < len(events) else None, exp_index, timed)
             if nxt is None:
                 break
@@ -342,6 +346,12 @@ class Simulation:
             t = nxt
         if self.until is not None and self.now < self.until:
             self.now = self.until
+            if windows:
+                check_windows(self, windows)
+        for c in self.controllers:
+            finish = getattr(c, "finish", None)
+            if finish is not None:
+                finish(self)
         for x, res in check_expectations(self, None):
             outcomes[id(x)] = res
         ordered = [outcomes[id(x)] for x in self.scenario.expectations if id(x) in outcomes]

@@ -43,17 +43,21 @@ upstream's ``observedGeneration`` check makes it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from ..model import scenario as sc
 from ..model.objects import PodDisruptionBudget
 from ..model.state import PodState
 from ..rules.disruption.eviction_api import EvictionResponse, evict
+from ..rules.disruption.pdb import DELETION_TIMEOUT
 from ..rules.scheduler import dispatch
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
-__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "request_eviction"]
+__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "drain_verdict",
+           "request_eviction"]
 
 DRAIN_RETRY = 5_000  # ms, kubectl drain's sleep after a 429
 
@@ -89,6 +93,7 @@ def request_eviction(sim: Simulation, ps: PodState, *, dry_run: bool = False,
     resp = evict(sim.state, ps, sim.now, dry_run=dry_run, profile=sim.profile,
                  trace=sim.trace, stale_pdbs=_stale(sim), fast=sim.fast)
     sim.eviction_status[ps.key] = resp.status
+    sim.extra.setdefault("eviction_text", {})[ps.key] = resp.text
     reason = f"{resp.status} {_PHRASES.get(resp.status, '')}".strip()
     text = resp.text or ("dry run: the pod would be evicted" if dry_run and resp.allowed
                          else "Eviction API: evicting" if resp.allowed else "")
@@ -117,8 +122,9 @@ def _evict_action(sim: Simulation, a: sc.EvictPod) -> None:
     ps = sim.state.pods.get(key)
     if ps is None or ps.gone:
         sim.eviction_status[key] = 404
-        sim.record("eviction-api", key, None, "API", "404 Not Found",
-                   f'pods "{key.split("/", 1)[1]}" not found')
+        text = f'pods "{key.split("/", 1)[1]}" not found'
+        sim.extra.setdefault("eviction_text", {})[key] = text
+        sim.record("eviction-api", key, None, "API", "404 Not Found", text)
         return
     request_eviction(sim, ps, dry_run=a.dry_run)
 
@@ -127,10 +133,14 @@ def _evict_action(sim: Simulation, a: sc.EvictPod) -> None:
 class _PodDrain:
     key: str
     next_try: int | None          # when to send the next request; None: no more requests
+    # The pod object listed at the start: kubectl drain follows it by UID, so a
+    # replacement under the same name (a StatefulSet's) is not waited for.
+    ps: PodState | None = None
     attempts: int = 0
     last_message: str = ""
     repeats: int = 0              # identical refusals not written to the report
     failed: bool = False
+    last_status: int = 0          # the latest answer's HTTP status (0: none yet)
 
 
 @attrs.define(slots=True)
@@ -176,7 +186,7 @@ class DrainController:
                            "mirror pods are not deleted through the API",
                            ("drain.filter.mirror-pod",))
                 continue
-            job.pods.append(_PodDrain(ps.key, sim.now))
+            job.pods.append(_PodDrain(ps.key, sim.now, ps))
         self.jobs.append(job)
         self._work(sim, job)
         self._maybe_finish(sim, job)
@@ -187,13 +197,14 @@ class DrainController:
         for pd in job.pods:
             if pd.next_try is None or pd.next_try > sim.now:
                 continue
-            ps = sim.state.pods[pd.key]
-            if ps.gone:
-                pd.next_try = None  # went away meanwhile: NotFound counts as done
+            ps = pd.ps or sim.state.pods[pd.key]
+            if ps.gone or sim.state.pods.get(pd.key) is not ps:
+                pd.next_try = None  # went away (or was recreated) meanwhile: done
                 continue
             pd.attempts += 1
             note = f"attempt {pd.attempts}" if pd.attempts > 1 else ""
             resp = self._quiet_request(sim, ps, pd, by, note)
+            pd.last_status = resp.status
             if resp.status == 429:
                 pd.next_try = sim.now + DRAIN_RETRY
                 sim.wake(pd.next_try)
@@ -225,7 +236,7 @@ class DrainController:
         for pd in job.pods:
             if pd.failed:
                 continue
-            if pd.next_try is not None or not sim.state.pods[pd.key].gone:
+            if pd.next_try is not None or not _gone(sim, pd):
                 waiting = True
                 break
         if waiting:
@@ -252,6 +263,20 @@ class DrainController:
                 changed = True
             self._maybe_finish(sim, job)
         return changed
+
+    def verdict(self, sim: Any, node: str, verdict: str, by: str | None) -> tuple[bool, str]:
+        """``expect drain NODE …`` (see :func:`drain_verdict`)."""
+        return _verdict(sim, [j for j in self.jobs if j.node == node], node, verdict, by)
+
+    def finish(self, sim: Simulation) -> None:
+        """At the end of the run: say what keeps each unfinished drain from completing."""
+        for job in self.jobs:
+            if job.finished is not None:
+                continue
+            verdict, why = _unfinished(sim, job)
+            sim.record("drain", job.node, job.node, f"kubectl drain {job.node}", verdict,
+                       f"node/{job.node} not drained after "
+                       f"{_duration(sim.now - job.started)}: {why}", ("drain.evict",))
 
     def next_time(self, sim: Simulation) -> int | None:
         """The earliest retry still to send."""
@@ -296,11 +321,90 @@ class DisruptionController:
         # later under the same name starts empty.
         for key in [k for k in sim.state.pdb_disrupted if k not in pdbs]:
             del sim.state.pdb_disrupted[key]
+        if sim.state.pdb_disrupted:
+            self._prune(sim)
         return False
+
+    @staticmethod
+    def _prune(sim: Simulation) -> None:
+        """Write back what buildDisruptedPodMap keeps, as each sync's status update does.
+
+        Upstream syncs a budget whenever one of its pods changes, so an entry
+        for a pod that started terminating (or went, or expired) leaves
+        status.disruptedPods at once; a pod created later under the same name
+        (a StatefulSet's) must not inherit it.
+        """
+        state, now = sim.state, sim.now
+        for key, entries in state.pdb_disrupted.items():
+            ns = key.split("/", 1)[0]
+            for name in [n for n, t in entries.items() if t + DELETION_TIMEOUT < now
+                         or _leaving(state.pods.get(f"{ns}/{n}"))]:
+                del entries[name]
 
     def next_time(self, sim: Simulation) -> int | None:
         """Nothing timed."""
         return None
+
+
+def _duration(ms: int) -> str:
+    from ..model.quantity import format_duration
+
+    return format_duration(ms)
+
+
+def _gone(sim: Simulation, pd: _PodDrain) -> bool:
+    """Whether the listed pod has left the API (waitForDelete: gone, or a new UID)."""
+    ps = pd.ps or sim.state.pods[pd.key]
+    return ps.gone or sim.state.pods.get(pd.key) is not ps
+
+
+def _refused(job: DrainJob) -> list[_PodDrain]:
+    """The pods whose evictions are being refused and retried (429)."""
+    return [pd for pd in job.pods if pd.next_try is not None and pd.last_status == 429]
+
+
+def _unfinished(sim: Simulation, job: DrainJob) -> tuple[str, str]:
+    """``("blocked", why)`` while evictions are refused, else ``("waiting", why)``."""
+    refused = _refused(job)
+    if refused:
+        parts = [f"{pd.key}: {pd.last_message} ({pd.attempts} attempt"
+                 f"{'s' if pd.attempts != 1 else ''})" for pd in refused]
+        return "blocked", "eviction refused for " + "; ".join(parts)
+    going = [pd.key for pd in job.pods if not pd.failed and not _gone(sim, pd)]
+    return "waiting", "waiting for " + ", ".join(going) + " to terminate"
+
+
+def drain_verdict(sim: Any, node: str, verdict: str, by: str | None) -> tuple[bool, str]:
+    """``expect drain NODE complete | failed | blocked [by REF]``: the latest drain of NODE."""
+    ctl = sim.extra.get("drain_controller")
+    jobs = [j for j in ctl.jobs if j.node == node] if ctl is not None else []
+    return _verdict(sim, jobs, node, verdict, by)
+
+
+def _verdict(sim: Any, jobs: list[DrainJob], node: str, verdict: str,
+             by: str | None) -> tuple[bool, str]:
+    if not jobs:
+        return False, f"no drain of node {node} was started"
+    job = jobs[-1]
+    failed = [pd.key for pd in job.pods if pd.failed]
+    if job.finished is not None:
+        state = "failed" if failed else "complete"
+        desc = (f"the drain failed at {_duration(job.finished)}: eviction refused for "
+                f"{', '.join(failed)}" if failed
+                else f"the drain completed at {_duration(job.finished)}")
+        return verdict == state, desc
+    kind, why = _unfinished(sim, job)
+    if verdict != "blocked" or kind != "blocked":
+        return False, f"the drain is not finished: {why}"
+    if by is not None:
+        key = by if "/" in by else f"default/{by}"
+        if all(pd.key != key for pd in _refused(job)):
+            return False, f"{key} does not block the drain: {why}"
+    return True, ""
+
+
+def _leaving(ps: PodState | None) -> bool:
+    return ps is None or ps.gone or ps.deletion_time is not None
 
 
 def _drain_controller(sim: Simulation) -> DrainController:

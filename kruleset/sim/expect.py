@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..lang.expect_disruption import compare
+from ..model.quantity import format_duration
 from ..model.scenario import Expectation
 from ..model.selectors import Taint
 from ..model.state import FAILED, RUNNING, SUCCEEDED, PodState
 from .result import NOT_SIMULATED, ExpectationResult
 from .view import SimulationView
 
-__all__ = ["check_expectations", "pod_in_state"]
+__all__ = ["check_expectations", "check_windows", "pod_in_state", "window_bounds"]
 
 
 def _norm(ref: str) -> str:
@@ -69,6 +71,11 @@ def pod_in_state(ps: PodState, state: str, args: Any = None) -> tuple[bool, str]
         if ok and reason and reason not in ps.reason and reason not in ps.message:
             return False, f"rejected: {ps.reason}: {ps.message}"
         return ok, now
+    if state == "ready":
+        # Ready=True and not terminating: what a PDB counts as currentHealthy
+        # and an EndpointSlice as ready.
+        return (ps.ready and ps.phase == RUNNING and ps.node is not None and not ps.gone
+                and ps.deletion_time is None), now
     if state == "terminating":
         return ps.terminating, now
     if state == "succeeded":
@@ -100,8 +107,56 @@ def check_expectations(sim: SimulationView, at: int | None
             yield x, check(sim, x)
 
 
+def window_bounds(expectations: Iterable[Expectation]) -> set[int]:
+    """The instants the simulation must stop at for its ``always``/``never`` windows."""
+    out: set[int] = set()
+    for x in expectations:
+        w = x.args.get("window")
+        if w is not None:
+            out.update((w[1], w[2]))
+    return out
+
+
+def check_windows(sim: SimulationView, windows: list[Expectation]) -> None:
+    """Check every window open now; remember each window's first violation."""
+    seen: dict[int, list[Any]] = sim.extra.setdefault("windows", {})
+    now = sim.now
+    for x in windows:
+        mode, start, end = x.args["window"]
+        if not start <= now <= end:
+            continue
+        rec = seen.setdefault(id(x), [0, None])
+        rec[0] += 1
+        if rec[1] is not None:
+            continue
+        try:
+            passed, message = _CHECKS[x.form](sim, x)
+        except _Unsupported:
+            continue  # reported when the verdict is read
+        if mode == "always" and not passed:
+            rec[1] = f"at {format_duration(now)}: {message}"
+        elif mode == "never" and passed:
+            rec[1] = f"at {format_duration(now)}: it held"
+
+
+def _window(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    mode, start, end = x.args["window"]
+    rec = sim.extra.get("windows", {}).get(id(x))
+    if rec is None:
+        _CHECKS[x.form](sim, x)  # raises _Unsupported for a mechanism not simulated
+        return False, (f"the simulation never reached the window "
+                       f"{format_duration(start)}..{format_duration(end)}")
+    return rec[1] is None, rec[1] or ""
+
+
 def check(sim: SimulationView, x: Expectation) -> ExpectationResult:
-    """Evaluate one expectation now."""
+    """Evaluate one expectation now (a window's: its verdict over the window)."""
+    if "window" in x.args:
+        try:
+            passed, message = _window(sim, x)
+        except _Unsupported as e:
+            return ExpectationResult(x, False, f"{NOT_SIMULATED}: {e}", unsupported=True)
+        return ExpectationResult(x, passed, "" if passed else message)
     try:
         passed, message = _CHECKS[x.form](sim, x)
     except _Unsupported as e:
@@ -136,12 +191,17 @@ def _is_in(ps: PodState, state: str, args: Any) -> bool:
 
 def _pods_count(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pods = _matching(sim, x.ref)
+    labels = x.args.get("labels")
+    if labels:
+        pods = [ps for ps in pods if all(ps.pod.labels.get(k) == v for k, v in labels.items())]
     n = sum(1 for ps in pods if _is_in(ps, x.state, x.args))
     want = x.args["count"]
-    if n == want:
+    op = x.args.get("op", "=")
+    if compare(op, n, want):
         return True, ""
     detail = ", ".join(f"{ps.key}: {_describe(ps)}" for ps in pods)
-    return False, f"{n} pod(s) {x.state}, expected {want} ({detail or 'no pods match'})"
+    shown = f"{want}" if op == "=" else f"{op}{want}"
+    return False, f"{n} pod(s) {x.state}, expected {shown} ({detail or 'no pods match'})"
 
 
 def _victims(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
@@ -161,7 +221,14 @@ def _eviction_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     got = sim.eviction_status.get(_norm(x.ref))
     if got is None:
         return False, f"no eviction of {_norm(x.ref)} was requested"
-    return got == x.args["status"], f"status was {got}"
+    if got != x.args["status"]:
+        return False, f"status was {got}"
+    want = x.args.get("message")
+    if want is not None:
+        text = sim.extra.get("eviction_text", {}).get(_norm(x.ref), "")
+        if want not in text:
+            return False, f"the answer was {text!r}" if text else "the answer had no message"
+    return True, ""
 
 
 def _node_condition(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
@@ -200,14 +267,37 @@ def _quota_used(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return not bad, "used " + ", ".join(bad)
 
 
-def _pdb_allowed(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+_PDB_FIELDS = {"disruptions-allowed": "disruptions_allowed", "current-healthy": "current_healthy",
+               "desired-healthy": "desired_healthy", "expected-pods": "expected_pods"}
+
+
+def _pdb_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     pdb_mod = _require("disruption.pdb", "PodDisruptionBudget status")
     pdb = sim.state.pdbs.get(_norm(x.ref))
     if pdb is None:
         return False, f"no PodDisruptionBudget {_norm(x.ref)}"
     status = pdb_mod.pdb_status(sim.state, pdb, sim.now, sim.fast)
-    got = status.disruptions_allowed
-    return got == x.args["value"], f"disruptionsAllowed is {got}"
+    bad = []
+    for name, want in x.args.get("fields", {}).items():
+        got = len(status.disrupted_pods) if name == "disrupted-pods" else \
+            getattr(status, _PDB_FIELDS[name])
+        if got != want:
+            bad.append(f"{name} is {got}")
+    cond = x.args.get("condition")
+    if cond is not None and status.condition_reason != cond:
+        bad.append(f"condition is {status.condition_reason}")
+    msg = x.args.get("message")
+    if msg is not None and msg not in status.condition_message:
+        bad.append(f"condition message is {status.condition_message!r}")
+    return not bad, "; ".join(bad)
+
+
+def _drain(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    ctl = sim.extra.get("drain_controller")  # sim.drain's, if any drain ran
+    if ctl is None:
+        return False, f"no drain of node {x.ref} was started"
+    verdict: tuple[bool, str] = ctl.verdict(sim, x.ref, x.args["verdict"], x.args.get("by"))
+    return verdict
 
 
 def _one_pod(sim: SimulationView, x: Expectation) -> list[PodState]:
@@ -304,7 +394,8 @@ _CHECKS = {
     "node-condition": _node_condition,
     "node-taint": _node_taint,
     "quota-used": _quota_used,
-    "pdb-allowed": _pdb_allowed,
+    "pdb-status": _pdb_status,
+    "drain": _drain,
     "qos": _qos,
     "priority": _priority,
     "critical": _critical,
