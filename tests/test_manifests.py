@@ -404,7 +404,7 @@ BAD = [
      kind: PodDisruptionBudget
      metadata: {name: p}
      spec: {minAvailable: 1, maxUnavailable: 1, selector: {}}
-     """, 1, "spec.maxUnavailable", "mutually exclusive"),
+     """, 1, "spec", "minAvailable and maxUnavailable cannot be both set"),
     ("""\
      apiVersion: policy/v1beta1
      kind: PodDisruptionBudget

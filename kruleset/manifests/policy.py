@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import NO_SPAN
@@ -11,7 +12,6 @@ from ._fields import (
     Doc,
     boolean,
     choice,
-    int_or_percent,
     integer,
     label_selector,
     mapping,
@@ -50,29 +50,66 @@ def runtime_class_from(doc: Doc, obj: dict[str, Any], name: str) -> RuntimeClass
                         span=doc.span or NO_SPAN)
 
 
+_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
+_PERCENT = re.compile(r"[0-9]+%")
+
+
+def _budget(doc: Doc, value: object, field: str) -> int | str | None:
+    """``minAvailable`` / ``maxUnavailable`` as ValidatePodDisruptionBudgetSpec accepts them.
+
+    A non-negative integer (ValidateNonnegativeField) or a percentage matching
+    ``[0-9]+%`` (IsValidPercent), in both cases not above 100%
+    (IsNotMoreThan100Percent).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        doc.fail(field, f"must be an integer or percentage (e.g '5%'), found {value!r}",
+                 "an integer such as 1 or a percentage such as 50%")
+    if isinstance(value, int):
+        if value < 0:
+            doc.fail(field, f"Invalid value: {value}: must be greater than or equal to 0",
+                     "0 or more, or a percentage from 0% to 100%")
+        return value
+    if not _PERCENT.fullmatch(value):
+        hint = (f"write {value} without quotes or as {value}%" if value.isdigit()
+                else "an integer such as 1 or a percentage such as 50%")
+        doc.fail(field, f'Invalid value: "{value}": a valid percent string must be a numeric '
+                 "string followed by an ending '%' (e.g. '1%',  or '93%', regex used for "
+                 "validation is '[0-9]+%')", hint)
+    if int(value[:-1]) > 100:
+        doc.fail(field, f'Invalid value: "{value}": must not be greater than 100%',
+                 "a percentage from 0% to 100%")
+    return f"{int(value[:-1])}%"
+
+
 def pdb_from(doc: Doc, obj: dict[str, Any], namespace: str, name: str) -> PodDisruptionBudget:
-    """policy/v1 PodDisruptionBudget.
+    """policy/v1 PodDisruptionBudget, validated as ValidatePodDisruptionBudgetSpec does.
 
     ``selector: {}`` selects every pod of the namespace (policy/v1); an absent
     selector selects none, represented by a selector that never matches.
+    A budget with neither minAvailable nor maxUnavailable is valid in
+    policy/v1 (nothing is defaulted): the controller then expects no pod and
+    allows no disruption, as upstream's does.
     """
     spec = mapping(doc, obj.get("spec"), "spec")
     selector = label_selector(doc, spec.get("selector"), "spec.selector")
-    min_available = int_or_percent(doc, spec.get("minAvailable"), "spec.minAvailable")
-    max_unavailable = int_or_percent(doc, spec.get("maxUnavailable"), "spec.maxUnavailable")
+    min_available = _budget(doc, spec.get("minAvailable"), "spec.minAvailable")
+    max_unavailable = _budget(doc, spec.get("maxUnavailable"), "spec.maxUnavailable")
     if min_available is not None and max_unavailable is not None:
-        doc.fail("spec.maxUnavailable", "minAvailable and maxUnavailable are mutually exclusive",
-                 "keep one of them")
-    if min_available is None and max_unavailable is None:
-        doc.fail("spec", "a PodDisruptionBudget needs minAvailable or maxUnavailable")
+        doc.fail("spec", "minAvailable and maxUnavailable cannot be both set (they are mutually "
+                 "exclusive)", "keep one of them")
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in _POLICIES:
+        doc.fail("spec.unhealthyPodEvictionPolicy", f"Unsupported value: {policy!r}: supported "
+                 'values: "AlwaysAllow", "IfHealthyBudget"', "AlwaysAllow or IfHealthyBudget")
     return PodDisruptionBudget(
         namespace,
         name,
         selector if selector is not None else MATCH_NOTHING,
         min_available,
         max_unavailable,
-        choice(doc, spec.get("unhealthyPodEvictionPolicy"), "spec.unhealthyPodEvictionPolicy",
-               ("IfHealthyBudget", "AlwaysAllow"), "IfHealthyBudget"),
+        policy if policy is not None else "IfHealthyBudget",
         span=doc.span or NO_SPAN,
     )
 

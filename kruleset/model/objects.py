@@ -628,7 +628,7 @@ class ResourceQuota:
 
 @attrs.frozen(slots=True)
 class PodDisruptionBudget:
-    """policy/v1 PodDisruptionBudget. Exactly one of min_available / max_unavailable is set.
+    """policy/v1 PodDisruptionBudget. At most one of min_available / max_unavailable is set.
 
     Values are ``int`` or a percentage string such as ``"50%"``.
     """
