@@ -99,8 +99,9 @@ Feature: API-initiated eviction (seed 003 §13)
       """
     Then the expectations hold
 
-  # B-003-13-06
+  # B-003-13-06 CTL-EVICT-4
   Scenario: B-003-13-06 500 when two budgets select the same pod
+    # EvictionREST.Create: len(pdbs) > 1 (TestEviction's multiple-PDB Status)
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
@@ -108,7 +109,7 @@ Feature: API-initiated eviction (seed 003 §13)
       pdb by-app selector(app=web) max-unavailable=1
       pdb by-tier selector(tier=front) max-unavailable=1
       at 10s evict pod web-1
-      expect eviction web-1 status 500
+      expect eviction web-1 status 500 message="This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
       expect pod web-1 running
       expect pod web-1 not evicted
       """
@@ -165,8 +166,10 @@ Feature: API-initiated eviction (seed 003 §13)
       """
     Then the expectations hold
 
-  Scenario: pods that are Pending, finished or already terminating bypass the budget
-    # eviction.go canIgnorePDB
+  # CTL-EVICT-1 CTL-EVICT-2 CTL-EVICT-3
+  Scenario: CTL-EVICT-1 pods that are Pending, finished or already terminating bypass the budget
+    # eviction.go canIgnorePDB; TestEviction "pod pending", "pod succeeded",
+    # "pod failed"; TestEvictionIgnorePDB "pod terminating"
     Given the scenario:
       """
       node n1 cpu=2 memory=8Gi
@@ -185,8 +188,10 @@ Feature: API-initiated eviction (seed 003 §13)
       """
     Then the expectations hold
 
-  Scenario: an unready pod is evicted without budget only while the application is healthy
-    # eviction.go: unhealthyPodEvictionPolicy IfHealthyBudget (the default)
+  # CTL-EVICT-5
+  Scenario: CTL-EVICT-5 an unready pod is evicted without budget only while the application is healthy
+    # eviction.go: unhealthyPodEvictionPolicy IfHealthyBudget (the default):
+    # currentHealthy >= desiredHealthy > 0; TestEvictionIgnorePDB "pod unhealthy, unhealthy pod ours"
     Given the scenario:
       """
       # the node has no room for replacements while evicted pods terminate
@@ -198,11 +203,13 @@ Feature: API-initiated eviction (seed 003 §13)
       at 11s expect eviction web-3 status 200
       at 20s unready pod web-2
       at 21s evict pod web-2
-      at 21s expect eviction web-2 status 429
+      at 21s expect eviction web-2 status 429 message="The disruption budget web-pdb needs 2 healthy pods and has 1 currently"
       """
     Then the expectations hold
 
-  Scenario: unhealthyPodEvictionPolicy AlwaysAllow evicts unready pods whatever the budget
+  # CTL-EVICT-5
+  Scenario: CTL-EVICT-5 unhealthyPodEvictionPolicy AlwaysAllow evicts unready pods whatever the budget
+    # TestEvictionIgnorePDB "skips the PDB check and deletes"
     Given the scenario:
       """
       node n1 cpu=8 memory=8Gi
@@ -213,11 +220,12 @@ Feature: API-initiated eviction (seed 003 §13)
       at 11s evict pod web-2
       at 11s evict pod web-1
       expect eviction web-2 status 200
-      expect eviction web-1 status 429
+      expect eviction web-1 status 429 message="Cannot evict pod as it would violate the pod's disruption budget."
       """
     Then the expectations hold
 
-  Scenario: a dry-run eviction answers as the real one and changes nothing
+  # CTL-EVICT-6
+  Scenario: CTL-EVICT-6 a dry-run eviction answers as the real one and changes nothing
     Given the scenario:
       """
       node n1 cpu=2 memory=8Gi
@@ -234,7 +242,8 @@ Feature: API-initiated eviction (seed 003 §13)
       """
     Then the expectations hold
 
-  Scenario: a budget created in the same instant is still being processed
+  # CTL-EVICT-7
+  Scenario: CTL-EVICT-7 a budget created in the same instant is still being processed
     # eviction.go checkAndDecrement: observedGeneration < generation answers 429
     Given the scenario:
       """
@@ -244,7 +253,7 @@ Feature: API-initiated eviction (seed 003 §13)
         create pdb web-pdb selector(app=web) max-unavailable=1
         evict pod web-1
       }
-      at 10s expect eviction web-1 status 429
+      at 10s expect eviction web-1 status 429 message="The disruption budget web-pdb is still being processed by the server."
       at 11s evict pod web-2
       expect eviction web-2 status 200
       """

@@ -173,6 +173,13 @@ def _then_expect(kr_scenario: KrScenario, statement: str) -> None:
                     f"{kr_scenario.report()}", pytrace=False)
 
 
+@then(parsers.re(r"the report says \"(?P<text>.*)\""))
+def _then_report_says(kr_scenario: KrScenario, text: str) -> None:
+    report = kr_scenario.report()
+    if text not in report:
+        kr_scenario.fail(f"the report does not say {text!r}:\n\n{report}")
+
+
 @then(parsers.re(r"the scenario's expectation on line (?P<line>\d+) fails with \"(?P<text>.*)\""))
 def _then_line_fails(kr_scenario: KrScenario, line: str, text: str) -> None:
     result = kr_scenario.result()
