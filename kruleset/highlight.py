@@ -29,6 +29,7 @@ from pygments.token import (
     Whitespace,
 )
 
+from .lang.expect_disruption import DRAIN_VERDICTS, WINDOW_MODES
 from .lang.expectations import COUNT_STATES, POD_STATES, SUBJECTS
 from .lang.kubelet import FLAGS
 from .lang.loader import TOP_LEVEL
@@ -48,6 +49,7 @@ VALUE_WORDS: tuple[str, ...] = tuple(sorted({
     "used", "container", "critical", "static", "besteffort", "not-ready", "unschedulable",
     "default", "dry-run", "required", "preferred", "in", "notin", "scheduler", "kubelet",
     "deployment", "priorityclass", "runtimeclass", "namespace", "nodes",
+    *WINDOW_MODES, "from", "to", *DRAIN_VERDICTS,
 }, key=lambda w: (-len(w), w)))
 
 # Word characters of the language (kruleset.lang.syntax), minus the operators

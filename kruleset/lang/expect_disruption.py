@@ -27,6 +27,7 @@ from .syntax import Word
 from .values import duration, integer
 
 __all__ = [
+    "DRAIN_VERDICTS",
     "PDB_CONDITIONS",
     "PDB_FIELDS",
     "WINDOW_MODES",
