@@ -154,9 +154,14 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         from .rules.dra.checks import claims_json
 
         claims = tuple(claims_json(result.state))
+    pdbs: tuple[dict[str, Any], ...] = ()
+    if opts.decisions and result.state.pdbs:
+        from .rules.disruption.pdb import pdbs_json
+
+        pdbs = tuple(pdbs_json(result.state, result.end_time))
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet, attempts=attempts, claims=claims)
+                      quiet_text=quiet, attempts=attempts, claims=claims, pdbs=pdbs)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

@@ -88,6 +88,8 @@ class FileReport:
     notices: tuple[str, ...] = ()
     # DRA: each ResourceClaim's allocation and reservations at the end of the run.
     claims: tuple[dict[str, Any], ...] = ()
+    # Each PodDisruptionBudget's status at the end of the run (none: no PDB).
+    pdbs: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

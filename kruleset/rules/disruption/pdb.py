@@ -55,6 +55,7 @@ __all__ = [
     "STATUS",
     "healthy",
     "matching_pdbs",
+    "pdbs_json",
     "pdb_status",
     "scaled_value",
     "selected_pods",
@@ -380,3 +381,23 @@ def pdb_status(state: ClusterState, pdb: PodDisruptionBudget, now: int,
             trace.add(a.rule.name, ctx.subject, "continue", f"{pdb.key}: {s.why}")
     # a profile left out the last step: the status as far as it was computed
     return PdbStatus(s.expected, s.current, s.desired, 0, s.disrupted)
+
+
+def pdbs_json(state: ClusterState, now: int, fast: Any = None) -> list[dict[str, Any]]:
+    """Every PDB's status at ``now`` for the JSON report, in key order (policy/v1 field names).
+
+    ``disruptedPods`` maps pod names to the time (ms) the Eviction API approved them.
+    """
+    out = []
+    for key in sorted(state.pdbs):
+        st = pdb_status(state, state.pdbs[key], now, fast)
+        cond: dict[str, str] = {"type": "DisruptionAllowed", "status": st.condition_status,
+                                "reason": st.condition_reason}
+        if st.condition_message:
+            cond["message"] = st.condition_message
+        out.append({"pdb": key, "expectedPods": st.expected_pods,
+                    "desiredHealthy": st.desired_healthy, "currentHealthy": st.current_healthy,
+                    "disruptionsAllowed": st.disruptions_allowed,
+                    "disruptedPods": dict(sorted(st.disrupted_pods.items())),
+                    "observedGeneration": st.observed_generation, "conditions": [cond]})
+    return out
