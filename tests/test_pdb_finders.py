@@ -261,7 +261,7 @@ def test_status_steps_are_traced_with_the_controllers_found() -> None:
     pdb_status(st, max_unavailable(1), 0, trace=trace, subject="default/redis-0")
     whys = [(e.rule, e.why) for e in trace.entries]
     assert whys[0] == ("disruption.finder.stateful-set",
-                       "StatefulSet default/redis: StatefulSet default/redis replicas 2")
+                       "StatefulSet default/redis: replicas 2")
     assert whys[1] == ("disruption.pdb.expected-pods", "default/foobar: expectedPods 2 "
                        "(StatefulSet default/redis replicas 2), desiredHealthy 1")
     assert whys[-1] == ("disruption.pdb.disruptions-allowed",

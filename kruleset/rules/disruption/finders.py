@@ -219,8 +219,13 @@ def find_controller(state: ClusterState, namespace: str, kind: str, name: str,
         out = a.rule.fn(ctx, a.args, q)
         if isinstance(out, Stop):
             if trace is not None:
-                why = str(out.result) if isinstance(out.result, ControllerScale) else \
-                    f"error: {out.result}"
+                got = out.result
+                if not isinstance(got, ControllerScale):
+                    why = f"error: {got}"
+                elif got.kind == kind:
+                    why = f"replicas {got.scale}"
+                else:
+                    why = str(got)
                 trace.add(a.rule.name, subject, "found", f"{kind} {q.key}: {why}")
             found: ControllerScale | str = out.result
             return found
