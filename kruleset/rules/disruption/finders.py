@@ -135,19 +135,26 @@ def _deployment_object(ctx: FinderContext, q: FinderQuery, kind: str) -> Any:
     return dep
 
 
+def _replicated(ctx: FinderContext, q: FinderQuery, pod_kinds: tuple[str, ...], kind: str,
+                rule_name: str) -> Stop | None:
+    """The ``kind`` object (read as a Deployment) a pod naming one of ``pod_kinds`` belongs to."""
+    if q.kind not in pod_kinds:
+        return None
+    obj = _deployment_object(ctx, q, kind)
+    if obj is None:
+        return None
+    return Stop(ControllerScale(kind, q.key, obj.replicas, rule_name))
+
+
 @rule(FINDERS, _RC,
       doc="A pod controlled by a ReplicationController: its replicas.",
       source="disruption.go getPodReplicationController")
 def _replication_controller(ctx: FinderContext, args: Mapping[str, Any],
                             q: FinderQuery) -> Stop | None:
-    if q.kind not in ("ReplicationController", "ReplicaSet"):
-        # "ReplicaSet": the pods the simulation creates from a ReplicationController's
-        # template name their controller as a Deployment's pods do.
-        return None
-    rc = _deployment_object(ctx, q, "ReplicationController")
-    if rc is None:
-        return None
-    return Stop(ControllerScale("ReplicationController", q.key, rc.replicas, _RC))
+    # "ReplicaSet" too: the pods the simulation creates from a ReplicationController's
+    # template name their controller as a Deployment's pods do.
+    return _replicated(ctx, q, ("ReplicationController", "ReplicaSet"),
+                       "ReplicationController", _RC)
 
 
 @rule(FINDERS, _DEP,
@@ -155,24 +162,14 @@ def _replication_controller(ctx: FinderContext, args: Mapping[str, Any],
           "replicas.",
       source="disruption.go getPodDeployment")
 def _deployment(ctx: FinderContext, args: Mapping[str, Any], q: FinderQuery) -> Stop | None:
-    if q.kind != "ReplicaSet":
-        return None
-    dep = _deployment_object(ctx, q, "Deployment")
-    if dep is None:
-        return None
-    return Stop(ControllerScale("Deployment", q.key, dep.replicas, _DEP))
+    return _replicated(ctx, q, ("ReplicaSet",), "Deployment", _DEP)
 
 
 @rule(FINDERS, _RS,
       doc="A pod controlled by a ReplicaSet no Deployment controls: the ReplicaSet's replicas.",
       source="disruption.go getPodReplicaSet")
 def _replica_set(ctx: FinderContext, args: Mapping[str, Any], q: FinderQuery) -> Stop | None:
-    if q.kind != "ReplicaSet":
-        return None
-    rs = _deployment_object(ctx, q, "ReplicaSet")
-    if rs is None:
-        return None
-    return Stop(ControllerScale("ReplicaSet", q.key, rs.replicas, _RS))
+    return _replicated(ctx, q, ("ReplicaSet",), "ReplicaSet", _RS)
 
 
 @rule(FINDERS, _SS,
@@ -195,12 +192,8 @@ def _scale(ctx: FinderContext, args: Mapping[str, Any], q: FinderQuery) -> Stop 
     resource = NO_SCALE.get(q.kind)
     if resource is not None:
         return Stop(f"{resource} does not implement the scale subresource")
-    if q.kind == "Deployment":
-        # A pod naming a Deployment itself as its controller: the Deployment's scale.
-        dep = _deployment_object(ctx, q, "Deployment")
-        if dep is not None:
-            return Stop(ControllerScale("Deployment", q.key, dep.replicas, _SCALE))
-    return None
+    # A pod naming a Deployment itself as its controller: the Deployment's scale.
+    return _replicated(ctx, q, ("Deployment",), "Deployment", _SCALE)
 
 
 _DEFAULT: ActiveRuleSet | None = None
