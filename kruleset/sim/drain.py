@@ -56,8 +56,7 @@ from ..rules.scheduler import dispatch
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
-__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "drain_verdict",
-           "request_eviction"]
+__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "request_eviction"]
 
 DRAIN_RETRY = 5_000  # ms, kubectl drain's sleep after a 429
 
@@ -265,7 +264,12 @@ class DrainController:
         return changed
 
     def verdict(self, sim: Any, node: str, verdict: str, by: str | None) -> tuple[bool, str]:
-        """``expect drain NODE …`` (see :func:`drain_verdict`)."""
+        """``expect drain NODE complete | failed | blocked [by REF]``: the latest drain of NODE.
+
+        complete: every pod listed at the start has gone; failed: finished with
+        an eviction refused for good; blocked: still retrying 429s (``by``: one
+        of the refused pods).
+        """
         return _verdict(sim, [j for j in self.jobs if j.node == node], node, verdict, by)
 
     def finish(self, sim: Simulation) -> None:
@@ -374,15 +378,9 @@ def _unfinished(sim: Simulation, job: DrainJob) -> tuple[str, str]:
     return "waiting", "waiting for " + ", ".join(going) + " to terminate"
 
 
-def drain_verdict(sim: Any, node: str, verdict: str, by: str | None) -> tuple[bool, str]:
-    """``expect drain NODE complete | failed | blocked [by REF]``: the latest drain of NODE."""
-    ctl = sim.extra.get("drain_controller")
-    jobs = [j for j in ctl.jobs if j.node == node] if ctl is not None else []
-    return _verdict(sim, jobs, node, verdict, by)
-
-
 def _verdict(sim: Any, jobs: list[DrainJob], node: str, verdict: str,
              by: str | None) -> tuple[bool, str]:
+    """``expect drain NODE complete | failed | blocked [by REF]`` against the latest of ``jobs``."""
     if not jobs:
         return False, f"no drain of node {node} was started"
     job = jobs[-1]
