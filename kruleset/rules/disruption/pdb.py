@@ -5,7 +5,13 @@ is computed from the cluster whenever someone asks (the Eviction API, scheduler
 preemption, ``expect pdb``), which is what upstream's controller converges to
 after every pod change.  The only stored part is ``status.disruptedPods``
 (``ClusterState.pdb_disrupted``), because it records what the Eviction API
-approved and not what the pods look like.
+approved and not what the pods look like (the simulation's disruption
+controller drops the entries a sync would drop: :mod:`kruleset.sim.drain`).
+
+The steps are the ``disruption.pdb`` rules (expected pods, disruptedPods,
+currentHealthy, disruptionsAllowed), traced for ``--explain``; the expected
+count of a percentage or a maxUnavailable asks the ``disruption.finder``
+rules (:mod:`.finders`) for each controller's scale.
 
 Upstream: ``pkg/controller/disruption/disruption.go`` (``trySync``,
 ``getExpectedPodCount``, ``getExpectedScale``, ``countHealthyPods``,
