@@ -124,3 +124,12 @@ Feature: How many pods a PodDisruptionBudget expects: the disruption controller'
       at 10s expect pdb web-pdb disrupted-pods=0 current-healthy=3 disruptions-allowed=1
       """
     Then the expectations hold
+
+  # CTL-PDB-9
+  Scenario: CTL-PDB-9 a budget the API server's validation refuses is refused with its field path
+    # ValidatePodDisruptionBudgetSpec: IsNotMoreThan100Percent
+    Given the scenario:
+      """
+      include "features/disruption/bad-pdb.yaml"
+      """
+    Then the scenario is refused with "field spec.maxUnavailable: Invalid value: "120%": must not be greater than 100%"
