@@ -36,7 +36,9 @@ def test_forms() -> None:
         "expect drain n1 failed\n"
         "expect always pods web-* ready count>=1 from 0s to 10m\n"
         "expect never pods shop/app=web running count<1 from 1m30s to 2m\n"
-        "expect pods app=web ready count!=0\n")
+        "expect pods app=web ready count!=0\n"
+        "expect pods app.kubernetes.io/name=web ready count=0\n"
+        "expect pods shop/app.kubernetes.io/name=web ready count=0\n")
     assert got == [
         ("pdb-status", "default/p", "", {
             "fields": {"disruptions-allowed": 1, "current-healthy": 2, "desired-healthy": 1,
@@ -55,6 +57,9 @@ def test_forms() -> None:
          {"window": ("never", 90_000, 120_000), "labels": {"app": "web"}, "op": "<",
           "count": 1}),
         ("pods-count", "*/*", "ready", {"labels": {"app": "web"}, "op": "!=", "count": 0}),
+        ("pods-count", "*/*", "ready", {"labels": {"app.kubernetes.io/name": "web"}, "count": 0}),
+        ("pods-count", "shop/*", "ready", {"labels": {"app.kubernetes.io/name": "web"},
+                                           "count": 0}),
     ]
 
 

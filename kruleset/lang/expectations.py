@@ -223,9 +223,19 @@ def _eviction_form(src: Source, cur: Cursor, args: dict[str, Any], checks: list[
 
 
 def _label_ref(src: Source, w: Word) -> tuple[str, dict[str, str]]:
-    """``[NAMESPACE/]KEY=VALUE``: the pods carrying the label (any namespace when none is named)."""
-    ns, slash, label = w.value.rpartition("/")
-    key, _, value = label.partition("=")
+    """``[NAMESPACE/]KEY=VALUE``: the pods carrying the label (any namespace when none is named).
+
+    A key may have a prefix (``app.kubernetes.io/name=web``): a part before a
+    ``/`` that has a dot is a prefix (a namespace name has none), so
+    ``shop/app.kubernetes.io/name=web`` names both.
+    """
+    label, _, value = w.value.partition("=")
+    parts = label.split("/")
+    ns, slash = "", ""
+    if len(parts) == 3 or (len(parts) == 2 and "." not in parts[0]):
+        ns, slash = parts[0], "/"
+        label = "/".join(parts[1:])
+    key = label
     if slash:
         check_namespace(src, w, ns)
     label_key(src, w, key)
