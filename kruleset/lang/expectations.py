@@ -23,6 +23,8 @@ form                      args
 ``critical``              (``negated`` for ``not critical``)
 ``oom-score-adj``         ``value``, ``container`` (absent for the
                           single-container form)
+``deployment-status``     ``replicas``, ``updated``, ``ready``, ``available``,
+                          ``unavailable`` (those given)
 ========================  ==================================================
 
 ``ref`` is ``ns/name`` for pods and PDBs (globs kept as written, namespace
@@ -39,6 +41,7 @@ from ..model.scenario import Expectation
 from .cursor import Cursor
 from .errors import Source
 from .expect_words import Check, _kv, _ref, _refs
+from .rollout import parse_expect_deployment
 from .syntax import Item, Word, first_word, last_word
 from .values import integer, pod_ref, resources, taint
 
@@ -53,7 +56,7 @@ EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralS
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
-            "claim", "claims", "device")
+            "claim", "claims", "device", "deployment")
 
 
 def statement_text(src: Source, items: list[Item]) -> str:
@@ -142,6 +145,9 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         from .dra import parse_expect_dra
 
         form, ref, state = parse_expect_dra(src, subject, cur, args, checks)
+    elif subject == "deployment":
+        ref = parse_expect_deployment(src, cur, args, checks)
+        form = "deployment-status"
     elif subject == "quota":
         ns_w = cur.word("a namespace")
         ref = ns_w.value

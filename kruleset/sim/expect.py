@@ -210,6 +210,18 @@ def _pdb_allowed(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return got == x.args["value"], f"disruptionsAllowed is {got}"
 
 
+def _deployment_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    from .workloads import status_of
+
+    status = status_of(sim, _norm(x.ref))  # type: ignore[arg-type]
+    if status is None:
+        return False, f"no Deployment {_norm(x.ref)}"
+    got = {"replicas": status.replicas, "updated": status.updated, "ready": status.ready,
+           "available": status.available, "unavailable": status.unavailable}
+    bad = [f"{k} is {got[k]}" for k, want in x.args.items() if got[k] != want]
+    return not bad, ", ".join(bad)
+
+
 def _one_pod(sim: SimulationView, x: Expectation) -> list[PodState]:
     return _matching(sim, x.ref)
 
@@ -305,6 +317,7 @@ _CHECKS = {
     "node-taint": _node_taint,
     "quota-used": _quota_used,
     "pdb-allowed": _pdb_allowed,
+    "deployment-status": _deployment_status,
     "qos": _qos,
     "priority": _priority,
     "critical": _critical,

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from ..model import scenario as sc
 from ..model.objects import (
     Deployment,
@@ -67,6 +69,12 @@ def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
                        "kubectl apply", "Unchanged", "exists already; kruleset does not "
                        "change a pod's or node's spec", ("api.apply",))
             return
+    elif isinstance(obj, Deployment):
+        old = st.deployments.get(obj.key)
+        if old is not None and old.paused and not obj.paused:
+            # `kubectl rollout pause` set it outside the applied spec, which
+            # apply's three-way merge keeps.
+            obj = attrs.evolve(obj, paused=True)
     elif isinstance(obj, Workload):
         old = st.workloads.get(f"{obj.kind}/{obj.key}")
         if old is not None and old.template != obj.template:

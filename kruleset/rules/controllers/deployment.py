@@ -496,6 +496,21 @@ def history_to_delete(ctx: Any, args: Mapping[str, Any],
     return sorted(clean, key=lambda rs: (rs.revision, rs.created, rs.seq))[:extra]
 
 
+@rule(DEPLOYMENT, "controllers.deployment.rollout",
+      doc="kubectl rollout pause/resume sets spec.paused; undo gives the Deployment the pod "
+          "template of the previous revision's ReplicaSet (or to-revision's).",
+      source="kubectl rollback.go DeploymentRollbacker.Rollback, deploymentRevision; "
+             "kubectl polymorphichelpers objectpauser.go, objectresumer.go")
+def rollback_target(ctx: Any, args: Mapping[str, Any],
+                    subject: tuple[Sequence[ReplicaSet], int]) -> ReplicaSet | None:
+    """The ReplicaSet ``undo`` rolls back to: revision N, or the second highest (None: none)."""
+    rss, to_revision = subject
+    if to_revision > 0:
+        return next((rs for rs in rss if rs.revision == to_revision), None)
+    ordered = sorted(rss, key=lambda rs: rs.revision)
+    return ordered[-2] if len(ordered) >= 2 else None
+
+
 @rule(DEPLOYMENT, "controllers.deployment.status",
       doc="status: replicas and readyReplicas and availableReplicas summed over the "
           "ReplicaSets, updatedReplicas the new one's, unavailableReplicas the spec total "
