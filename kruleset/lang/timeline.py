@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ..errors import Span
 from ..model.config import SIGNALS
-from ..model.objects import MAX_REPLICAS
+from ..model.objects import MAX_REPLICAS, Deployment
 from ..model.scenario import (
     Action,
     ApplyObject,
@@ -40,17 +40,18 @@ from ..model.scenario import (
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, declare_handler
-from .rollout import rollout_statement
 from .files import file_actions
 from .kubelet import kubelet_block
 from .pods import USAGE_KEYS
+from .rollout import rollout_statement
 from .syntax import Statement, Word
 from .values import check_name, duration, integer, label_key, label_value, pod_ref, quantity, taint
 
 __all__ = ["TIMELINE_STATEMENTS", "timeline_statement"]
 
-TIMELINE_STATEMENTS = ("create", "apply", "scale", "rollout", "delete", "evict", "drain", "cordon", "uncordon",
-                       "taint", "untaint", "label", "node", "usage", "ungate", "ready", "unready",
+TIMELINE_STATEMENTS = ("create", "apply", "scale", "rollout", "delete", "evict", "drain",
+                       "cordon", "uncordon", "taint", "untaint", "label", "node", "usage",
+                       "ungate", "ready", "unready",
                        "complete", "fail", "expect", "kubelet")
 
 
@@ -133,11 +134,12 @@ def _apply_deployment(ctx: Context, cur: Cursor, stmt: Statement, span: Span
     ref_w = cur.peek()
     objs = declare_handler("deployment")(ctx, kind, cur, stmt, span, True)
     dep = objs[0]
-    if dep.key not in ctx.deployments:  # type: ignore[union-attr]
-        raise ctx.src.unknown("deployment", dep.key, ref_w or kind,  # type: ignore[union-attr]
+    assert isinstance(dep, Deployment)
+    if dep.key not in ctx.deployments:
+        raise ctx.src.unknown("deployment", dep.key, ref_w or kind,
                               ctx.deployments, expected="a deployment declared or created "
                               "earlier (create deployment … makes a new one)")
-    ctx.deployments[dep.key] = dep  # type: ignore[index, union-attr]
+    ctx.deployments[dep.key] = dep
     return [ApplyObject(dep, span=span)]
 
 

@@ -6,8 +6,9 @@ Upstream: ``pkg/apis/apps/validation/validation.go`` (``ValidateDeploymentSpec``
 reader and the ``.kr`` language ask :func:`strategy_errors` and report each
 error at its field with upstream's words.
 
-    >>> strategy_errors("RollingUpdate", "0%", 0, True, 0)
-    [('spec.strategy.rollingUpdate.maxUnavailable', 'Invalid value: 0: may not be 0 when `maxSurge` is 0')]
+    >>> for path, message in strategy_errors("RollingUpdate", "0%", 0, True, 0):
+    ...     print(path, message)
+    spec.strategy.rollingUpdate.maxUnavailable Invalid value: 0: may not be 0 when `maxSurge` is 0
 """
 
 from __future__ import annotations

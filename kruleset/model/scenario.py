@@ -253,7 +253,7 @@ class DeleteObject:
 
 @attrs.frozen(slots=True)
 class RolloutDeployment:
-    """``rollout pause|resume|undo deployment REF [to-revision=N]`` (``kubectl rollout``)."""
+    """``rollout pause|resume|undo deployment REF [to-revision=N]`` (kubectl rollout)."""
 
     ref: str
     verb: str          # "pause" | "resume" | "undo"
@@ -262,8 +262,8 @@ class RolloutDeployment:
 
 
 Action = (
-    Create | ScaleDeployment | RolloutDeployment | DeletePod | EvictPod | DrainNode | Cordon | TaintNode |
-    LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness | PodPhase |
+    Create | ScaleDeployment | RolloutDeployment | DeletePod | EvictPod | DrainNode | Cordon |
+    TaintNode | LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness | PodPhase |
     DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
 )
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..model.objects import TEMPLATE_HASH, Deployment, template_hash
+from ..model.objects import TEMPLATE_HASH, Deployment, Pod, template_hash
 from ..model.state import PodState
 from ..rules.controllers.deployment import (
     DeploymentContext,
@@ -41,7 +41,6 @@ from ..rules.controllers.deployment import (
 )
 from ..rules.controllers.replicaset import (
     RankContext,
-    is_active,
     is_available,
     is_ready,
     pods_to_delete,
@@ -96,7 +95,7 @@ class DeploymentState:
 
     def __init__(self) -> None:
         self.rss: list[ReplicaSet] = []
-        self.templates: dict[str, object] = {}  # hash -> the pod its ReplicaSet makes
+        self.templates: dict[str, Pod] = {}  # hash -> the pod its ReplicaSet makes
         self.made = 0          # ReplicaSets created or adopted
         self.synced = False    # adopted the pods it found at its first sync
 
@@ -262,15 +261,15 @@ class DeploymentController:
 
     def _manage(self, sim: Simulation, key: str, dep: Deployment, st: DeploymentState,
                 rs: ReplicaSet, active: list[PodState], related: list[PodState]) -> bool:
-        """manageReplicas for one ReplicaSet: create what it lacks, delete what it has too many of."""
+        """manageReplicas for one ReplicaSet: create what it lacks, delete what is too many."""
         diff = replicas_diff(sim, {}, (len(active), rs.replicas))
         if diff == 0:
             return False
         if diff > 0:
             ctx = RankContext(sim.now, trace=sim.trace, profile=sim.profile)
-            for ps in pods_to_delete(ctx, active, related, diff, rs.name):
-                sim.terminate(ps, "deleted", by=f"replicaset/{rs.name}", reason="ScaledDown",
-                              message=f"Deleted pod: {ps.pod.name}",
+            for victim in pods_to_delete(ctx, active, related, diff, rs.name):
+                sim.terminate(victim, "deleted", by=f"replicaset/{rs.name}", reason="ScaledDown",
+                              message=f"Deleted pod: {victim.pod.name}",
                               rules=("controllers.replicaset.manage-replicas",
                                      "controllers.replicaset.delete-order"))
             return True
@@ -279,8 +278,7 @@ class DeploymentController:
             return False
         refused = False
         for _ in range(-diff):
-            ps = self._create(sim, dep, rs, st)
-            if ps is None:
+            if self._create(sim, dep, rs, st) is None:
                 refused = True
                 break
         if refused:
@@ -298,9 +296,9 @@ class DeploymentController:
             n += 1
         counters[key] = n
         template = st.templates.get(rs.hash) or dep.template
-        labels = dict(template.labels)  # type: ignore[attr-defined]
+        labels = dict(template.labels)
         labels[TEMPLATE_HASH] = rs.hash
-        pod = attrs.evolve(template, name=f"{dep.name}-{n}",  # type: ignore[misc]
+        pod = attrs.evolve(template, name=f"{dep.name}-{n}",
                            namespace=dep.namespace, owner_kind="ReplicaSet",
                            owner_name=dep.name, labels=labels, started=None, created_at=None,
                            ready_at=None, node_name="")
