@@ -263,8 +263,8 @@ class RolloutDeployment:
 
 Action = (
     Create | ScaleDeployment | RolloutDeployment | DeletePod | EvictPod | DrainNode | Cordon |
-    TaintNode | LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness | PodPhase |
-    DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
+    TaintNode | LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness |
+    PodPhase | DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
 )
 
 

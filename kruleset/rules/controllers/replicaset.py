@@ -7,12 +7,13 @@ Upstream: ``pkg/controller/replicaset/replica_set.go`` (``manageReplicas``,
 PodDeletionCost and LogarithmicScaleDown feature gates on, as in v1.35.
 
 The delete order (``controllers.replicaset.delete-order``) is an ordering
-rule set whose rules compare two pods (upstream's ``Less`` is no key order:
-inside one log2 bucket it compares UIDs and stops).  The first rule with an
-opinion decides; pods that tie on every rule keep their creation order
-(upstream sorts with Go's unstable sort, so it leaves them in no defined
-order).  A pod's UID is random upstream; kruleset compares pod names in its
-place, so the choice is deterministic.
+rule set whose rules compare two pods, each answering -1 (the first goes
+first), 1, 0 (a tie that ends the comparison) or None (no opinion: the next
+rule decides); upstream's ``Less`` is no key order (inside one log2 bucket it
+compares UIDs and stops).  Upstream's UIDs are random; kruleset takes them as
+equal, as upstream's unit tests' pods have them, and pods that tie keep their
+creation order (upstream sorts with Go's unstable sort, which leaves them in
+no defined order), so the choice is deterministic.
 
 Example: of two running ready pods, the one that has been Ready for less time
 (a smaller log2 bucket of nanoseconds) is deleted first::
@@ -85,7 +86,7 @@ def is_active(ps: PodState) -> bool:
 
 def is_ready(ps: PodState) -> bool:
     """podutil.IsPodReady: the Ready condition is True (a running pod)."""
-    return ps.ready and ps.phase == RUNNING and ps.node is not None
+    return ps.ready and ps.phase == RUNNING
 
 
 def is_available(ps: PodState, min_ready_ms: int, now: int) -> bool:
@@ -130,28 +131,31 @@ def _sign(x: int) -> int:
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.unassigned",
       doc="A pod not assigned to a node is deleted before an assigned one.",
       source="controller_utils.go ActivePodsWithRanks.Less (1. Unassigned < assigned)")
-def _unassigned(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
+def _unassigned(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
     if (a.node is None) != (b.node is None):
         return -1 if a.node is None else 1
-    return 0
+    return None
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.phase",
       doc="Pending before Unknown before Running.",
       source="controller_utils.go ActivePodsWithRanks.Less (2. PodPending < PodUnknown < "
              "PodRunning), podPhaseToOrdinal")
-def _phase(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
-    return _sign(_PHASE_ORDINAL.get(a.phase, 0) - _PHASE_ORDINAL.get(b.phase, 0))
+def _phase(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
+    return _sign(_PHASE_ORDINAL.get(a.phase, 0) - _PHASE_ORDINAL.get(b.phase, 0)) or None
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.not-ready",
       doc="A pod that is not Ready before a Ready one.",
       source="controller_utils.go ActivePodsWithRanks.Less (3. Not ready < ready)")
-def _not_ready(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
+def _not_ready(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
     ra, rb = is_ready(a), is_ready(b)
     if ra != rb:
         return 1 if ra else -1
-    return 0
+    return None
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.deletion-cost",
@@ -159,28 +163,27 @@ def _not_ready(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodSta
       source="controller_utils.go ActivePodsWithRanks.Less (4. lower pod-deletion-cost < "
              "higher); helper.GetDeletionCostFromPodAnnotations")
 def _deletion_cost(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
-                   ) -> int:
-    return _sign(a.pod.deletion_cost - b.pod.deletion_cost)
+                   ) -> int | None:
+    return _sign(a.pod.deletion_cost - b.pod.deletion_cost) or None
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.colocated",
       doc="A pod sharing its node with more active pods of the same controller first.",
       source="controller_utils.go ActivePodsWithRanks.Less (5. Doubled up < not doubled "
              "up); replica_set.go getPodsRankedByRelatedPodsOnSameNode")
-def _colocated(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
-    return _sign(ctx.ranks.get(b.key, 0) - ctx.ranks.get(a.key, 0))
+def _colocated(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
+    return _sign(ctx.ranks.get(b.key, 0) - ctx.ranks.get(a.key, 0)) or None
 
 
-def _time_order(now: int, ta: int | None, tb: int | None, a: PodState, b: PodState) -> int:
-    """Two times compared as upstream orders them: a zero time first, then the more
-    recent log2 bucket of ``now - t``; inside one bucket the UIDs decide (names here)."""
+def _time_order(now: int, ta: int | None, tb: int | None) -> int:
+    """Two different times as upstream orders them: a zero time first, then the more
+    recent log2 bucket of ``now - t``; inside one bucket the UIDs decide, which
+    kruleset takes as equal (0: the order is settled, no later rule is asked)."""
     if ta is None or tb is None:
         # afterOrZero: a zero time is "after" everything.
         return -1 if ta is None else 1
-    diff = log2_bucket(now - ta) - log2_bucket(now - tb)
-    if diff == 0:
-        return -1 if a.key < b.key else (1 if b.key < a.key else 0)
-    return -1 if diff < 0 else 1
+    return _sign(log2_bucket(now - ta) - log2_bucket(now - tb))
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.ready-time",
@@ -188,26 +191,28 @@ def _time_order(now: int, ta: int | None, tb: int | None, a: PodState, b: PodSta
           "nanoseconds (LogarithmicScaleDown, on); in one bucket the UID decides.",
       source="controller_utils.go ActivePodsWithRanks.Less (6. Been ready for empty time < "
              "less time < more time), podReadyTime, logarithmicRankDiff")
-def _ready_time(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
+def _ready_time(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
     if not (is_ready(a) and is_ready(b)):
-        return 0
+        return None
     ta, tb = a.ready_since, b.ready_since
     if ta == tb:
-        return 0
-    return _time_order(ctx.now, ta, tb, a, b)
+        return None
+    return _time_order(ctx.now, ta, tb)
 
 
 @rule(DELETE_ORDER, "controllers.replicaset.delete-order.restarts",
       doc="A pod whose containers restarted more first (regular containers, then sidecars).",
       source="controller_utils.go ActivePodsWithRanks.Less (7. higher restart counts < "
              "lower), compareMaxContainerRestarts")
-def _restarts(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
+def _restarts(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
     pa, pb = a.pod, b.pod
     if pa.restarts != pb.restarts:
         return -1 if pa.restarts > pb.restarts else 1
     if pa.sidecar_restarts != pb.sidecar_restarts:
         return -1 if pa.sidecar_restarts > pb.sidecar_restarts else 1
-    return 0
+    return None
 
 
 def created_at(ps: PodState) -> int:
@@ -220,11 +225,12 @@ def created_at(ps: PodState) -> int:
           "(LogarithmicScaleDown, on); in one bucket the UID decides.",
       source="controller_utils.go ActivePodsWithRanks.Less (8. Empty creation time pods < "
              "newer pods < older pods), logarithmicRankDiff")
-def _creation(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState) -> int:
+def _creation(ctx: RankContext, args: Mapping[str, Any], a: PodState, b: PodState
+        ) -> int | None:
     ta, tb = created_at(a), created_at(b)
     if ta == tb:
-        return 0
-    return _time_order(ctx.now, ta, tb, a, b)
+        return None
+    return _time_order(ctx.now, ta, tb)
 
 
 def _rules(ctx: RankContext) -> list[tuple[str, Callable[..., int], Mapping[str, Any]]]:
@@ -239,7 +245,7 @@ def rank_for_deletion(ctx: RankContext, pods: Sequence[PodState]) -> list[PodSta
     def cmp(a: PodState, b: PodState) -> int:
         for _, fn, args in rules:
             out = fn(ctx, args, a, b)
-            if out:
+            if out is not None:
                 return int(out)
         return 0
 
@@ -250,8 +256,9 @@ def decider(ctx: RankContext, a: PodState, b: PodState) -> tuple[str, str]:
     """The rule that put ``a`` before ``b``, and how (``"tie: creation order"`` if none)."""
     for name, fn, args in _rules(ctx):
         out = fn(ctx, args, a, b)
-        if out:
-            return name, f"{a.pod.name} {'<' if out < 0 else '>'} {b.pod.name}"
+        if out is not None:
+            how = {-1: "goes before", 0: "ties with (same log2 bucket)", 1: "goes after"}
+            return name, f"{a.pod.name} {how[out]} {b.pod.name}"
     return "", "tie: creation order"
 
 
