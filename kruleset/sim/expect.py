@@ -211,9 +211,10 @@ def _pdb_allowed(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
 
 
 def _deployment_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
-    from .workloads import status_of
-
-    status = status_of(sim, _norm(x.ref))  # type: ignore[arg-type]
+    # The deployment controller answers (kruleset.sim.workloads.status_of), found
+    # through the simulation so that expectations do not import the controllers.
+    ctl = sim.extra.get("deployment_controller")  # type: ignore[attr-defined]
+    status = ctl.status_of(sim, _norm(x.ref)) if ctl is not None else None
     if status is None:
         return False, f"no Deployment {_norm(x.ref)}"
     got = {"replicas": status.replicas, "updated": status.updated, "ready": status.ready,

@@ -167,6 +167,10 @@ class DeploymentController:
         self._available_at: list[int] = []  # when Ready pods pass minReadySeconds
         self._rs_seq = 0
 
+    def status_of(self, sim: Simulation, key: str) -> DeploymentStatus | None:
+        """:func:`status_of` (what ``expect deployment`` reads)."""
+        return status_of(sim, key)
+
     def _mark(self, sim: Simulation) -> tuple[int, ...]:
         return (sim.state.created, len(sim.extra.get("ended", ())), sim.version,
                 sim.bind_version, sim.now)
