@@ -100,7 +100,8 @@ def test_a_range_of_replicas_is_built_as_a_block(monkeypatch: pytest.MonkeyPatch
      "unknown deployment 'default/wab', did you mean 'default/web'?"),
     ("pods web-[1..2] on node-1 deployment=web cpu=1",
      "'cpu' comes from the deployment's template: a replica declared with deployment= takes "
-     "only started=, usage(…) and not-ready"),
+     "only started=, usage(…), not-ready, restarts=, deletion-cost=, created= and "
+     "ready-since="),
     ("pods web-[1..2] deployment=web",
      "replicas declared with deployment= are running: add 'on NODE'"),
     ("pods other/web-[1..2] on node-1 deployment=web", "unknown deployment 'other/web'"),
