@@ -37,6 +37,7 @@ from ..rules.controllers.deployment import (
     deployment_status,
     find_new,
     history_to_delete,
+    max_surge,
     sync_deployment,
 )
 from ..rules.controllers.replicaset import (
@@ -238,12 +239,14 @@ class DeploymentController:
             sample = attrs.evolve(newest[h].pod, ready=True, restarts=0, sidecar_restarts=0)
             self._rs_seq += 1
             st.made += 1
+            # Its annotations are taken to be those of the Deployment as declared
+            # (a dump's ReplicaSet annotations are not read).
             st.rss.append(ReplicaSet(
                 f"{dep.name}-{h}" if h else dep.name, h, dep.template if current else None,
                 sum(1 for ps in pods if _counts(ps) and ps.pod.labels.get(TEMPLATE_HASH, "") == h),
                 top + i + 1, min(ps.created for ps in pods
                                  if ps.pod.labels.get(TEMPLATE_HASH, "") == h),
-                self._rs_seq))
+                self._rs_seq, dep.replicas, dep.replicas + max_surge(dep)))
             st.templates[h] = dep.template if current else sample
 
     def _new_rs(self, sim: Simulation, st: DeploymentState, dep: Deployment, size: int
