@@ -237,3 +237,18 @@ run until 3m
 def test_doctests() -> None:
     for module in (dep_rules, rs_rules, kruleset.model.deployment_spec):
         assert doctest.testmod(module).failed == 0
+
+
+def test_explain_a_deployment_shows_its_scalings_and_rules() -> None:
+    from kruleset.report.text import Style, render_explain
+
+    text = ("nodes n[1..2] cpu=8 memory=16Gi\n"
+            "deployment web replicas=2 labels(app=web) cpu=1 max-surge=1 max-unavailable=0\n"
+            "at 10s apply deployment web replicas=2 labels(app=web) cpu=2 max-surge=1 "
+            "max-unavailable=0\n")
+    result = kruleset.run(kruleset.load(text), trace=True)
+    shown = render_explain("deployment/web", result, Style(color=False))
+    assert "Scaled up replica set" in shown and "Scaled down replica set" in shown
+    assert "controllers.deployment.scale-down-old [deployment/default/web]" in shown
+    assert "no deployment called default/nope" in render_explain("deployment/nope", result,
+                                                                   Style(color=False))

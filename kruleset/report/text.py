@@ -105,6 +105,8 @@ class TextFormat(Format):
 def render_explain(ref: str, result: Result, style: Style) -> str:
     """Everything the trace says about ``ref``: each rule, its result and why."""
     out = [style.bold(f"explain {ref}")]
+    if ref.startswith("deployment/"):
+        return _explain_deployment(ref, result, style, out)
     key = ref if "/" in ref else f"default/{ref}"
     ps = result.state.pods.get(key)
     if ps is None:
@@ -120,6 +122,31 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
         last_time = None
         for e in result.trace.entries:
             if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
+                if e.time != last_time:
+                    out.append(f"   at {format_duration(e.time)}:")
+                    last_time = e.time
+                why = f": {e.why}" if e.why else ""
+                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+    return "\n".join(out)
+
+
+def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) -> str:
+    """``--explain deployment/[NS/]NAME``: its controllers' decisions and rules."""
+    name = ref.split("/", 1)[1]
+    key = name if "/" in name else f"default/{name}"
+    if key not in result.state.deployments:
+        return style.bad(f"no deployment called {key} in this run")
+    subject = f"deployment/{key}"
+    ns, short = key.split("/", 1)
+    for d in result.decisions:
+        if d.pod == subject or (d.by == f"deployment/{short}" and d.pod.startswith(ns + "/")):
+            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}: {d.reason} "
+                       f"{d.message}".rstrip())
+    if result.trace is not None:
+        out.append("  rules:")
+        last_time = None
+        for e in result.trace.entries:
+            if e.subject == subject:
                 if e.time != last_time:
                     out.append(f"   at {format_duration(e.time)}:")
                     last_time = e.time
