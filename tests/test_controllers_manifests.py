@@ -115,3 +115,14 @@ def test_undo_without_history_says_so_as_kubectl() -> None:
     msgs = [d.message for d in res.decisions if d.kind == "ignored"]
     assert msgs == ['no rollout history found for deployment "web"',
                     'deployments.apps "web" is not paused']
+
+
+def test_progress_deadline_warns_unless_default(tmp_path: Path) -> None:
+    for value, warned in ((600, False), (120, True)):
+        (tmp_path / "d.yaml").write_text(DEPLOYMENT.replace(
+            "STRATEGY", f"  progressDeadlineSeconds: {value}"))
+        kr = tmp_path / "t.kr"
+        kr.write_text('node n1 cpu=8 memory=8Gi\ninclude "d.yaml"\n')
+        notices = kruleset.load(kr).notices
+        assert any("spec.progressDeadlineSeconds is read but not simulated" in n
+                   for n in notices) == warned

@@ -116,9 +116,9 @@ OBJECTS: dict[str, dict[str, Any]] = {
     "Deployment": _object(_fields(
         "replicas minReadySeconds revisionHistoryLimit paused",
         strategy=_fields("type", rollingUpdate=_fields("maxSurge maxUnavailable")),
-        progressDeadlineSeconds=Unsimulated(ANY, "progressDeadlineSeconds is not simulated: "
-                                            "no Progressing condition, no "
-                                            "ProgressDeadlineExceeded"),
+        progressDeadlineSeconds=Unsimulated(ANY, "no Progressing condition and no "
+                                                 "ProgressDeadlineExceeded: the rollout "
+                                                 "goes on", 600),
         selector=LABEL_SELECTOR, template=TEMPLATE)),
     "ReplicaSet": _object(_fields("replicas minReadySeconds", selector=LABEL_SELECTOR,
                                   template=TEMPLATE)),
