@@ -150,3 +150,25 @@ Feature: Deployment rollouts and ReplicaSet scale-down, as the v1.35 controllers
       expect pod web-1 running
       """
     Then the expectations hold
+
+  # CTL-DEP-9: deployment status in Gherkin steps (sync.go calculateStatus)
+  Scenario: CTL-DEP-9 a rollout step by step in Gherkin: surge, then the old pods go
+    Given nodes n[1..2] cpu=8 memory=16Gi
+    And deployment web replicas=4 labels(app=web) cpu=1 max-surge=2 max-unavailable=0 readiness-delay=30s
+    When at 1m apply deployment web replicas=4 labels(app=web) cpu=2 max-surge=2 max-unavailable=0 readiness-delay=30s
+    And at 1m expect deployment web replicas=6 updated=2 available=4 unavailable=2
+    And at 1m30s expect deployment web replicas=6 updated=4 ready=4 available=4
+    Then expect deployment web replicas=4 updated=4 available=4 unavailable=0
+
+  # CTL-RS-4: replica_set.go manageReplicas: a replacement is made as soon as a pod terminates
+  Scenario: CTL-RS-4 a deleted replica is replaced at once, from its own ReplicaSet's template
+    Given the scenario:
+      """
+      nodes n[1..2] cpu=8 memory=16Gi
+      deployment web replicas=2 labels(app=web) cpu=1
+      at 10s delete pod web-1
+      at 10s expect pod web-1 terminating
+      at 10s expect pod web-3 running
+      at 10s expect deployment web replicas=2 updated=2 available=2
+      """
+    Then the expectations hold
