@@ -159,6 +159,7 @@ Feature: Deployment rollouts and ReplicaSet scale-down, as the v1.35 controllers
     And at 1m expect deployment web replicas=6 updated=2 available=4 unavailable=2
     And at 1m30s expect deployment web replicas=6 updated=4 ready=4 available=4
     Then expect deployment web replicas=4 updated=4 available=4 unavailable=0
+    And the expectations hold
 
   # CTL-RS-4: replica_set.go manageReplicas: a replacement is made as soon as a pod terminates
   Scenario: CTL-RS-4 a deleted replica is replaced at once, from its own ReplicaSet's template
