@@ -252,3 +252,18 @@ def test_explain_a_deployment_shows_its_scalings_and_rules() -> None:
     assert "controllers.deployment.scale-down-old [deployment/default/web]" in shown
     assert "no deployment called default/nope" in render_explain("deployment/nope", result,
                                                                    Style(color=False))
+
+
+def test_unready_and_ready_statements_move_availability() -> None:
+    text = """
+node n1 cpu=8 memory=16Gi
+deployment web replicas=2 labels(app=web) cpu=1 min-ready-seconds=10
+at 20s expect deployment web available=2
+at 30s unready pod web-1
+at 30s expect deployment web ready=1 available=1
+at 40s ready pod web-1
+at 45s expect deployment web ready=2 available=1
+at 50s expect deployment web available=2
+"""
+    result = kruleset.run(kruleset.load(text))
+    assert [r.passed for r in result.expectations] == [True] * 4
