@@ -48,6 +48,7 @@ VALUE_WORDS: tuple[str, ...] = tuple(sorted({
     "used", "container", "critical", "static", "besteffort", "not-ready", "unschedulable",
     "default", "dry-run", "required", "preferred", "in", "notin", "scheduler", "kubelet",
     "deployment", "priorityclass", "runtimeclass", "namespace", "nodes",
+    "pause", "resume", "undo", "paused",
 }, key=lambda w: (-len(w), w)))
 
 # Word characters of the language (kruleset.lang.syntax), minus the operators
