@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
 
 from ..model.quantity import format_duration
 from ..terminal import use_color
@@ -113,20 +114,8 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
         node = result.state.nodes.get(ref)
         if node is None:
             return style.bad(f"no pod or node called {ref} in this run")
-    for d in result.decisions:
-        if d.pod == key or d.by == key or d.pod == ref:
-            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
-                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
-    if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
-        for e in result.trace.entries:
-            if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+    _explained(out, result, lambda d: d.pod == key or d.by == key or d.pod == ref,
+               lambda e: key in e.subject or (ps is None and ref in e.subject) or key in e.why)
     return "\n".join(out)
 
 
@@ -138,18 +127,27 @@ def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) 
         return style.bad(f"no deployment called {key} in this run")
     subject = f"deployment/{key}"
     ns, short = key.split("/", 1)
+    _explained(out, result,
+               lambda d: d.pod == subject or (d.by == f"deployment/{short}"
+                                              and d.pod.startswith(ns + "/")),
+               lambda e: e.subject == subject)
+    return "\n".join(out)
+
+
+def _explained(out: list[str], result: Result, decision: Callable[[Any], bool],
+               entry: Callable[[Any], bool]) -> None:
+    """The decisions and trace entries chosen by ``decision`` and ``entry``, as lines."""
     for d in result.decisions:
-        if d.pod == subject or (d.by == f"deployment/{short}" and d.pod.startswith(ns + "/")):
-            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}: {d.reason} "
-                       f"{d.message}".rstrip())
+        if decision(d):
+            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
+                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:
         out.append("  rules:")
         last_time = None
         for e in result.trace.entries:
-            if e.subject == subject:
+            if entry(e):
                 if e.time != last_time:
                     out.append(f"   at {format_duration(e.time)}:")
                     last_time = e.time
                 why = f": {e.why}" if e.why else ""
                 out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
-    return "\n".join(out)
