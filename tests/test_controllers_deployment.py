@@ -267,3 +267,25 @@ at 50s expect deployment web available=2
 """
     result = kruleset.run(kruleset.load(text))
     assert [r.passed for r in result.expectations] == [True] * 4
+
+
+def test_revision_history_limit_and_undo_to_a_revision() -> None:
+    text = """
+node n1 cpu=16 memory=32Gi
+deployment web replicas=1 labels(app=web) cpu=1 revision-history-limit=1 grace-period=0s
+at 10s apply deployment web replicas=1 labels(app=web) cpu=2 revision-history-limit=1 \
+grace-period=0s
+at 20s apply deployment web replicas=1 labels(app=web) cpu=3 revision-history-limit=1 \
+grace-period=0s
+at 30s rollout undo deployment web to-revision=1
+at 40s rollout undo deployment web to-revision=2
+at 40s expect pods web-* running count=1
+"""
+    result = kruleset.run(kruleset.load(text.replace("\\\n", "")))
+    msgs = [(d.time, d.message) for d in result.decisions if d.kind in ("rollout", "ignored")]
+    # Revision 1 went with the history limit (one old ReplicaSet kept: revision 2).
+    assert msgs == [(30_000, "unable to find specified revision 1 in history"),
+                    (40_000, "deployment.apps/web rolled back")]
+    assert all(r.passed for r in result.expectations)
+    pod = next(ps for ps in result.state.pods.values() if not ps.gone and not ps.terminating)
+    assert pod.pod.requests.cpu == 2000

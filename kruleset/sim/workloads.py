@@ -318,12 +318,11 @@ class DeploymentController:
     def _history(self, sim: Simulation, dep: Deployment, st: DeploymentState) -> None:
         """cleanupDeployment once the rollout is complete: old revisions beyond the limit go."""
         new = find_new(sim, {}, (dep, st.rss))
-        if new is None or dep.paused:
-            return
         olds = [rs for rs in st.rss if rs is not new]
         if len(olds) <= dep.revision_history_limit:
             return
-        if not complete(dep, deployment_status(sim, {}, (st.rss, new))):
+        if not dep.paused and (new is None or not complete(
+                dep, deployment_status(sim, {}, (st.rss, new)))):
             return
         for rs in history_to_delete(sim, {}, (dep, olds)):
             st.rss.remove(rs)

@@ -482,18 +482,26 @@ _EMPTY_RS = ReplicaSet("", "", None, 0, 0, 0, 0)
 
 
 @rule(DEPLOYMENT, "controllers.deployment.history",
-      doc="Once the rollout is complete, old ReplicaSets with no replicas and no pods beyond "
-          "revisionHistoryLimit are deleted, oldest first.",
-      source="sync.go cleanupDeployment; rolling.go rolloutRolling (DeploymentComplete)")
+      doc="Once a rollout is complete (or while paused), the old ReplicaSets beyond "
+          "revisionHistoryLimit, lowest revision first, are deleted if they have no replicas.",
+      source="sync.go cleanupDeployment, sync; rolling.go rolloutRolling and recreate.go "
+             "rolloutRecreate (DeploymentComplete); util ReplicaSetsByRevision")
 def history_to_delete(ctx: Any, args: Mapping[str, Any],
                       subject: tuple[Deployment, Sequence[ReplicaSet]]) -> list[ReplicaSet]:
-    """The old ReplicaSets cleanupDeployment deletes."""
+    """The old ReplicaSets cleanupDeployment deletes.
+
+    Of the ``len(olds) - revisionHistoryLimit`` lowest revisions, those with
+    no replicas in spec or status; kruleset also waits until their
+    terminating pods are gone (upstream's garbage collector deletes those
+    with them), so no pod is left without its ReplicaSet.
+    """
     d, olds = subject
-    clean = [rs for rs in olds if rs.replicas == 0 and rs.present == 0]
-    extra = len(clean) - d.revision_history_limit
+    extra = len(olds) - d.revision_history_limit
     if extra <= 0:
         return []
-    return sorted(clean, key=lambda rs: (rs.revision, rs.created, rs.seq))[:extra]
+    ordered = sorted(olds, key=lambda rs: (rs.revision, rs.created, rs.seq, rs.name))
+    return [rs for rs in ordered[:extra]
+            if rs.replicas == 0 and rs.status_replicas == 0 and rs.present == 0]
 
 
 @rule(DEPLOYMENT, "controllers.deployment.rollout",
