@@ -275,8 +275,8 @@ class DeploymentController:
         if diff > 0:
             ctx = RankContext(sim.now, trace=sim.trace, profile=sim.profile)
             for victim in pods_to_delete(ctx, active, related, diff, rs.name):
-                sim.terminate(victim, "deleted", by=f"replicaset/{rs.name}", reason="SuccessfulDelete",
-                              message=f"Deleted pod: {victim.pod.name}",
+                sim.terminate(victim, "deleted", by=f"replicaset/{rs.name}",
+                              reason="SuccessfulDelete", message=f"Deleted pod: {victim.pod.name}",
                               rules=("controllers.replicaset.manage-replicas",
                                      "controllers.replicaset.delete-order"))
             return True
