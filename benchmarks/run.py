@@ -103,6 +103,7 @@ def suite(quick: bool, scale: str = "default") -> dict[str, Callable[[], w.Workl
             "Load": lambda: w.load_cluster(100, 3000),
             "LoadJSON": lambda: w.load_cluster(100, 3000),
             "Language": lambda: w.language_file(1000),
+            "DeploymentRollout": lambda: w.deployment_rollout(300, 60),
         }
     return {
         "SchedulingBasic": lambda: w.scheduling_basic(5000, 1000, 10_000),
@@ -115,6 +116,7 @@ def suite(quick: bool, scale: str = "default") -> dict[str, Callable[[], w.Workl
         "Load": lambda: w.load_cluster(5000, 150_000),
         "LoadJSON": lambda: w.load_cluster(5000, 150_000),
         "Language": lambda: w.language_file(10_000),
+        "DeploymentRollout": lambda: w.deployment_rollout(5000, 1000),
     }
 
 
@@ -244,7 +246,7 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
             spent[0] += time.perf_counter() - t0
 
     sim._settle = timed_settle  # type: ignore[method-assign]
-    if wl.kind == "drain":
+    if wl.kind in ("drain", "rollout"):
         record, apply = sim.record, sim._apply
 
         def timed_apply_event(event: Any) -> None:
@@ -254,6 +256,10 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
         def timed_record(kind: str, *args: Any, **kw: Any) -> Any:
             d = record(kind, *args, **kw)
             if kind == "drain" and d.reason in ("drained", "failed"):
+                marks["drain_end"] = time.perf_counter()
+                raise _Stop
+            if kind == "scaled" and "drain_start" in marks and d.message.endswith(" to 0"):
+                # The old ReplicaSet's last scale-down: the rollout is done.
                 marks["drain_end"] = time.perf_counter()
                 raise _Stop
             return d
@@ -295,10 +301,12 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
             "p50": _percentile(rates, 50), "p90": _percentile(rates, 90),
             "p99": _percentile(rates, 99),
         })
-    elif wl.kind == "drain":
+    elif wl.kind in ("drain", "rollout"):
         took = marks.get("drain_end", 0.0) - marks.get("drain_start", 0.0)
         out.update({
-            "measured": kinds.get("evicted", 0), "measured_seconds": took,
+            # drain: the pods evicted; rollout: the new pods created
+            "measured": kinds.get("evicted" if wl.kind == "drain" else "created", 0),
+            "measured_seconds": took,
             "drained": "drain_end" in marks, "value": took if "drain_end" in marks else None,
             "p50": None, "p90": None, "p99": None,
         })
@@ -480,7 +488,7 @@ def run_workload(name: str, quick: bool, budget: float = 20.0,
         row["met"] = False
         return row
     offs, ons = runs[0::2], runs[1::2]
-    if wl.kind == "drain":
+    if wl.kind in ("drain", "rollout"):
         # Seconds, lower is better: the best of each, as for the load rows.
         best_off = min(offs, key=lambda r: r["value"] if r["value"] is not None else 1e9)
         best_on = min(ons, key=lambda r: r["value"] if r["value"] is not None else 1e9)
@@ -632,7 +640,7 @@ def _put_rows(lines: list[str], header: str, rows: dict[str, str]) -> None:
 def _summary_row(r: dict[str, Any]) -> str:
     """The top README's row: workload, size, result, target, trace on/off."""
     size = f"{r['nodes']:,} nodes, {r['initial_pods']:,} running pods"
-    if r.get("unit") != "s" or r["name"].endswith("Drain"):
+    if r.get("unit") != "s" or r["name"].endswith(("Drain", "Rollout")):
         size += f", {r['measured_pods']:,} measured"
     cells = table([r]).splitlines()[-1].split("|")
     result = cells[5].strip()

@@ -20,6 +20,7 @@ __all__ = [
     "MEASURED_PREFIX",
     "Workload",
     "affinity_spread",
+    "deployment_rollout",
     "deployment_scheduling_basic",
     "dra_gpus",
     "eviction_storm",
@@ -462,3 +463,24 @@ def deployment_scheduling_basic(nodes: int = 5000, deployments: int = 200,
     return Workload("DeploymentSchedulingBasic", "\n".join(lines) + "\n", "schedule", nodes, 0,
                     deployments * replicas, 1000.0)
 
+
+
+def deployment_rollout(nodes: int = 5000, replicas: int = 1000) -> Workload:
+    """A RollingUpdate of a ``replicas``-replica Deployment on ``nodes`` nodes.
+
+    The Deployment's replicas run at time 0 (one per node, on every fifth
+    node); at 1s ``apply deployment`` changes its pod template (more CPU),
+    and the controller rolls it out with the default 25% maxSurge and
+    maxUnavailable: new pods scheduled (system default spreading), old ones
+    deleted in ActivePodsWithRanks order.  Measured: wall time from the
+    apply to the old ReplicaSet's last scale-down (to 0), target 5 s.
+    """
+    step = max(nodes // replicas, 1)
+    lines = ['scenario "DeploymentRollout"', f"nodes node-[1..{nodes}] {NODE}",
+             f"deployment default/web replicas={replicas} {POD} labels(app=web)"]
+    lines += [f"pod default/web-{i + 1} on node-{(i * step) % nodes + 1} deployment=web"
+              for i in range(replicas)]
+    lines.append(f"at 1s apply deployment default/web replicas={replicas} "
+                 "requests(cpu=200m, memory=500Mi) labels(app=web)")
+    return Workload("DeploymentRollout", "\n".join(lines) + "\n", "rollout", nodes,
+                    replicas, replicas, 5.0, "s")

@@ -90,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", parents=[files],
                          help="simulate .kr files and check their expectations")
-    run.add_argument("--explain", metavar="REF", help="show every rule applied to a pod or node")
+    run.add_argument("--explain", metavar="REF",
+                     help="show every rule applied to a pod, a node or deployment/NAME")
     run.add_argument("--trace", action="store_true",
                      help="record every rule evaluation; the JSON report then lists each "
                           "scheduling attempt's feasible nodes and per-node scores")

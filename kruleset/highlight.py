@@ -50,6 +50,7 @@ VALUE_WORDS: tuple[str, ...] = tuple(sorted({
     "default", "dry-run", "required", "preferred", "in", "notin", "scheduler", "kubelet",
     "deployment", "priorityclass", "runtimeclass", "namespace", "nodes",
     *WINDOW_MODES, "from", "to", *DRAIN_VERDICTS,
+    "pause", "resume", "undo", "paused",
 }, key=lambda w: (-len(w), w)))
 
 # Word characters of the language (kruleset.lang.syntax), minus the operators

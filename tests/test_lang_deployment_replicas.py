@@ -62,7 +62,8 @@ def test_replicas_beyond_the_deployments_count_are_scaled_down() -> None:
             + "pods web-[1..3] on node-1 deployment=web\n")
     result = kruleset.run(kruleset.load(text))
     deleted = [d.pod for d in result.decisions if d.kind == "deleted"]
-    assert deleted == ["default/web-3", "default/web-2"]  # the newest first
+    # All tie (same node, Ready and created at once): creation order (ActivePodsWithRanks).
+    assert deleted == ["default/web-1", "default/web-2"]
 
 
 def test_the_replacement_is_spread_away_from_the_declared_replicas() -> None:
@@ -99,7 +100,8 @@ def test_a_range_of_replicas_is_built_as_a_block(monkeypatch: pytest.MonkeyPatch
      "unknown deployment 'default/wab', did you mean 'default/web'?"),
     ("pods web-[1..2] on node-1 deployment=web cpu=1",
      "'cpu' comes from the deployment's template: a replica declared with deployment= takes "
-     "only started=, usage(…) and not-ready"),
+     "only started=, usage(…), not-ready, restarts=, deletion-cost=, created= and "
+     "ready-since="),
     ("pods web-[1..2] deployment=web",
      "replicas declared with deployment= are running: add 'on NODE'"),
     ("pods other/web-[1..2] on node-1 deployment=web", "unknown deployment 'other/web'"),

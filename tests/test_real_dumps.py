@@ -58,7 +58,8 @@ def test_the_dump_runs_and_its_workload_pods_are_not_created_twice(tmp_path: Pat
     # Only what is missing is created: the StatefulSet's last ordinal (the Jobs have
     # their parallelism running, every DaemonSet pod and Deployment replica is there),
     # and replacements of the deployment pods the nominated pod preempts.
-    assert [d.pod for d in created if d.rules != ("workloads.deployment.replace",)] == \
+    assert [d.pod for d in created if d.rules != ("controllers.replicaset.manage-replicas",)] \
+        == \
         ["shop/cache-2"]
     preempted = [d for d in res.decisions if d.kind == "preempted"]
     assert all(d.by == "default/urgent" for d in preempted)

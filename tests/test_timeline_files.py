@@ -48,10 +48,12 @@ def test_apply_creates_then_scales_then_rolls_out_and_delete_cascades(tmp_path: 
     assert seen == [
         (10, "created", "default/web-1"), (10, "created", "default/web-2"),
         (20, "created", "default/web-3"),  # replicas only: the pods stay
-        (30, "deleted", "default/web-1"), (30, "deleted", "default/web-2"),
-        (30, "deleted", "default/web-3"),  # a new template: the pods are replaced
-        (30, "created", "default/web-4"), (30, "created", "default/web-5"),
-        (30, "created", "default/web-6"),
+        # a new template rolls out (maxSurge 25% of 3 rounds up to 1, maxUnavailable
+        # down to 0): one new pod, then an old one deleted once it is available, …
+        # (web-3, created later, in a newer log2 bucket, goes first)
+        (30, "created", "default/web-4"), (30, "deleted", "default/web-3"),
+        (30, "created", "default/web-5"), (30, "deleted", "default/web-1"),
+        (30, "created", "default/web-6"), (30, "deleted", "default/web-2"),
         (40, "deleted", "default/web-4"), (40, "deleted", "default/web-5"),
         (40, "deleted", "default/web-6"),
     ]

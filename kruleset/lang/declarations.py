@@ -46,6 +46,7 @@ from .context import Context
 from .cursor import Attr, Cursor, read_attrs
 from .dra import DRA_DECLARATIONS, DRA_HANDLERS
 from .pods import PREEMPTION, PodSpec, read_pod
+from .rollout import STATUS_ATTRIBUTES, STRATEGY_ATTRIBUTES, TEMPLATE_STATUS, strategy_fields
 from .syntax import Statement, Word, first_word, last_word
 from .values import (
     RangeError,
@@ -64,7 +65,7 @@ from .values import (
     word_list,
 )
 
-__all__ = ["DECLARATIONS", "declare", "resolve_path"]
+__all__ = ["DECLARATIONS", "declare", "declare_handler", "resolve_path"]
 
 DECLARATIONS = ("priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota", "pdb",
                 "pod", "pods", "deployment", *DRA_DECLARATIONS)
@@ -428,7 +429,8 @@ def _pods(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Span,
 
 # What a running replica of a deployment may say besides its deployment: how
 # it runs, not what it is (its template says that).
-_REPLICA_STATE = ("deployment", "started", "usage", "not-ready")
+_REPLICA_STATE = ("deployment", "started", "usage", "not-ready", "restarts", "deletion-cost",
+                  "created", "ready-since")
 
 
 def _replicas(ctx: Context, kind: Word, ref_w: Word, refs: list[tuple[str, str]], node: str,
@@ -447,8 +449,9 @@ def _replicas(ctx: Context, kind: Word, ref_w: Word, refs: list[tuple[str, str]]
     for name, given in spec.given.items():
         if name not in _REPLICA_STATE:
             raise src.error(f"'{name}' comes from the deployment's template: a replica "
-                            "declared with deployment= takes only started=, usage(…) and "
-                            "not-ready", given.key, expected=f"{kind.value} {ref_w.value} "
+                            "declared with deployment= takes only started=, usage(…), "
+                            "not-ready, restarts=, deletion-cost=, created= and ready-since=",
+                            given.key, expected=f"{kind.value} {ref_w.value} "
                             f"on NODE deployment={attr.text}")
     if stmt.block is not None:
         raise src.error("a replica declared with deployment= takes no block; its "
@@ -474,7 +477,9 @@ def _replicas(ctx: Context, kind: Word, ref_w: Word, refs: list[tuple[str, str]]
         labels.setdefault(TEMPLATE_HASH, template_hash(dep.key))
         like = ctx.replica_of[dep.key] = (dep, attrs.evolve(
             template, labels=labels, owner_kind="ReplicaSet", owner_name=dep.name))
-    state = {k: v for k, v in spec.kwargs.items() if k in ("started", "usage", "ready")}
+    state = {k: v for k, v in spec.kwargs.items()
+             if k in ("started", "usage", "ready", "restarts", "deletion_cost", "created_at",
+                      "ready_at")}
     containers = like[1].containers
     first = like[1].declared_as(ns, refs[0][1], containers, node, span)
     if state:
@@ -519,17 +524,25 @@ def _deployment(ctx: Context, kind: Word, cur: Cursor, stmt: Statement, span: Sp
     ns, name = pod_ref(src, ref_w, what="deployment")
     if cur.peek_word() == "on":
         raise cur.error("a deployment's pods are placed by the scheduler; 'on' is for pods")
-    spec = read_pod(ctx, cur, stmt, extras=("replicas",))
+    spec = read_pod(ctx, cur, stmt, extras=("replicas", *STRATEGY_ATTRIBUTES))
     if spec.kwargs.get("static"):
         raise src.error("a deployment's pods cannot be static (mirror) pods", ref_w,
                         expected="a pod … on NODE static")
+    for attr_name in STATUS_ATTRIBUTES:
+        given = spec.given.get(attr_name)
+        if given is not None and attr_name not in TEMPLATE_STATUS:
+            raise src.error(f"'{attr_name}' is a pod's status, not its template's: give it to "
+                            "a replica", given.key,
+                            expected=f"pods {name}-[1..N] on NODE deployment={name} "
+                                     f"{attr_name}=…")
     rep = spec.extras.get("replicas")
     if rep is None or rep.value is None:
         raise src.error("a deployment needs replicas=N", rep.key if rep else cur.end_word(),
                         expected="replicas=N")
     replicas = integer(src, rep.value, "replicas", minimum=0, maximum=MAX_REPLICAS)
     template = spec.make(ns, name, owner=name, span=span)
-    return [Deployment(ns, name, replicas, template, span=span)]
+    fields = strategy_fields(src, spec.extras, ref_w)
+    return [Deployment(ns, name, replicas, template, span=span, **fields)]
 
 
 _HANDLERS: dict[str, Callable[..., list[Object]]] = {
@@ -545,6 +558,11 @@ _HANDLERS: dict[str, Callable[..., list[Object]]] = {
     "deployment": _deployment,
     **DRA_HANDLERS,
 }
+
+
+def declare_handler(kind: str) -> Callable[..., list[Object]]:
+    """The reader of declarations of ``kind`` (without registering what it reads)."""
+    return _HANDLERS[kind]
 
 
 def resolve_path(ctx: Context, word: Word) -> Path:

@@ -28,6 +28,8 @@ form                      args
 ``critical``              (``negated`` for ``not critical``)
 ``oom-score-adj``         ``value``, ``container`` (absent for the
                           single-container form)
+``deployment-status``     ``replicas``, ``updated``, ``ready``, ``available``,
+                          ``unavailable`` (those given)
 ========================  ==================================================
 
 Any form but ``victims``, ``evictions``, ``eviction`` and ``drain`` may be
@@ -56,6 +58,7 @@ from .expect_disruption import (
     split_window,
 )
 from .expect_words import Check, _kv, _ref, _refs
+from .rollout import parse_expect_deployment
 from .syntax import Item, Word, first_word, last_word
 from .values import check_namespace, integer, label_key, label_value, pod_ref, resources, taint
 
@@ -70,7 +73,7 @@ EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralS
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
-            "drain", "claim", "claims", "device")
+            "drain", "claim", "claims", "device", "deployment")
 
 
 def statement_text(src: Source, items: list[Item]) -> str:
@@ -155,6 +158,9 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         from .dra import parse_expect_dra
 
         form, ref, state = parse_expect_dra(src, subject, cur, args, checks)
+    elif subject == "deployment":
+        ref = parse_expect_deployment(src, cur, args, checks)
+        form = "deployment-status"
     elif subject == "quota":
         ns_w = cur.word("a namespace")
         ref = ns_w.value

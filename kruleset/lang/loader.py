@@ -365,6 +365,9 @@ class _Builder:
             elif kind == "pdb":
                 if key not in ctx.pdbs:
                     raise src.unknown("pdb", key, item, ctx.pdbs)
+            elif kind == "deployment":
+                if key not in ctx.deployments:
+                    raise src.unknown("deployment", key, item, ctx.deployments)
             elif kind == "quota":
                 if key not in ctx.quotas:
                     raise src.unknown("quota for namespace", key, item, ctx.quotas)

@@ -40,6 +40,8 @@ from ..model.selectors import LabelSelector, NodeSelectorTerm
 from .context import Context
 from .cursor import Attr, Cursor, attr_from, split_commas
 from .errors import Source
+from .rollout import FORMS as ROLLOUT_FORMS
+from .rollout import STATUS_ATTRIBUTES, read_status_attr
 from .syntax import Item, Statement, Word
 from .values import (
     check_name,
@@ -65,7 +67,7 @@ POD_ATTRIBUTES = (
     "priority", "priorityclass", "preemption", "requests", "limits", "cpu", "memory",
     "besteffort", "labels", "started", "grace-period", "runtimeclass", "usage", "not-ready",
     "critical", "static", "host-ports", "node-selector", "tolerations", "gates", "image",
-    "claims",
+    "claims", *STATUS_ATTRIBUTES,
 )
 BLOCK_ITEMS = ("container", "init-container", "affinity", "anti-affinity", "spread", "emptydir")
 _POD_TERM_OPTIONS = ("topology", "namespaces", "namespace-selector", "match-label-keys",
@@ -77,6 +79,7 @@ _FORMS = {
     "requests": "()", "limits": "()", "labels": "()", "usage": "()", "host-ports": "()",
     "node-selector": "()", "tolerations": "()", "gates": "()", "claims": "()",
     "besteffort": "flag", "not-ready": "flag", "critical": "flag", "static": "flag",
+    **ROLLOUT_FORMS,
 }
 _FORM_WORDS = {"=": "NAME=VALUE", "()": "NAME(…)", "flag": "a bare word"}
 
@@ -268,6 +271,8 @@ def _read_attr(ctx: Context, spec: PodSpec, attr: Attr, shorthand: dict[str, int
                 raise src.error(f"gate '{w.value}' is given twice", w)
             gates.append(w.value)
         kw["gates"] = tuple(gates)
+    elif name in STATUS_ATTRIBUTES:
+        read_status_attr(src, kw, attr)
     elif name == "claims":  # DRA: spec.resourceClaims
         from .dra import pod_claims
 

@@ -16,9 +16,10 @@ from collections.abc import Callable
 
 from ..errors import Span
 from ..model.config import SIGNALS
-from ..model.objects import MAX_REPLICAS
+from ..model.objects import MAX_REPLICAS, Deployment
 from ..model.scenario import (
     Action,
+    ApplyObject,
     Cordon,
     Create,
     DeleteObject,
@@ -38,17 +39,19 @@ from ..model.scenario import (
 )
 from .context import Context
 from .cursor import Cursor
-from .declarations import DECLARATIONS, declare
+from .declarations import DECLARATIONS, declare, declare_handler
 from .files import file_actions
 from .kubelet import kubelet_block
 from .pods import USAGE_KEYS
+from .rollout import rollout_statement
 from .syntax import Statement, Word
 from .values import check_name, duration, integer, label_key, label_value, pod_ref, quantity, taint
 
 __all__ = ["TIMELINE_STATEMENTS", "timeline_statement"]
 
-TIMELINE_STATEMENTS = ("create", "apply", "scale", "delete", "evict", "drain", "cordon", "uncordon",
-                       "taint", "untaint", "label", "node", "usage", "ungate", "ready", "unready",
+TIMELINE_STATEMENTS = ("create", "apply", "scale", "rollout", "delete", "evict", "drain",
+                       "cordon", "uncordon", "taint", "untaint", "label", "node", "usage",
+                       "ungate", "ready", "unready",
                        "complete", "fail", "expect", "kubelet")
 
 
@@ -116,10 +119,33 @@ def _scale(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
 def _apply(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
            evicted: set[str]) -> list[Action]:
     nxt = cur.peek()
+    if isinstance(nxt, Word) and nxt.value == "deployment":
+        return _apply_deployment(ctx, cur, stmt, span)
     if not (isinstance(nxt, Word) and nxt.kind == "STRING"):
         raise cur.error("expected a file name in double quotes after 'apply'",
                         expected='apply "FILE.yaml"')
     return file_actions(ctx, cur, "apply", span)
+
+
+def _apply_deployment(ctx: Context, cur: Cursor, stmt: Statement, span: Span
+                      ) -> list[Action]:
+    """``apply deployment REF replicas=N …``: the deployment's new spec (kubectl apply)."""
+    kind = cur.keyword("deployment")
+    ref_w = cur.peek()
+    objs = declare_handler("deployment")(ctx, kind, cur, stmt, span, True)
+    dep = objs[0]
+    assert isinstance(dep, Deployment)
+    if dep.key not in ctx.deployments:
+        raise ctx.src.unknown("deployment", dep.key, ref_w or kind,
+                              ctx.deployments, expected="a deployment declared or created "
+                              "earlier (create deployment … makes a new one)")
+    ctx.deployments[dep.key] = dep
+    return [ApplyObject(dep, span=span)]
+
+
+def _rollout(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
+             evicted: set[str]) -> list[Action]:
+    return list(rollout_statement(ctx.src, cur, span, ctx.deployments))
 
 
 def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
@@ -327,6 +353,7 @@ def _kubelet(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
 _VERBS: dict[str, Callable[..., list[Action]]] = {
     "create": _create,
     "scale": _scale,
+    "rollout": _rollout,
     "delete": _delete,
     "apply": _apply,
     "evict": _evict,

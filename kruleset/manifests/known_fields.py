@@ -114,7 +114,11 @@ OBJECTS: dict[str, dict[str, Any]] = {
                 selector=LABEL_SELECTOR)),
     "ElasticQuota": _object(_fields("min max")),
     "Deployment": _object(_fields(
-        "replicas strategy minReadySeconds revisionHistoryLimit paused progressDeadlineSeconds",
+        "replicas minReadySeconds revisionHistoryLimit paused",
+        strategy=_fields("type", rollingUpdate=_fields("maxSurge maxUnavailable")),
+        progressDeadlineSeconds=Unsimulated(ANY, "no Progressing condition and no "
+                                                 "ProgressDeadlineExceeded: the rollout "
+                                                 "goes on", 600),
         selector=LABEL_SELECTOR, template=TEMPLATE)),
     "ReplicaSet": _object(_fields("replicas minReadySeconds", selector=LABEL_SELECTOR,
                                   template=TEMPLATE)),

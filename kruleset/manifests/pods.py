@@ -42,6 +42,7 @@ from ._fields import (
     string_map,
 )
 from ._node_terms import _node_term
+from .pod_ranking import DELETION_COST, ranking_fields, set_ranking
 
 __all__ = ["COPY", "PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod",
            "pod_from_spec", "spec_fields"]
@@ -338,7 +339,7 @@ COPY = copier(_COPY_GIVEN)
 class SpecFields:
     """What a PodSpec says, ready to become Pod fields; shared by pods with equal specs."""
 
-    __slots__ = ("fields", "shape", "raw", "runtime_overhead", "templates")
+    __slots__ = ("fields", "shape", "raw", "runtime_overhead", "templates", "sidecars")
 
     def __init__(self, fields: dict[str, Any], shape: tuple[object, ...] | None,
                  raw: dict[str, Any], runtime_overhead: bool) -> None:
@@ -349,6 +350,9 @@ class SpecFields:
         self.runtime_overhead = runtime_overhead
         # static -> the slot values of a pod built from these fields (see build_spec_pod)
         self.templates: dict[bool, tuple[Any, ...]] = {}
+        # The names of its sidecars, whose restarts the ReplicaSet controller ranks by.
+        self.sidecars = frozenset(c.name for c in fields.get("init_containers", ())
+                                  if c.restart_always)
 
 
 def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
@@ -422,6 +426,7 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         "emptydirs": _emptydirs(doc, g("volumes"), f"{sf}.volumes") if g("volumes") else (),
         "resource_claims": _resource_claims(doc, g("resourceClaims"), f"{sf}.resourceClaims")
         if g("resourceClaims") else (),
+        "readiness_delay": _readiness_delay(doc, raw_containers, g("initContainers"), sf),
     }
     shape = None
     if container_keys is not None and init_keys is not None:
@@ -431,6 +436,29 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         raw = dict(spec)
         del raw["nodeName"]
     return SpecFields(fields, shape, raw, runtime_overhead)
+
+
+def _readiness_delay(doc: Doc, containers: list[Any], inits: object, sf: str) -> int | None:
+    """When the pod is Ready after it starts (ms): the longest readinessProbe
+    initialDelaySeconds of its containers and sidecars; None: no readiness probe.
+
+    The first probe is taken to succeed (README); a container without a probe
+    is Ready once running.
+    """
+    delay: int | None = None
+    places = [(c, f"{sf}.containers[{i}]") for i, c in enumerate(containers)]
+    if isinstance(inits, list):
+        places += [(c, f"{sf}.initContainers[{i}]") for i, c in enumerate(inits)
+                   if isinstance(c, dict) and c.get("restartPolicy") == "Always"]
+    for c, where in places:
+        probe = c.get("readinessProbe") if isinstance(c, dict) else None
+        if probe is None:
+            continue
+        probe = mapping(doc, probe, f"{where}.readinessProbe")
+        secs = integer(doc, probe.get("initialDelaySeconds"),
+                       f"{where}.readinessProbe.initialDelaySeconds", 0, 0) or 0
+        delay = max(delay or 0, secs * 1000)
+    return delay
 
 
 def _resource_claims(doc: Doc, raw: object, field: str) -> tuple[Any, ...]:
@@ -466,8 +494,13 @@ def make_pod(doc: Doc, ctx: PodContext, spec: SpecFields, *, namespace: str, nam
             shape = spec.shape
             spec = SpecFields(dict(spec.fields, overhead=overhead),
                               None if shape is None else (*shape, overhead), spec.raw, False)
-    return build_spec_pod(doc, spec, static, namespace, name, labels, node_name, owner_kind,
-                          owner_name, started, ready)
+    pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name, owner_kind,
+                         owner_name, started, ready)
+    if annotations and DELETION_COST in annotations:
+        ranking = ranking_fields(doc, None, annotations, frozenset())
+        if ranking:
+            set_ranking(pod, ranking)
+    return pod
 
 
 def build_spec_pod(doc: Doc, spec: SpecFields, static: bool, namespace: str, name: str,

@@ -34,6 +34,7 @@ from .kinds import (
 )
 from .known_fields import DRA_OBJECTS, OBJECT_META, OBJECTS, POD_SPEC, POD_STATUS
 from .nodes import namespace_from, node_from
+from .pod_ranking import ranking_fields, set_ranking
 from .pods import (
     COPY,
     PodContext,
@@ -101,6 +102,7 @@ class _PendingPod(NamedTuple):
     controller: tuple[str, str]
     start: int | None
     ready: bool
+    ranking: dict[str, int] | None = None  # restarts, sidecar_restarts, deletion_cost
 
 
 
@@ -254,6 +256,9 @@ class Reader:
         started = _iso_ms(start)
         if controller is None or started is None:
             return False
+        ranking = ranking_fields(None, status, annotations, spec.sidecars)
+        if ranking is None:
+            return False
         ready = True
         for c in conditions or ():
             if type(c) is dict and c.get("type") == "Ready":
@@ -271,6 +276,8 @@ class Reader:
         else:
             pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
                                  controller[0], controller[1], started, ready)
+        if ranking:
+            set_ranking(pod, ranking)
         self.records.append(pod)
         self.started.append(pod)
         if controller[0] == "ReplicaSet":
@@ -300,10 +307,11 @@ class Reader:
             given = spec_raw.get("nodeName")
             node_name = given if type(given) is str else string(doc, given, "spec.nodeName")
         ready = self._ready_and_more(doc, status, meta, namespace, name, node_name)
+        ranking = ranking_fields(doc, status, meta.get("annotations"), spec.sidecars)
         if spec.runtime_overhead:
             # Its overhead is that of a RuntimeClass, which may come later in the file.
             self.records.append(_PendingPod(doc, spec, namespace, name, labels, node_name,
-                                            static, controller, start, ready))
+                                            static, controller, start, ready, ranking))
             self.pending = True
             return
         # Built now, so that no copy of what it is made of waits for the end of
@@ -311,6 +319,8 @@ class Reader:
         # file, are settled by finish() before anyone else sees it.
         pod = build_spec_pod(doc, spec, static, namespace, name, labels, node_name,
                              controller[0], controller[1], start, ready)
+        if ranking:
+            set_ranking(pod, ranking)
         self.records.append(pod)
         if start is not None:
             self.started.append(pod)
@@ -430,6 +440,8 @@ class Reader:
                         owner_kind=rec.controller[0], owner_name=owner,
                         started=None if rec.start is None else rec.start - newest,
                         ready=rec.ready))
+                    if rec.ranking:
+                        set_ranking(objects[-1], rec.ranking)
                 elif type(rec) is PendingWorkload:
                     built = build_workload(rec, ctx, rs_owner, self.notes)
                     if built is not None:

@@ -90,10 +90,13 @@ class MapOf(NamedTuple):
 
 
 class Unsimulated(NamedTuple):
-    """A field kruleset reads but does not simulate: a warning when it is given."""
+    """A field kruleset reads but does not simulate: a warning when it is given
+    (unless it is ``default``, the value the API server fills in, which every
+    dump has and which asks for nothing the simulation leaves out)."""
 
     schema: Any
     why: str
+    default: Any = None
 
 
 class Problem(NamedTuple):
@@ -165,6 +168,9 @@ def check(value: Any, schema: Any, path: str = "", types: bool = False) -> Itera
             yield Problem("type", path, f"expected a mapping, found {value!r}")
         return
     if type(schema) is Unsimulated:
+        if schema.default is not None and value == schema.default:
+            yield from check(value, schema.schema, path, types)
+            return
         yield Problem("warning", path, f"{_shape(path)} is read but not simulated by kruleset: "
                                        f"{schema.why}")
         yield from check(value, schema.schema, path, types)

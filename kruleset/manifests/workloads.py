@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from ..model.deployment_spec import strategy_errors
 from ..model.objects import MAX_REPLICAS, Deployment, Workload
 from ..model.scenario import Object
 from ._fields import Doc, choice, integer, mapping, string, string_map
@@ -39,6 +40,7 @@ class PendingWorkload(NamedTuple):
     annotations: dict[str, str]
     completions: int | None = None  # a Job's
     ordered: bool = True            # a StatefulSet's podManagementPolicy OrderedReady
+    strategy: dict[str, Any] | None = None  # a Deployment's strategy fields (Deployment kwargs)
 
 
 class WorkloadIndex:
@@ -76,8 +78,10 @@ class WorkloadIndex:
         if not template:
             doc.fail("spec.template", f"a {kind} needs a pod template")
         tmeta = mapping(doc, template.get("metadata"), "spec.template.metadata")
+        strategy = None
         if kind == "Deployment":
             self.deployments.add((e.namespace, e.name))
+            strategy = deployment_fields(doc, spec)
         elif kind in ("ReplicaSet", "ReplicationController"):
             owner_kind, owner = controlled_by(doc, mapping(doc, e.obj.get("metadata"),
                                                            "metadata"))
@@ -88,7 +92,7 @@ class WorkloadIndex:
             spec_fields(doc, template.get("spec"), "spec.template.spec"),
             string_map(doc, tmeta.get("labels"), "spec.template.metadata.labels"),
             string_map(doc, tmeta.get("annotations"), "spec.template.metadata.annotations"),
-            completions, ordered,
+            completions, ordered, strategy,
         )
 
     def folded(self) -> dict[tuple[str, str], str]:
@@ -147,7 +151,40 @@ def build_workload(rec: PendingWorkload, ctx: PodContext,
                         rec.replicas, rec.completions, rec.ordered,
                         span=pod.span)
     return Deployment(rec.namespace, rec.name, rec.replicas, pod,
-                      span=pod.span, kind=rec.kind)
+                      span=pod.span, kind=rec.kind, **(rec.strategy or {}))
+
+
+def deployment_fields(doc: Doc, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A Deployment's strategy, minReadySeconds, paused and revisionHistoryLimit, refused
+    with their field path where the API server's validation refuses them."""
+    strat = mapping(doc, spec.get("strategy"), "spec.strategy")
+    kind = string(doc, strat.get("type"), "spec.strategy.type") if "type" in strat \
+        else "RollingUpdate"
+    rolling = mapping(doc, strat.get("rollingUpdate"), "spec.strategy.rollingUpdate")
+    out: dict[str, Any] = {"strategy": kind}
+    for field, key in (("maxSurge", "max_surge"), ("maxUnavailable", "max_unavailable")):
+        v = rolling.get(field)
+        if v is not None:
+            if isinstance(v, bool) or not isinstance(v, int | str):
+                doc.fail(f"spec.strategy.rollingUpdate.{field}", "expected an integer or a "
+                         "percentage such as 25%")
+            out[key] = v
+    out["min_ready_seconds"] = integer(doc, spec.get("minReadySeconds"), "spec.minReadySeconds",
+                                       0, None, 2**31 - 1) or 0
+    history = integer(doc, spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit", 10,
+                      0, 2**31 - 1)
+    out["revision_history_limit"] = 10 if history is None else history
+    paused = spec.get("paused")
+    if paused is not None and not isinstance(paused, bool):
+        doc.fail("spec.paused", "expected true or false")
+    out["paused"] = bool(paused)
+    errs = strategy_errors(kind, out.get("max_surge", "25%"), out.get("max_unavailable", "25%"),
+                           "rollingUpdate" in strat and kind == "Recreate",
+                           out["min_ready_seconds"])
+    if errs:
+        path, message = errs[0]
+        doc.fail(path, message)
+    return out
 
 
 def controlled_by(doc: Doc, meta: Mapping[str, Any]) -> tuple[str, str]:

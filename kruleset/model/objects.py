@@ -31,6 +31,8 @@ __all__ = [
     "TEMPLATE_HASH",
     "Container",
     "Deployment",
+    "RECREATE",
+    "ROLLING_UPDATE",
     "ElasticQuota",
     "LimitRange",
     "ResourceQuota",
@@ -263,6 +265,20 @@ class Pod:
     emptydirs: tuple[EmptyDir, ...] = ()
     usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # initial usage(…)
     ready: bool = True                   # False: `not-ready` (running but not Ready)
+    # The readiness probe's initialDelaySeconds in ms (None: no readiness
+    # probe, Ready once Running); the first probe is taken to succeed.
+    readiness_delay: int | None = None
+    # What the ReplicaSet controller ranks a pod by when it scales down
+    # (controller.ActivePodsWithRanks): the most restarts of a container (and
+    # of a sidecar), the controller.kubernetes.io/pod-deletion-cost
+    # annotation, and, for pods already in the cluster at time 0, when they
+    # were created and became Ready (ms on the simulation clock, may be
+    # negative; None: when the simulation created them or saw them Ready).
+    restarts: int = 0
+    sidecar_restarts: int = 0
+    deletion_cost: int = 0
+    created_at: int | None = None
+    ready_at: int | None = None
     # spec.resourceClaims (DRA): kruleset.model.dra.PodClaim entries, in order
     resource_claims: tuple[Any, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
@@ -537,6 +553,9 @@ def template_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
+ROLLING_UPDATE, RECREATE = "RollingUpdate", "Recreate"
+
+
 @attrs.frozen(slots=True)
 class Deployment:
     """A deployment: keeps ``replicas`` pods made from ``template``.
@@ -545,6 +564,10 @@ class Deployment:
     ``ReplicaSet`` no Deployment controls, or a ``ReplicationController``
     (all three keep their replicas the same way here; the disruption
     controller finds their scale through different finders).
+    ``max_surge`` and ``max_unavailable`` are an int or a percentage string
+    (``"25%"``) as in ``spec.strategy.rollingUpdate``; they are unused by
+    the Recreate strategy.  ``min_ready_seconds`` counts toward a pod's
+    availability; ``paused`` stops rollouts (scaling goes on).
     """
 
     namespace: str
@@ -553,6 +576,12 @@ class Deployment:
     template: Pod
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     kind: str = "Deployment"
+    strategy: str = ROLLING_UPDATE
+    max_surge: int | str = "25%"
+    max_unavailable: int | str = "25%"
+    min_ready_seconds: int = 0
+    paused: bool = False
+    revision_history_limit: int = 10
 
     @property
     def key(self) -> str:

@@ -51,6 +51,7 @@ __all__ = [
     "PodPhase",
     "PodReadiness",
     "PodUsage",
+    "RolloutDeployment",
     "ScaleDeployment",
     "Scenario",
     "TaintNode",
@@ -214,10 +215,10 @@ class PodPhase:
 class ApplyObject:
     """``apply "FILE"``: one object of the file, created or updated (``kubectl apply``).
 
-    A Deployment or workload whose pod template changed in what kruleset
-    reads (resources, labels, scheduling fields; not the image) replaces its
-    pods (a rollout, simulated as the Recreate strategy); an existing pod is
-    left as it is (its spec cannot change).
+    A Deployment whose pod template changed is rolled out by its strategy;
+    a StatefulSet, DaemonSet or Job whose template changed replaces its pods;
+    an existing pod is left as it is (its spec cannot change).  ``apply
+    deployment REF …`` in a ``.kr`` timeline makes one of these too.
     """
 
     obj: Object
@@ -250,10 +251,20 @@ class DeleteObject:
     span: Span = _span()
 
 
+@attrs.frozen(slots=True)
+class RolloutDeployment:
+    """``rollout pause|resume|undo deployment REF [to-revision=N]`` (kubectl rollout)."""
+
+    ref: str
+    verb: str          # "pause" | "resume" | "undo"
+    to_revision: int = 0  # undo: 0 is the previous revision
+    span: Span = _span()
+
+
 Action = (
-    Create | ScaleDeployment | DeletePod | EvictPod | DrainNode | Cordon | TaintNode |
-    LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness | PodPhase |
-    DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
+    Create | ScaleDeployment | RolloutDeployment | DeletePod | EvictPod | DrainNode | Cordon |
+    TaintNode | LabelNode | NodeReadiness | PodUsage | NodeUsage | Ungate | PodReadiness |
+    PodPhase | DeleteObject | KubeletBlock | NominatePod | ApplyObject | DeleteObjectOf
 )
 
 

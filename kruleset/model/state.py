@@ -98,7 +98,7 @@ class PodState:
 
     __slots__ = (
         "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
-        "deletion_time", "outcome", "by", "reason", "message", "ready", "usage",
+        "deletion_time", "outcome", "by", "reason", "message", "ready", "ready_since", "usage",
         "conditions", "schedule_message", "gone", "extra", "owner",
     )
 
@@ -118,6 +118,9 @@ class PodState:
         self.reason: str = ""
         self.message: str = ""
         self.ready = True
+        # The simulated time (ms) at which the pod became Ready (its Ready
+        # condition's lastTransitionTime); None while it is not Ready.
+        self.ready_since: int | None = None
         self.usage: dict[str, int] = {}
         self.conditions: dict[str, str] = {}  # type -> reason, e.g. DisruptionTarget
         self.schedule_message: str = ""     # the latest scheduling attempt's message

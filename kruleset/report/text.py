@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
 
 from ..model.quantity import format_duration
 from ..terminal import use_color
@@ -105,24 +106,48 @@ class TextFormat(Format):
 def render_explain(ref: str, result: Result, style: Style) -> str:
     """Everything the trace says about ``ref``: each rule, its result and why."""
     out = [style.bold(f"explain {ref}")]
+    if ref.startswith("deployment/"):
+        return _explain_deployment(ref, result, style, out)
     key = ref if "/" in ref else f"default/{ref}"
     ps = result.state.pods.get(key)
     if ps is None:
         node = result.state.nodes.get(ref)
         if node is None:
             return style.bad(f"no pod or node called {ref} in this run")
+    _explained(out, result, lambda d: d.pod == key or d.by == key or d.pod == ref,
+               lambda e: key in e.subject or (ps is None and ref in e.subject) or key in e.why)
+    return "\n".join(out)
+
+
+def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) -> str:
+    """``--explain deployment/[NS/]NAME``: its controllers' decisions and rules."""
+    name = ref.split("/", 1)[1]
+    key = name if "/" in name else f"default/{name}"
+    if key not in result.state.deployments:
+        return style.bad(f"no deployment called {key} in this run")
+    subject = f"deployment/{key}"
+    ns, short = key.split("/", 1)
+    _explained(out, result,
+               lambda d: d.pod == subject or (d.by == f"deployment/{short}"
+                                              and d.pod.startswith(ns + "/")),
+               lambda e: e.subject == subject)
+    return "\n".join(out)
+
+
+def _explained(out: list[str], result: Result, decision: Callable[[Any], bool],
+               entry: Callable[[Any], bool]) -> None:
+    """The decisions and trace entries chosen by ``decision`` and ``entry``, as lines."""
     for d in result.decisions:
-        if d.pod == key or d.by == key or d.pod == ref:
+        if decision(d):
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
                        f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:
         out.append("  rules:")
         last_time = None
         for e in result.trace.entries:
-            if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
+            if entry(e):
                 if e.time != last_time:
                     out.append(f"   at {format_duration(e.time)}:")
                     last_time = e.time
                 why = f": {e.why}" if e.why else ""
                 out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
-    return "\n".join(out)

@@ -7,6 +7,7 @@ import attrs
 from ..model import scenario as sc
 from ..model.state import SUCCEEDED, PodState
 from .core import Simulation, register_action
+from .readiness import set_ready
 from .setup import create_object
 
 __all__ = ["pod_ref"]
@@ -79,7 +80,7 @@ def _ungate(sim: Simulation, a: sc.Ungate) -> None:
 def _ready(sim: Simulation, a: sc.PodReadiness) -> None:
     ps = _pod(sim, a.ref)
     if ps is not None:
-        ps.ready = a.ready
+        set_ready(ps, a.ready, sim.now)  # its Ready condition's time too
         sim.changed()
 
 

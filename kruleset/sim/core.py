@@ -90,7 +90,8 @@ class SimulationDidNotSettle(KrulesetError):
 # Modules that register controllers and action handlers; a module that does
 # not exist yet simply registers nothing (its actions then report exit 3).
 _SIM_MODULES = (
-    "termination", "workloads", "controllers", "api_admission", "actions", "manifest_actions",
+    "termination", "readiness", "workloads", "rollout", "controllers", "api_admission",
+    "actions", "manifest_actions",
     "scheduler", "kubelet", "taints", "drain",
 )
 _loaded = False

@@ -300,6 +300,19 @@ def _drain(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return verdict
 
 
+def _deployment_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    # The deployment controller answers (kruleset.sim.workloads.status_of), found
+    # through the simulation so that expectations do not import the controllers.
+    ctl = sim.extra.get("deployment_controller")
+    status = ctl.status_of(sim, _norm(x.ref)) if ctl is not None else None
+    if status is None:
+        return False, f"no Deployment {_norm(x.ref)}"
+    got = {"replicas": status.replicas, "updated": status.updated, "ready": status.ready,
+           "available": status.available, "unavailable": status.unavailable}
+    bad = [f"{k} is {got[k]}" for k, want in x.args.items() if got[k] != want]
+    return not bad, ", ".join(bad)
+
+
 def _one_pod(sim: SimulationView, x: Expectation) -> list[PodState]:
     return _matching(sim, x.ref)
 
@@ -396,6 +409,7 @@ _CHECKS = {
     "quota-used": _quota_used,
     "pdb-status": _pdb_status,
     "drain": _drain,
+    "deployment-status": _deployment_status,
     "qos": _qos,
     "priority": _priority,
     "critical": _critical,

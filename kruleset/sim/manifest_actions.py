@@ -2,10 +2,12 @@
 
 * apply: an object that does not exist is created; an existing one is
   replaced (a PriorityClass, PDB, quota, LimitRange, ResourceQuota,
-  Namespace).  A Deployment or workload keeps its pods when only its
-  replicas changed; when its pod template changed, its pods are deleted and
-  created again from the new template (a rollout, simulated as the Recreate
-  strategy).  An existing pod or node is left unchanged (kubectl apply could
+  Namespace).  A Deployment is replaced and its controller does the rest: a
+  changed pod template is rolled out by its strategy (RollingUpdate or
+  Recreate, :mod:`.workloads`), changed replicas are a scaling.  A
+  StatefulSet, DaemonSet or Job keeps its pods when only its replicas
+  changed; when its pod template changed, its pods are deleted and created
+  again from the new template.  An existing pod or node is left unchanged (kubectl apply could
   not change what kruleset reads of them) and reported so.
 * delete: the object goes, and with it what it owns, as with kubectl's
   default cascading deletion (a Deployment's or workload's pods, a
@@ -15,6 +17,8 @@
 from __future__ import annotations
 
 from typing import Any
+
+import attrs
 
 from ..model import scenario as sc
 from ..model.objects import (
@@ -67,9 +71,10 @@ def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
             return
     elif isinstance(obj, Deployment):
         old = st.deployments.get(obj.key)
-        if old is not None and old.template != obj.template:
-            _end(sim, _pods_of(sim, obj.namespace, "ReplicaSet", obj.name),
-                 f"deployment/{obj.name}", "Rollout", "workloads.deployment.rollout")
+        if old is not None and old.paused and not obj.paused:
+            # `kubectl rollout pause` set it outside the applied spec, which
+            # apply's three-way merge keeps.
+            obj = attrs.evolve(obj, paused=True)
     elif isinstance(obj, Workload):
         old = st.workloads.get(f"{obj.kind}/{obj.key}")
         if old is not None and old.template != obj.template:
