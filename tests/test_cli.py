@@ -74,7 +74,8 @@ def test_json_report_has_the_documented_shape(tmp_path: Path,
     assert data["version"] == 1
     first, second = data["files"]
     assert set(first) == {"path", "status", "error", "errors", "expectations", "decisions",
-                          "claims"}
+                          "claims", "state"}
+    assert "state" not in second  # a refused file has no end state
     assert first["claims"] == []  # DRA claims: none in this scenario
     assert first["status"] == "passed" and first["error"] is None
     assert first["expectations"][0] == {"line": 5, "text": "expect pod a running on n1",

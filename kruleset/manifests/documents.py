@@ -19,6 +19,7 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Generator, Iterator
+from contextvars import ContextVar
 from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,7 +30,7 @@ from ..errors import ManifestError, Span
 from ._fields import Doc
 from ._jsonitems import ItemDecoder
 
-__all__ = ["file_label", "iter_documents", "read_documents", "read_text"]
+__all__ = ["FILE_LABELS", "file_label", "iter_documents", "read_documents", "read_text"]
 
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -54,9 +55,15 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 _LOADER: Any = _Loader
 
 
+#: Names shown for files read under another name (stdin, kept in a temporary file).
+FILE_LABELS: ContextVar[dict[str, str] | None] = ContextVar("kruleset_file_labels",
+                                                            default=None)
+
+
 def file_label(path: Path) -> str:
     """How errors and notices name ``path``."""
-    return str(path)
+    labels = FILE_LABELS.get()
+    return str(path) if not labels else labels.get(str(path), str(path))
 
 
 def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, object]]:

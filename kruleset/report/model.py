@@ -88,6 +88,10 @@ class FileReport:
     notices: tuple[str, ...] = ()
     # DRA: each ResourceClaim's allocation and reservations at the end of the run.
     claims: tuple[dict[str, Any], ...] = ()
+    # The end state (kruleset.state_report.end_state); None when not simulated.
+    state: dict[str, Any] | None = None
+    # ``--state-out``: the end state as Kubernetes YAML.
+    state_yaml: str | None = None
 
     @property
     def problem(self) -> Problem | None:
