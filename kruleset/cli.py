@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
 
     sweep_command.add_parser(sub)
+    from .capacity import add_parser as add_capacity  # `kruleset capacity`, in its module
+
+    add_capacity(sub)
     return p
 
 
@@ -124,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)
+        if args.command == "capacity":
+            from .capacity import main as capacity_main
+
+            return capacity_main(args)
         if args.command == "sweep":
             from .sweep.command import main as sweep_main
 

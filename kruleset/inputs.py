@@ -27,8 +27,8 @@ import attrs
 
 from .errors import ScenarioError, Span
 
-__all__ = ["STDIN", "STDIN_LABEL", "Inputs", "is_dump", "load_input", "prepare_inputs",
-           "runs_as_dump", "sniff"]
+__all__ = ["STDIN", "STDIN_LABEL", "Inputs", "is_dump", "load_clusters", "load_input",
+           "prepare_inputs", "runs_as_dump", "sniff"]
 
 STDIN = "-"
 #: How reports and messages name what was read from stdin.
@@ -114,6 +114,23 @@ def exists(path: str, inputs: Inputs | None) -> bool:
     if path == STDIN_LABEL:
         return inputs is not None and inputs.stdin_path is not None
     return Path(path).is_file()
+
+
+def load_clusters(inputs: Inputs, *, allow_unknown_fields: bool = False) -> Any:
+    """A scenario of the ``--cluster`` files alone (``kruleset capacity --cluster``)."""
+    from . import api
+    from .lang.loader import CLUSTER_FILES
+    from .manifests.documents import FILE_LABELS
+
+    labels = FILE_LABELS.set(inputs.labels)
+    files = CLUSTER_FILES.set(inputs.clusters)
+    try:
+        scenario = api.load("", file=", ".join(name for _, name in inputs.clusters),
+                            allow_unknown_fields=allow_unknown_fields)
+    finally:
+        CLUSTER_FILES.reset(files)
+        FILE_LABELS.reset(labels)
+    return scenario
 
 
 def runs_as_dump(path: str, inputs: Inputs | None) -> bool:
