@@ -58,19 +58,29 @@ class CapacityAnswer:
 
     pod: str
     count: int
-    placements: tuple[str, ...]
+    placements: tuple[str, ...]  # in the order placed: all, or the first ones (see filled)
     stopped_by: str | None       # the FailedScheduling message of instance count+1
     victims: tuple[str, ...] = ()
+    # Instances after ``placements``, per node, found as arithmetic (capacity_fast).
+    filled: tuple[tuple[str, int], ...] = ()
 
     def per_node(self) -> dict[str, int]:
         """Instances per node, nodes in order of their first instance."""
-        return dict(Counter(self.placements))
+        out = dict(Counter(self.placements))
+        for node, k in self.filled:
+            out[node] = out.get(node, 0) + k
+        return out
 
     def to_json(self) -> dict[str, Any]:
-        """As ``--format json`` prints it."""
+        """As ``--format json`` prints it.
+
+        ``placements`` is every instance's node in the order placed, or, when
+        ``ordered`` is less than ``count``, the first ``ordered`` of them (the
+        rest is in ``perNode``).
+        """
         return {"pod": self.pod, "count": self.count, "placements": list(self.placements),
-                "perNode": self.per_node(), "stoppedBy": self.stopped_by,
-                "victims": list(self.victims)}
+                "ordered": len(self.placements), "perNode": self.per_node(),
+                "stoppedBy": self.stopped_by, "victims": list(self.victims)}
 
 
 def add_parser(sub: Any) -> None:
@@ -151,12 +161,34 @@ def _wait_for_victims(sim: Any, ps: Any) -> None:
         sim._settle()
 
 
-def fit_instances(sim: Any, template: Any, *, limit: int | None, preempt: bool) -> CapacityAnswer:
-    """Create instances of ``template`` in ``sim`` (run to its end) until one does not fit."""
+def fit_instances(sim: Any, template: Any, *, limit: int | None, preempt: bool,
+                  fast: bool = True) -> CapacityAnswer:
+    """Create instances of ``template`` in ``sim`` (run to its end) until one does not fit.
+
+    With ``fast``, a plain pod's instances after the first
+    :data:`~kruleset.capacity_fast.ORDERED` are counted as arithmetic
+    (:mod:`kruleset.capacity_fast`) instead of placed one by one.
+    """
+    from .capacity_fast import ORDERED, plain_fill, why_not_plain
+
+    plain = fast and not preempt and limit is None and why_not_plain(sim, template) is None
+    answer, last = _place(sim, template, limit=ORDERED if plain else limit, preempt=preempt)
+    if not plain or answer.stopped_by is not None or last is None:
+        return answer
+    name, _ = _fresh_name(sim.state, template.namespace, template.name, answer.count + 1)
+    fill, message = plain_fill(sim, last.pod.replace(name=template.name), name)
+    return attrs.evolve(answer, count=answer.count + sum(fill.values()), stopped_by=message,
+                        filled=tuple(fill.items()))
+
+
+def _place(sim: Any, template: Any, *, limit: int | None, preempt: bool
+           ) -> tuple[CapacityAnswer, Any]:
+    """Instances placed by the simulation; the answer and the last instance placed."""
     from .sim.setup import create_pod
 
     state = sim.state
     placed: list[str] = []
+    last = None
     victims: list[str] = []
     stopped: str | None = None
     counter = 1
@@ -182,6 +214,7 @@ def fit_instances(sim: Any, template: Any, *, limit: int | None, preempt: bool) 
                 victims.extend(sim.victims.get(ps.key, ()))
             if ps.node is not None and stopped is None:
                 placed.append(ps.node)
+                last = ps
             else:
                 if stopped is None:
                     stopped = ps.schedule_message or "not scheduled"
@@ -192,7 +225,8 @@ def fit_instances(sim: Any, template: Any, *, limit: int | None, preempt: bool) 
             break
         batch *= 2
     sim._settle()
-    return CapacityAnswer(template.key, len(placed), tuple(placed), stopped, tuple(victims))
+    return CapacityAnswer(template.key, len(placed), tuple(placed), stopped,
+                          tuple(victims)), last
 
 
 def capacity(scenario: Any, templates: list[Any], *, limit: int | None,
@@ -221,8 +255,12 @@ def render_text(answers: list[CapacityAnswer]) -> str:
             shown = ", ".join(a.placements[:SHOWN])
             more = f", … ({a.count - SHOWN} more)" if a.count > SHOWN else ""
             lines.append(f"  in order: {shown}{more}")
-            per = sorted(a.per_node().items(), key=lambda kv: (-kv[1], kv[0]))
-            lines.append("  per node: " + ", ".join(f"{n} {k}" for n, k in per))
+            if len(per := a.per_node()) > SHOWN:
+                lines.append(f"  on {len(per)} nodes; the most on one node: "
+                             f"{max(per.values())}")
+            per_sorted = sorted(a.per_node().items(), key=lambda kv: (-kv[1], kv[0]))
+            lines.append("  per node: " + ", ".join(f"{n} {k}" for n, k in per_sorted[:SHOWN])
+                         + (", …" if len(per_sorted) > SHOWN else ""))
         if a.victims:
             lines.append(f"  preempting: {', '.join(a.victims)}")
         if a.stopped_by is not None:

@@ -188,3 +188,49 @@ def test_pod_of_another_kind_is_refused_naming_the_accepted_kinds(
 def test_capacity_needs_one_cluster(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["capacity", "--pod", str(POD)]) == 2
     assert "give either a FILE.kr" in capsys.readouterr().err
+
+
+PLAIN_SHAPES = [
+    ("requests(cpu={cpu}, memory={mem})", []),
+    ("requests(cpu={cpu}, memory={mem}) tolerations(dedicated=batch:NoSchedule)", []),
+    ("requests(cpu={cpu}, memory={mem}) node-selector(disk=ssd)", []),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_plain_pods_arithmetic_equals_the_replicas_one_by_one(
+        seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """capacity_fast fills the nodes after the first ORDERED (here 3) instances."""
+    import kruleset.capacity_fast as fast
+
+    monkeypatch.setattr(fast, "ORDERED", 3)
+    rng = random.Random(1000 + seed)
+    cluster = _cluster(rng)
+    first, block = PLAIN_SHAPES[seed % len(PLAIN_SHAPES)]
+    first = first.format(cpu=f"{rng.choice([300, 500, 700])}m",
+                         mem=f"{rng.choice([256, 512, 1024])}Mi")
+    (tmp_path / "cluster.kr").write_text(cluster, encoding="utf-8")
+    probe = kruleset.load(cluster + _pod_text("api", first, block).replace(
+        " preemption=Never", "") + "\n")
+    pod = next(o for o in probe.objects if getattr(o, "name", "") == "api")
+    manifest = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "api", "namespace": "default"}, "spec": pod_spec(pod)}
+    (tmp_path / "pod.yaml").write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    answer = _capacity(capsys, str(tmp_path / "cluster.kr"),
+                       "--pod", str(tmp_path / "pod.yaml"))["pods"][0]  # type: ignore[index]
+    count = answer["count"]
+    if count > 3:
+        assert answer["ordered"] == 3  # the arithmetic answered for the rest
+    created = [f"at {k}s create " + _pod_text(f"api-{k}", first, block)
+               for k in range(1, count + 2)]
+    result = kruleset.run(cluster + "\n".join(created) + "\n")
+    nodes = [result.state.pods[f"default/api-{k}"].node for k in range(1, count + 1)]
+    assert None not in nodes
+    assert nodes[:answer["ordered"]] == answer["placements"]
+    per_node: dict[str, int] = {}
+    for n in nodes:
+        per_node[n] = per_node.get(n, 0) + 1
+    assert answer["perNode"] == per_node
+    last = result.state.pods[f"default/api-{count + 1}"]
+    assert last.node is None and last.schedule_message == answer["stoppedBy"]
