@@ -201,3 +201,22 @@ def test_state_out_takes_one_file(tmp_path: Path, capsys: pytest.CaptureFixture[
     code, _, err = _run(capsys, "run", "--state-out", str(tmp_path / "s.yaml"), str(DUMP),
                         str(MANIFESTS))
     assert code == 2 and "--state-out writes the end state of one file" in err
+
+
+def test_the_readme_kubectl_path_commands_pass(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- kubectl-path -->\n```sh\n(.*?)```", readme, flags=re.S)
+    assert block is not None
+    lines = [x for x in block.group(1).splitlines() if x.strip()]
+    assert len(lines) >= 3
+    monkeypatch.chdir(ROOT)
+    for line in lines:
+        argv = shlex.split(line)
+        assert argv[0] == "kruleset"
+        code = main(argv[1:])
+        out = capsys.readouterr()
+        assert code == 0, f"{line}\n{out.err}"
