@@ -12,9 +12,8 @@ the first :data:`ORDERED` instances, placed by the simulation itself; the
 message that stops the next instance is the scheduler's, from one attempt on
 the cluster with every node's totals filled (taken back afterwards).
 
-A GKE-size cluster holds a million and a half more plain pods: placed one by
-one, that is minutes; as arithmetic, under a second
-(``benchmarks``: GKECapacity).
+A GKE-size cluster holds 1.6 million more plain pods: placed one by one,
+that is minutes; this way, seconds (``benchmarks``: GKECapacity).
 """
 
 from __future__ import annotations
