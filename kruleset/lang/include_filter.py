@@ -123,6 +123,10 @@ def filter_loaded(loaded: Any, f: IncludeFilter) -> tuple[Any, Counter[tuple[str
             gone_pods.add(obj.key)
     if not dropped:
         return loaded, dropped
+    usage = loaded.usage
+    if usage is not None:  # the Summary of a pod left out is not a warning
+        for key in gone_pods:
+            usage.pods.pop(key, None)
     return attrs.evolve(
         loaded, objects=tuple(kept),
         pod_phases={k: v for k, v in loaded.pod_phases.items() if k not in gone_pods},

@@ -52,6 +52,7 @@ from .include_filter import IncludeFilter, filter_loaded, load_summary, parse_fi
 from .kubelet import kubelet_block
 from .syntax import Statement, Word
 from .timeline import TIMELINE_STATEMENTS, timeline_statement
+from .usage_include import ObservedUsageBuilder
 from .values import check_name, duration
 
 __all__ = ["CLUSTER_FILES", "build_scenario", "TOP_LEVEL"]
@@ -88,6 +89,7 @@ class _Builder:
         self.evicted_ever: set[str] = set()
         self.errors: list[ScenarioError] = []
         self.failed: list[str] = []  # lines of refused statements
+        self.observed = ObservedUsageBuilder()  # Summary API / metrics documents
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -128,6 +130,11 @@ class _Builder:
             if head.value == "claim":
                 with self._keep_going():
                     self.declaration(index, stmt, head)
+        observed = self.observed.action(self.ctx)
+        if observed is not None:
+            # After the declarations and the dump's own state at 0s, before the timeline.
+            self.events.append(Event(0, -1_000_000 + len(self.events),
+                                     observed))  # type: ignore[arg-type]
         for _index, stmt, head in heads:
             if head.value == "at":
                 with self._keep_going():
@@ -298,6 +305,8 @@ class _Builder:
         naming the file as written).
         """
         loaded = _call_loader("load_manifests", path, span)
+        if loaded.usage is not None:
+            self.observed.add(loaded.usage, span)
         dropped: Any = None
         if not wanted.empty:
             loaded, dropped = filter_loaded(loaded, wanted)

@@ -321,6 +321,9 @@ def _json_documents(doc: Doc, src: _Text,
                         pos = end
                     else:
                         item, pos = src.value(pos, read_item)
+                    if type(item) is dict and "kind" not in item and \
+                            top.get("kind") in _METRICS_ITEMS:
+                        item = {**item, "kind": _METRICS_ITEMS[top["kind"]]}
                     yield Doc(doc.file, doc.document, f"items[{index}].", doc.span), item
                     index += 1
                     if src.text.startswith(",", pos):
@@ -369,8 +372,21 @@ def _expand(doc: Doc, value: object) -> Iterator[tuple[Doc, object]]:
             return
         if not isinstance(items, list):
             doc.fail("items", "expected a list of objects")
+        # metrics.k8s.io lists leave their items' kind out.
+        item_kind = _METRICS_ITEMS.get(value["kind"])
         for i, item in enumerate(items):
+            if item_kind is not None and isinstance(item, dict) and "kind" not in item:
+                item = {**item, "kind": item_kind}
             yield Doc(doc.file, doc.document, f"items[{i}].", doc.span), item
         return
+    if isinstance(value, list) and value and all(
+            isinstance(v, dict) and "kind" not in v and "node" in v for v in value):
+        # Summary API answers of several nodes, as one JSON list.
+        for i, item in enumerate(value):
+            yield Doc(doc.file, doc.document, f"[{i}].", doc.span), item
+        return
     yield doc, value
+
+
+_METRICS_ITEMS = {"PodMetricsList": "PodMetrics", "NodeMetricsList": "NodeMetrics"}
 

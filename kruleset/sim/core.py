@@ -91,7 +91,7 @@ class SimulationDidNotSettle(KrulesetError):
 # not exist yet simply registers nothing (its actions then report exit 3).
 _SIM_MODULES = (
     "termination", "workloads", "controllers", "api_admission", "actions", "manifest_actions",
-    "scheduler", "kubelet", "taints", "drain",
+    "scheduler", "kubelet", "taints", "drain", "observed_usage",
 )
 _loaded = False
 
