@@ -16,7 +16,7 @@ from kruleset.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 DUMP = ROOT / "examples" / "dump" / "cluster.json"
 SUMMARY = ROOT / "examples" / "dump" / "summary-node-1.json"
-WHATIF = ROOT / "examples" / "whatifs" / "memory-pressure.kr"
+WHATIF = ROOT / "examples" / "whatifs" / "node-1-memory-pressure.kr"
 Gi, Mi = 1 << 30, 1 << 20
 NO_USAGE = ("pods on node-1 have no usage: eviction order is by priority and requests only, "
             "and evictions free nothing")
