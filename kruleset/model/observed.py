@@ -14,7 +14,7 @@ import attrs
 
 from ..errors import Span
 
-__all__ = ["ObservedNode", "ObservedPod", "ObservedUsage"]
+__all__ = ["ContainerUsage", "ObservedNode", "ObservedPod", "ObservedUsage"]
 
 
 @attrs.frozen(slots=True)
@@ -42,4 +42,19 @@ class ObservedUsage:
 
     pods: tuple[ObservedPod, ...]
     nodes: tuple[ObservedNode, ...]
+    span: Span = attrs.field(factory=lambda: Span("<text>", 0, 0, ""), eq=False)
+
+
+@attrs.frozen(slots=True)
+class ContainerUsage:
+    """``usage pod REF container=NAME KEY=Q …``: one container's share of its pod's usage.
+
+    ``ephemeral-storage`` is the container's logs, ``writable-layer`` its
+    writable layer (what its ephemeral-storage limit is checked against),
+    ``memory`` its working set; the pod's usage moves by the difference.
+    """
+
+    ref: str
+    container: str
+    usage: Mapping[str, int]
     span: Span = attrs.field(factory=lambda: Span("<text>", 0, 0, ""), eq=False)

@@ -10,12 +10,15 @@ bytes are kept for local-storage eviction of their ephemeral-storage limits.
 
 from __future__ import annotations
 
-from ..model.observed import ObservedUsage
+from ..errors import ScenarioError
+from ..model.observed import ContainerUsage, ObservedUsage
 from ..rules.kubelet.eviction.signals import (
     CONTAINER_USAGE,
     layout,
+    pod_usage,
     set_node_signal,
     set_pod_observed,
+    set_pod_usage,
 )
 from .core import Simulation, register_action
 
@@ -52,4 +55,29 @@ def _apply(sim: Simulation, a: ObservedUsage) -> None:
     sim.changed()
 
 
+#: A container's usage key -> (its place in the container's stats, the pod's usage key).
+_CONTAINER_KEYS = {"ephemeral-storage": ("logs", "ephemeral-storage"),
+                   "writable-layer": ("rootfs", "writable-layer"),
+                   "memory": ("memory", "memory")}
+
+
+def _container(sim: Simulation, a: ContainerUsage) -> None:
+    key = a.ref if "/" in a.ref else f"default/{a.ref}"
+    ps = sim.state.pods.get(key)
+    if ps is None:
+        raise ScenarioError(f"unknown pod '{a.ref}'", a.span)
+    if a.container not in {c.name for c in ps.pod.containers}:
+        raise ScenarioError(f"pod {key} has no container '{a.container}'", a.span)
+    stats = ps.extra.setdefault(CONTAINER_USAGE, {})
+    mine = stats.setdefault(a.container, {"logs": 0, "rootfs": 0})  # type: ignore[attr-defined]
+    totals = dict(pod_usage(ps))
+    for k, v in a.usage.items():
+        stat, pod_key = _CONTAINER_KEYS[k]
+        totals[pod_key] = max(totals.get(pod_key, 0) + v - mine.get(stat, 0), 0)
+        mine[stat] = v
+    set_pod_usage(sim.state, ps, totals)
+    sim.changed()
+
+
 register_action(ObservedUsage, _apply)
+register_action(ContainerUsage, _container)
