@@ -192,3 +192,14 @@ def test_a_malformed_document_is_refused_with_the_field_path(
     assert main(["run", "-j", "1", str(kr)]) == 2
     err = capsys.readouterr().err
     assert f"field {field}" in err and "Traceback" not in err
+
+
+def test_the_no_usage_warning_is_in_the_html_report(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    kr = tmp_path / "n.kr"
+    kr.write_text('scenario "x"\nkubelet * {\n  eviction-hard memory.available<500Mi\n}\n'
+                  "node node-1 cpu=4 memory=8Gi\npod a on node-1 requests(cpu=1, memory=1Gi)\n"
+                  "at 10s usage node node-1 memory.available=400Mi\nrun until 30s\n",
+                  encoding="utf-8")
+    assert main(["run", "--format", "html", "-j", "1", str(kr)]) == 0
+    assert NO_USAGE in capsys.readouterr().out
