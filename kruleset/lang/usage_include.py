@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Span, notice
-from ..model.observed import ObservedNode, ObservedPod, ObservedUsage
+from ..model.observed import ObservedUsage
 from .context import Context
 
 __all__ = ["ObservedUsageBuilder"]
@@ -38,18 +38,13 @@ class ObservedUsageBuilder:
         r = self.reader
         if r is None:
             return None
-        nodes, pods = [], []
-        for name, n in r.nodes.items():
-            if name not in ctx.nodes:
-                notice(f"{n.where}: warning: usage of node '{name}', which the scenario does "
-                       "not have, is ignored")
-                continue
-            nodes.append(ObservedNode(name, n.signals, n.memory_used))
-        for key, p in r.pods.items():
-            if key not in ctx.pods:
-                notice(f"{p.where}: warning: usage of pod '{key}', which the scenario does "
-                       "not have, is ignored")
-                continue
-            pods.append(ObservedPod(key, p.usage, p.volumes, p.containers))
+        kept: dict[str, list[Any]] = {"node": [], "pod": []}
+        for what, found, known in (("node", r.nodes, ctx.nodes), ("pod", r.pods, ctx.pods)):
+            for name, o in found.items():
+                if name in known:
+                    kept[what].append(o.entry)
+                else:
+                    notice(f"{o.where}: warning: usage of {what} '{name}', which the scenario "
+                           "does not have, is ignored")
         assert self.span is not None
-        return ObservedUsage(tuple(pods), tuple(nodes), self.span)
+        return ObservedUsage(tuple(kept["pod"]), tuple(kept["node"]), self.span)

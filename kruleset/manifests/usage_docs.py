@@ -37,9 +37,10 @@ from typing import Any
 
 import attrs
 
-from ._fields import Doc, quantity
+from ..model.observed import ObservedNode, ObservedPod
+from ._fields import Doc, mapping, quantity, seq
 
-__all__ = ["METRICS_KINDS", "NodeObserved", "PodObserved", "UsageReader", "is_summary"]
+__all__ = ["METRICS_KINDS", "Observed", "UsageReader", "is_summary"]
 
 METRICS_KINDS = ("PodMetrics", "NodeMetrics")
 
@@ -51,25 +52,11 @@ def is_summary(value: object) -> bool:
 
 
 @attrs.frozen(slots=True)
-class PodObserved:
-    """One pod's usage: kruleset's usage keys, emptyDir bytes by volume, containers' bytes."""
+class Observed:
+    """A node's or pod's usage (the model's action entry), which document gave it and where."""
 
-    key: str
-    usage: dict[str, int]
-    volumes: dict[str, int] = attrs.field(factory=dict)
-    containers: dict[str, dict[str, int]] = attrs.field(factory=dict)
-    source: str = "summary"
-    where: str = ""
-
-
-@attrs.frozen(slots=True)
-class NodeObserved:
-    """One node's signals (``memory.available`` …), or its memory use from metrics."""
-
-    node: str
-    signals: dict[str, int]
-    memory_used: int | None = None  # metrics: capacity − this is memory.available
-    source: str = "summary"
+    entry: ObservedNode | ObservedPod
+    source: str = "summary"  # or "metrics": a Summary of the same node or pod wins
     where: str = ""
 
 
@@ -82,24 +69,8 @@ def _count(doc: Doc, value: object, field: str) -> int | None:
     return value
 
 
-def _map(doc: Doc, value: object, field: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        doc.fail(field, f"expected a mapping, found {type(value).__name__}")
-    return value
-
-
-def _list(doc: Doc, value: object, field: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        doc.fail(field, f"expected a list, found {type(value).__name__}")
-    return value
-
-
 def _stat(doc: Doc, parent: dict[str, Any], key: str, field: str, name: str) -> int | None:
-    return _count(doc, _map(doc, parent.get(key), f"{field}{key}").get(name),
+    return _count(doc, mapping(doc, parent.get(key), f"{field}{key}").get(name),
                   f"{field}{key}.{name}")
 
 
@@ -113,12 +84,12 @@ class UsageReader:
     """Collects what Summary and metrics documents of one file say, by node and pod."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, NodeObserved] = {}
-        self.pods: dict[str, PodObserved] = {}
+        self.nodes: dict[str, Observed] = {}
+        self.pods: dict[str, Observed] = {}
 
     def summary(self, doc: Doc, value: dict[str, Any]) -> None:
         """One node's Summary API answer."""
-        node = _map(doc, value.get("node"), "node")
+        node = mapping(doc, value.get("node"), "node")
         name = _name(doc, node.get("nodeName"), "node.nodeName")
         where = f"{doc.file}, document {doc.document}"
         signals: dict[str, int] = {}
@@ -128,37 +99,37 @@ class UsageReader:
                 signals[signal] = got
 
         put("memory.available", _stat(doc, node, "memory", "node.", "availableBytes"))
-        for i, sc in enumerate(_list(doc, node.get("systemContainers"), "node.systemContainers")):
-            sc = _map(doc, sc, f"node.systemContainers[{i}]")
+        for i, sc in enumerate(seq(doc, node.get("systemContainers"), "node.systemContainers")):
+            sc = mapping(doc, sc, f"node.systemContainers[{i}]")
             if sc.get("name") == "pods":
                 put("allocatableMemory.available",
                     _stat(doc, sc, "memory", f"node.systemContainers[{i}].", "availableBytes"))
         put("nodefs.available", _stat(doc, node, "fs", "node.", "availableBytes"))
         put("nodefs.inodesFree", _stat(doc, node, "fs", "node.", "inodesFree"))
-        runtime = _map(doc, node.get("runtime"), "node.runtime")
+        runtime = mapping(doc, node.get("runtime"), "node.runtime")
         for key, fs in (("imageFs", "imagefs"), ("containerFs", "containerfs")):
             put(f"{fs}.available", _stat(doc, runtime, key, "node.runtime.", "availableBytes"))
             put(f"{fs}.inodesFree", _stat(doc, runtime, key, "node.runtime.", "inodesFree"))
-        rlimit = _map(doc, node.get("rlimit"), "node.rlimit")
+        rlimit = mapping(doc, node.get("rlimit"), "node.rlimit")
         maxpid = _count(doc, rlimit.get("maxpid"), "node.rlimit.maxpid")
         cur = _count(doc, rlimit.get("curproc"), "node.rlimit.curproc")
         if maxpid is not None and cur is not None:
             signals["pid.available"] = max(maxpid - cur, 0)
-        self.nodes[name] = NodeObserved(name, signals, where=where)
-        for i, pod in enumerate(_list(doc, value.get("pods"), "pods")):
-            self._pod(doc, _map(doc, pod, f"pods[{i}]"), f"pods[{i}].", where)
+        self.nodes[name] = Observed(ObservedNode(name, signals), where=where)
+        for i, pod in enumerate(seq(doc, value.get("pods"), "pods")):
+            self._pod(doc, mapping(doc, pod, f"pods[{i}]"), f"pods[{i}].", where)
 
     def _pod(self, doc: Doc, pod: dict[str, Any], field: str, where: str) -> None:
-        ref = _map(doc, pod.get("podRef"), f"{field}podRef")
+        ref = mapping(doc, pod.get("podRef"), f"{field}podRef")
         key = (f"{_name(doc, ref.get('namespace'), f'{field}podRef.namespace')}/"
                f"{_name(doc, ref.get('name'), f'{field}podRef.name')}")
         memory = _stat(doc, pod, "memory", field, "workingSetBytes")
         logs = rootfs = inodes = 0
         summed = 0
         containers: dict[str, dict[str, int]] = {}
-        for j, c in enumerate(_list(doc, pod.get("containers"), f"{field}containers")):
+        for j, c in enumerate(seq(doc, pod.get("containers"), f"{field}containers")):
             at = f"{field}containers[{j}]."
-            c = _map(doc, c, at.rstrip("."))
+            c = mapping(doc, c, at.rstrip("."))
             cname = _name(doc, c.get("name"), f"{at}name")
             c_logs = _stat(doc, c, "logs", at, "usedBytes") or 0
             c_root = _stat(doc, c, "rootfs", at, "usedBytes") or 0
@@ -169,9 +140,9 @@ class UsageReader:
             rootfs += c_root
             containers[cname] = {"logs": c_logs, "rootfs": c_root}
         volumes: dict[str, int] = {}
-        for j, v in enumerate(_list(doc, pod.get("volume"), f"{field}volume")):
+        for j, v in enumerate(seq(doc, pod.get("volume"), f"{field}volume")):
             at = f"{field}volume[{j}]."
-            v = _map(doc, v, at.rstrip("."))
+            v = mapping(doc, v, at.rstrip("."))
             volumes[_name(doc, v.get("name"), f"{at}name")] = \
                 _count(doc, v.get("usedBytes"), f"{at}usedBytes") or 0
             inodes += _count(doc, v.get("inodesUsed"), f"{at}inodesUsed") or 0
@@ -180,31 +151,31 @@ class UsageReader:
                  "writable-layer": rootfs, "ephemeral-storage": logs, "inodes": inodes}
         if pids is not None:
             usage["pids"] = pids
-        self.pods[key] = PodObserved(key, usage, volumes, containers, where=where)
+        self.pods[key] = Observed(ObservedPod(key, usage, volumes, containers), where=where)
 
     def metrics(self, doc: Doc, value: dict[str, Any]) -> None:
         """One PodMetrics or NodeMetrics item (memory only)."""
-        meta = _map(doc, value.get("metadata"), "metadata")
+        meta = mapping(doc, value.get("metadata"), "metadata")
         name = _name(doc, meta.get("name"), "metadata.name")
         where = f"{doc.file}, document {doc.document}"
         if value.get("kind") == "NodeMetrics":
-            usage = _map(doc, value.get("usage"), "usage")
+            usage = mapping(doc, value.get("usage"), "usage")
             if "memory" not in usage:
                 doc.fail("usage.memory", "expected the node's memory usage")
             used = quantity(doc, usage["memory"], "usage.memory", "memory")
             if name not in self.nodes:
-                self.nodes[name] = NodeObserved(name, {}, used, "metrics", where)
+                self.nodes[name] = Observed(ObservedNode(name, {}, used), "metrics", where)
             return
         ns = meta.get("namespace") or "default"
         total = 0
-        for j, c in enumerate(_list(doc, value.get("containers"), "containers")):
-            c = _map(doc, c, f"containers[{j}]")
-            mem = _map(doc, c.get("usage"), f"containers[{j}].usage").get("memory")
+        for j, c in enumerate(seq(doc, value.get("containers"), "containers")):
+            c = mapping(doc, c, f"containers[{j}]")
+            mem = mapping(doc, c.get("usage"), f"containers[{j}].usage").get("memory")
             if mem is not None:
                 total += quantity(doc, mem, f"containers[{j}].usage.memory", "memory")
         key = f"{ns}/{name}"
         if key not in self.pods:
-            self.pods[key] = PodObserved(key, {"memory": total}, source="metrics", where=where)
+            self.pods[key] = Observed(ObservedPod(key, {"memory": total}), "metrics", where)
 
     def merged(self, other: UsageReader) -> None:
         """Add ``other``'s findings; a Summary wins over metrics for the same node or pod."""
