@@ -234,3 +234,46 @@ def test_a_plain_pods_arithmetic_equals_the_replicas_one_by_one(
     assert answer["perNode"] == per_node
     last = result.state.pods[f"default/api-{count + 1}"]
     assert last.node is None and last.schedule_message == answer["stoppedBy"]
+
+
+def test_an_elastic_quota_stops_the_instances_as_one_by_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cluster = ('scenario "quota"\nnamespace team\nquota team min(cpu=1) max(cpu=2)\n'
+               "nodes n[1..2] cpu=4 memory=8Gi\n")
+    (tmp_path / "c.kr").write_text(cluster, encoding="utf-8")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "job", "namespace": "team"},
+           "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
+    answer = _capacity(capsys, str(tmp_path / "c.kr"), "--pod", str(tmp_path / "p.yaml"))
+    got = answer["pods"][0]  # type: ignore[index]
+    created = "".join(f"at {k}s create pod team/job-{k} requests(cpu=500m) preemption=Never\n"
+                      for k in range(1, got["count"] + 2))
+    result = kruleset.run(cluster + created)
+    nodes = [result.state.pods[f"team/job-{k}"].node for k in range(1, got["count"] + 1)]
+    assert nodes == got["placements"] and None not in nodes
+    last = result.state.pods[f"team/job-{got['count'] + 1}"]
+    assert last.node is None and last.schedule_message == got["stoppedBy"]
+    assert "ElasticQuota" in got["stoppedBy"]
+
+
+def test_dra_claims_from_a_template_are_allocated_per_instance(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "c.kr").write_text(
+        'scenario "gpus"\nnodes gpu-[1..2] cpu=32 memory=128Gi\n'
+        "devices gpu-[0..3] on gpu-1 driver=gpu.example.com attributes(model=a100) "
+        "capacity(memory=80Gi)\n"
+        "devices gpu-[0..3] on gpu-2 driver=gpu.example.com attributes(model=t4) "
+        "capacity(memory=16Gi)\n"
+        "deviceclass gpu.example.com driver=gpu.example.com\n"
+        "claimtemplate big-gpu class=gpu.example.com selector(\"device.capacity"
+        "['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\")\n", encoding="utf-8")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train"},
+           "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "big-gpu"}],
+                    "containers": [{"name": "c", "resources": {
+                        "requests": {"cpu": "4", "memory": "16Gi"}, "claims": [{"name": "gpu"}]}}]}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
+    got = _capacity(capsys, str(tmp_path / "c.kr"), "--pod", str(tmp_path / "p.yaml"))
+    answer = got["pods"][0]  # type: ignore[index]
+    # four A100s of 80Gi on gpu-1; the T4s (16Gi) do not match the template's selector
+    assert answer["count"] == 4 and answer["perNode"] == {"gpu-1": 4}
+    assert answer["stoppedBy"].startswith("0/2 nodes are available: 2 cannot allocate all claims.")
