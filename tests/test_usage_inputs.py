@@ -203,3 +203,17 @@ def test_the_no_usage_warning_is_in_the_html_report(tmp_path: Path,
                   encoding="utf-8")
     assert main(["run", "--format", "html", "-j", "1", str(kr)]) == 0
     assert NO_USAGE in capsys.readouterr().out
+
+
+def test_an_unknown_summary_field_is_an_error_or_with_allow_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"node": {"nodeName": "n1"},
+           "pods": [{"podRef": {"name": "a", "namespace": "default"}, "proces_stats": {}}]}
+    kr = _scenario(tmp_path, 'scenario "x"\nnode n1 cpu=4 memory=8Gi\n'
+                   'pod a on n1 requests(cpu=1)\ninclude "s.json"\n', {"s.json": doc})
+    assert main(["run", "-j", "1", str(kr)]) == 2
+    err = capsys.readouterr().err
+    assert "field pods[0].proces_stats: unknown field of a Summary API pod" in err
+    assert "did you mean 'process_stats'?" in err
+    assert main(["run", "-j", "1", "--allow-unknown-fields", str(kr)]) == 0
+    assert "warning: unknown field pods[0].proces_stats" in capsys.readouterr().err

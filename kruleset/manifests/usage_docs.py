@@ -37,6 +37,7 @@ from typing import Any
 
 import attrs
 
+from ..errors import STRICT, did_you_mean, notice
 from ..model.observed import ObservedNode, ObservedPod
 from ._fields import Doc, mapping, quantity, seq
 
@@ -58,6 +59,33 @@ class Observed:
     entry: ObservedNode | ObservedPod
     source: str = "summary"  # or "metrics": a Summary of the same node or pod wins
     where: str = ""
+
+
+#: The fields of the Summary API's objects (kubelet ``stats/v1alpha1``) at the levels
+#: kruleset reads; the stats blocks inside them (cpu, network, …) are not checked.
+_KNOWN = {
+    "summary": ("node", "pods"),
+    "node": ("nodeName", "systemContainers", "startTime", "cpu", "memory", "network", "fs",
+             "runtime", "rlimit", "swap", "io"),
+    "pod": ("podRef", "startTime", "containers", "cpu", "memory", "network", "volume",
+            "ephemeral-storage", "process_stats", "swap", "io"),
+    "container": ("name", "startTime", "cpu", "memory", "accelerators", "rootfs", "logs",
+                  "userDefinedMetrics", "swap", "io"),
+}
+
+
+def _known(doc: Doc, value: dict[str, Any], what: str, field: str) -> None:
+    """An unknown field of a Summary object: an error, or a warning when allowed."""
+    for key in value:
+        if key in _KNOWN[what]:
+            continue
+        at = f"{field}{key}"
+        if STRICT.get():
+            hint = did_you_mean(key, _KNOWN[what])
+            doc.fail(at, f"unknown field of a Summary API {what}",
+                     hint or "--allow-unknown-fields reads documents of newer kubelets")
+        notice(f"{doc.file}: warning: unknown field {doc.prefix}{at} of a Summary API {what}, "
+               "ignored")
 
 
 def _count(doc: Doc, value: object, field: str) -> int | None:
@@ -89,7 +117,9 @@ class UsageReader:
 
     def summary(self, doc: Doc, value: dict[str, Any]) -> None:
         """One node's Summary API answer."""
+        _known(doc, value, "summary", "")
         node = mapping(doc, value.get("node"), "node")
+        _known(doc, node, "node", "node.")
         name = _name(doc, node.get("nodeName"), "node.nodeName")
         where = f"{doc.file}, document {doc.document}"
         signals: dict[str, int] = {}
@@ -120,6 +150,7 @@ class UsageReader:
             self._pod(doc, mapping(doc, pod, f"pods[{i}]"), f"pods[{i}].", where)
 
     def _pod(self, doc: Doc, pod: dict[str, Any], field: str, where: str) -> None:
+        _known(doc, pod, "pod", field)
         ref = mapping(doc, pod.get("podRef"), f"{field}podRef")
         key = (f"{_name(doc, ref.get('namespace'), f'{field}podRef.namespace')}/"
                f"{_name(doc, ref.get('name'), f'{field}podRef.name')}")
@@ -130,6 +161,7 @@ class UsageReader:
         for j, c in enumerate(seq(doc, pod.get("containers"), f"{field}containers")):
             at = f"{field}containers[{j}]."
             c = mapping(doc, c, at.rstrip("."))
+            _known(doc, c, "container", at)
             cname = _name(doc, c.get("name"), f"{at}name")
             c_logs = _stat(doc, c, "logs", at, "usedBytes") or 0
             c_root = _stat(doc, c, "rootfs", at, "usedBytes") or 0
