@@ -137,7 +137,9 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
     from .inputs import runs_as_dump
     from .state_report import end_state, pending_lines, render_state
 
-    state = end_state(result) if (opts.decisions or opts.state or opts.text) else None
+    # Built only when shown: the end state of a million pods takes seconds.
+    dump = opts.text and runs_as_dump(path, opts.inputs)
+    state = end_state(result) if (opts.decisions or opts.state or dump) else None
     state_yaml = None
     if opts.state_out:
         from .state_manifest import state_yaml as to_yaml
@@ -157,7 +159,7 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         text = render_result(path, result, style)
         if state is not None and opts.state:
             text += "\n" + render_state(state)
-        elif state is not None and runs_as_dump(path, opts.inputs):
+        elif state is not None and dump:
             text += "\n" + pending_lines(state)
         if opts.explain:
             text += "\n" + render_explain(opts.explain, result, style)
