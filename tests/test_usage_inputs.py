@@ -181,7 +181,8 @@ def test_unknown_nodes_and_pods_are_warnings_naming_them(
         {"podRef": {"name": "a", "namespace": "default"},
          "containers": [{"name": "a", "rootfs": {"usedBytes": -1}}]}]},
      "pods[0].containers[0].rootfs.usedBytes"),
-    ({"kind": "NodeMetricsList", "items": [{"metadata": {"name": "n1"}, "usage": {}}]},
+    ({"kind": "NodeMetricsList", "items": [{"metadata": {"name": "n1"},
+                                            "usage": {"memory": "lots"}}]},
      "items[0].usage.memory"),
 ])
 def test_a_malformed_document_is_refused_with_the_field_path(

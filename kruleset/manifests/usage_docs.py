@@ -192,8 +192,8 @@ class UsageReader:
         where = f"{doc.file}, document {doc.document}"
         if value.get("kind") == "NodeMetrics":
             usage = mapping(doc, value.get("usage"), "usage")
-            if "memory" not in usage:
-                doc.fail("usage.memory", "expected the node's memory usage")
+            if usage.get("memory") is None:
+                return  # a sample without memory (a node not yet scraped): nothing to set
             used = quantity(doc, usage["memory"], "usage.memory", "memory")
             if name not in self.nodes:
                 self.nodes[name] = Observed(ObservedNode(name, {}, used), "metrics", where)
