@@ -43,3 +43,20 @@ Feature: per-container usage and the kubelet's local-storage eviction
       at 1s usage pod a container=nope memory=1Gi
       """
     Then the scenario is refused with "unknown container of pod default/a 'nope'"
+
+  Scenario: node-1's Summary API document: the kubelet evicts the pod whose working set frees enough
+    # examples/dump/summary-node-1.json: 9Gi available; redis-0 (priority 0) uses
+    # 3.6Gi, under its request, as the web pod (priority 100000) does: redis-0 goes
+    # first, memory.available then reads 12.6Gi and the web pod stays.
+    Given the scenario:
+      """
+      include "examples/dump/cluster.json"
+      include "examples/dump/summary-node-1.json"
+      kubelet * {
+        eviction-hard memory.available<10Gi
+      }
+      run until 1m
+      expect pod shop/redis-0 evicted
+      expect pod shop/web-7c9d6b5f4-2xk8p running on node-1
+      """
+    Then the expectations hold
