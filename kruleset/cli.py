@@ -45,7 +45,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
         explain=getattr(args, "explain", None), until=until, profile=profile,
         allow_unknown_fields=args.allow_unknown_fields,
-        trace=bool(getattr(args, "trace", False))))
+        trace=bool(getattr(args, "trace", False)), clusters=tuple(args.cluster or ()),
+        state=bool(getattr(args, "state", False)), state_out=getattr(args, "state_out", None)))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -71,7 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     files = argparse.ArgumentParser(add_help=False)
-    files.add_argument("files", nargs="+", help=".kr files or folders")
+    files.add_argument("files", nargs="+",
+                       help=".kr files or folders, Kubernetes dumps (.yaml, .json) run as "
+                            "scenarios, or - for stdin (.kr, YAML or JSON)")
+    files.add_argument("--cluster", action="append", metavar="FILE",
+                       help="a kubectl get -A -o yaml|json dump declared under every .kr "
+                            "file (repeatable; - for stdin)")
     files.add_argument("--format", choices=formats.names(), default="text",
                        help="the report on stdout (default: text)")
     files.add_argument("-o", "--output", metavar="FILE",
@@ -97,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
                           "scheduling attempt's feasible nodes and per-node scores")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
+    from .state_report import add_state_options  # the end state's options, in their module
+
+    add_state_options(run)
     sub.add_parser("check", parents=[files],
                    help="parse and validate .kr files only, reporting every error found")
     rules = sub.add_parser("rules", help="list the rules with their doc and source")
@@ -107,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
 
     sweep_command.add_parser(sub)
+    from .capacity import add_parser as add_capacity  # `kruleset capacity`, in its module
+
+    add_capacity(sub)
     return p
 
 
@@ -116,6 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)
+        if args.command == "capacity":
+            from .capacity import main as capacity_main
+
+            return capacity_main(args)
         if args.command == "sweep":
             from .sweep.command import main as sweep_main
 

@@ -40,6 +40,9 @@ class FileOptions:
     trace: bool = False
     format: str = "text"
     allow_unknown_fields: bool = False
+    inputs: Any = None   # kruleset.inputs.Inputs: stdin's copy, the --cluster files
+    state: bool = False  # the text report ends with the end state's tables
+    state_out: bool = False  # the report carries the end state as Kubernetes YAML
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -68,15 +71,17 @@ def report_file(path: str, opts: FileOptions) -> FileReport:
 
 def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
     """The report of ``path`` and its Result (None when it did not run)."""
-    from . import api, progress
+    from . import inputs, progress
     from .diagnose import every_error
 
     progress.ACTIVITY.begin(path)
     try:
-        if not Path(path).is_file():
+        if not inputs.exists(path, opts.inputs):
             raise ScenarioError(f"{path}: no such file", None,
-                                suggestion="give a .kr file or a folder holding .kr files")
-        scenario = api.load(path, allow_unknown_fields=opts.allow_unknown_fields)
+                                suggestion="give a .kr file, a folder holding .kr files, "
+                                           "a kubectl get -o yaml|json dump or - for stdin")
+        scenario = inputs.load_input(path, opts.inputs,
+                                     allow_unknown_fields=opts.allow_unknown_fields)
         if opts.check:
             return FileReport(path, "passed", ExitCode.OK, title=scenario.title,
                               notices=scenario.notices,
@@ -88,7 +93,7 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
         progress.ACTIVITY.simulating(sim)
         result = sim.run()
     except ScenarioError as e:
-        errors = every_error(e, path) if Path(path).is_file() else [e]
+        errors = every_error(e, path) if _kr_file(path, opts) else [e]
         return FileReport(path, "refused", ExitCode.REFUSED,
                           problems=tuple(_problem(path, x) for x in errors)), None
     except NotImplementedMechanism as e:
@@ -112,6 +117,14 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
     return report, result
 
 
+def _kr_file(path: str, opts: FileOptions) -> bool:
+    """A .kr file on disk read alone, whose statements can be blanked to find more errors."""
+    from .inputs import is_dump
+
+    return (Path(path).is_file() and not is_dump(path)
+            and not (opts.inputs is not None and opts.inputs.clusters))
+
+
 def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
     from .report.text import Style, render_explain, render_result
 
@@ -121,6 +134,17 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         status, code = "failed", ExitCode.FAILED
     else:
         status, code = "passed", ExitCode.OK
+    from .inputs import runs_as_dump
+    from .state_report import end_state, pending_lines, render_state
+
+    # Built only when shown: the end state of a million pods takes seconds.
+    dump = opts.text and runs_as_dump(path, opts.inputs)
+    state = end_state(result) if (opts.decisions or opts.state or dump) else None
+    state_yaml = None
+    if opts.state_out:
+        from .state_manifest import state_yaml as to_yaml
+
+        state_yaml = to_yaml(result)
     text = quiet = ""
     if opts.text:
         style = Style(color=opts.color)
@@ -133,6 +157,10 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         else:
             tail = style.ok(f"passed: {len(result.expectations)} expectations")
         text = render_result(path, result, style)
+        if state is not None and opts.state:
+            text += "\n" + render_state(state)
+        elif state is not None and dump:
+            text += "\n" + pending_lines(state)
         if opts.explain:
             text += "\n" + render_explain(opts.explain, result, style)
         text += "\n" + tail
@@ -161,7 +189,8 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         pdbs = tuple(pdbs_json(result.state, result.end_time))
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet, attempts=attempts, claims=claims, pdbs=pdbs)
+                      quiet_text=quiet, attempts=attempts, claims=claims, pdbs=pdbs,
+                      state=state if opts.decisions else None, state_yaml=state_yaml)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

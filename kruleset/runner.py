@@ -59,6 +59,9 @@ class RunRequest:
     profile: Any = None
     trace: bool = False
     allow_unknown_fields: bool = False
+    clusters: Sequence[str] = ()
+    state: bool = False
+    state_out: str | None = None
 
 
 class _Run:
@@ -104,9 +107,26 @@ class _Run:
 
 def execute(req: RunRequest) -> int:
     """Run or check every file and write the report; the exit status."""
+    from .errors import ScenarioError
+    from .inputs import prepare_inputs
+
     files = expand(req.files)
     if not files:
         print("kruleset: no .kr files found", file=sys.stderr)
+        return ExitCode.REFUSED
+    try:
+        with prepare_inputs(files, req.clusters) as (shown, inputs):
+            return _execute_to(req, shown, inputs)
+    except ScenarioError as e:
+        print(f"kruleset: {e.message}" + (f"\n  hint: {e.suggestion}" if e.suggestion else ""),
+              file=sys.stderr)
+        return ExitCode.REFUSED
+
+
+def _execute_to(req: RunRequest, files: list[str], inputs: Any) -> int:
+    if req.state_out is not None and len(files) != 1:
+        print(f"kruleset: --state-out writes the end state of one file; {len(files)} files "
+              "were given", file=sys.stderr)
         return ExitCode.REFUSED
     fmt_cls = formats.get(req.format)
     try:
@@ -117,21 +137,22 @@ def execute(req: RunRequest) -> int:
               file=sys.stderr)
         return ExitCode.REFUSED
     try:
-        return _execute(req, files, fmt_cls, out)
+        return _execute(req, files, fmt_cls, out, inputs)
     finally:
         if out is not sys.stdout:
             out.close()
 
 
 def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
-             out: IO[str]) -> int:
+             out: IO[str], inputs: Any) -> int:
     from .progress import ProgressLine
 
     color = use_color(req.color, out)
     opts = FileOptions(check=req.command == "check", explain=req.explain, until=req.until,
                        profile=req.profile, color=color, text=fmt_cls.wants_text,
                        decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
-                       format=req.format, allow_unknown_fields=req.allow_unknown_fields)
+                       format=req.format, allow_unknown_fields=req.allow_unknown_fields,
+                       inputs=inputs, state=req.state, state_out=req.state_out is not None)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))
@@ -154,6 +175,8 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
             with run.writing():
                 run.problems(report)
                 fmt.file(report)
+            if req.state_out is not None and not _write_state(req.state_out, report):
+                codes.append(ExitCode.REFUSED)
             run.blocks += 1
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -165,6 +188,21 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
     fmt.end(summary)
     run.summary(summary)
     return ExitCode.INTERRUPTED if summary.interrupted else worst(codes)
+
+
+def _write_state(path: str, report: FileReport) -> bool:
+    """``--state-out``: the file's end state as YAML; False (said on stderr) if it cannot be."""
+    if report.state_yaml is None:
+        print(f"kruleset: --state-out: {report.path} did not run, no end state written",
+              file=sys.stderr)
+        return False
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(report.state_yaml)
+    except OSError as e:
+        print(f"kruleset: --state-out: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
 
 
 def _is_tty(stream: IO[str]) -> bool:

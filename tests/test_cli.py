@@ -74,7 +74,8 @@ def test_json_report_has_the_documented_shape(tmp_path: Path,
     assert data["version"] == 1
     first, second = data["files"]
     assert set(first) == {"path", "status", "error", "errors", "expectations", "decisions",
-                          "claims"}
+                          "claims", "state"}
+    assert "state" not in second  # a refused file has no end state
     assert first["claims"] == []  # DRA claims: none in this scenario
     assert first["status"] == "passed" and first["error"] is None
     assert first["expectations"][0] == {"line": 5, "text": "expect pod a running on n1",
@@ -129,10 +130,14 @@ def test_no_color_unless_terminal(tmp_path: Path) -> None:
 
 
 def test_shipped_example_runs() -> None:
-    out = subprocess.run([sys.executable, "-m", "kruleset.cli", "check",
-                          str(ROOT / "examples")], capture_output=True, text=True, cwd=ROOT,
-                         check=False)
-    assert out.returncode == 0, out.stdout + out.stderr
+    # The what-ifs of examples/whatifs are checked against the example dump they are for.
+    whatifs = ROOT / "examples" / "whatifs"
+    alone = [str(p) for p in sorted((ROOT / "examples").rglob("*.kr")) if p.parent != whatifs]
+    for args in (alone, ["--cluster", str(ROOT / "examples" / "dump" / "cluster.json"),
+                         str(whatifs)]):
+        out = subprocess.run([sys.executable, "-m", "kruleset.cli", "check", *args],
+                             capture_output=True, text=True, cwd=ROOT, check=False)
+        assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_a_bad_scheduler_config_is_refused_by_check(tmp_path: Path,

@@ -22,9 +22,15 @@ def test_the_cookbook_is_there() -> None:
     assert any('include "manifests/' in p.read_text(encoding="utf-8") for p in EXAMPLES)
 
 
+#: What-ifs on the example dump run as ``kruleset run --cluster DUMP whatifs/*.kr``.
+WHATIFS = ROOT / "examples" / "whatifs"
+DUMP = ROOT / "examples" / "dump" / "cluster.json"
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_passes(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--no-color", "-j", "1", str(path)])
+    cluster = ["--cluster", str(DUMP)] if path.parent == WHATIFS else []
+    code = main(["run", "--no-color", "-j", "1", *cluster, str(path)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "passed: 0 expectations" not in out, f"{path.name} checks nothing"

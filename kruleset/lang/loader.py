@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import gc
 import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import count, repeat
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 import attrs
 
-from ..errors import NOTICES, ScenarioError, Span, combined
+from ..errors import NOTICES, ScenarioError, Span, combined, notice
 from ..model.config import KubeletConfig, SchedulerConfig
 from ..model.objects import Pod
 from ..model.scenario import (
@@ -45,12 +48,19 @@ from .errors import Source
 from .expectations import Check, parse_expect
 from .files import call_loader as _call_loader
 from .grammar import parse_statements_raw
+from .include_filter import IncludeFilter, filter_loaded, load_summary, parse_filter
 from .kubelet import kubelet_block
 from .syntax import Statement, Word
 from .timeline import TIMELINE_STATEMENTS, timeline_statement
+from .usage_include import ObservedUsageBuilder
 from .values import check_name, duration
 
-__all__ = ["build_scenario", "TOP_LEVEL"]
+__all__ = ["CLUSTER_FILES", "build_scenario", "TOP_LEVEL"]
+
+#: Kubernetes files (path, name shown) declared before every statement of each
+#: scenario read: ``kruleset run --cluster FILE`` and a dump run as a scenario.
+CLUSTER_FILES: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
+    "kruleset_cluster_files", default=())
 
 TOP_LEVEL = ("scenario", *DECLARATIONS, "kubelet", "include", "config", "at", "run", "expect")
 _FIRST = ("scenario", "priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota",
@@ -79,6 +89,7 @@ class _Builder:
         self.evicted_ever: set[str] = set()
         self.errors: list[ScenarioError] = []
         self.failed: list[str] = []  # lines of refused statements
+        self.observed = ObservedUsageBuilder()  # Summary API / metrics documents
 
     def where(self, item: Word) -> str:
         return f"line {item.line + self.src.base_line}"
@@ -101,6 +112,12 @@ class _Builder:
                 if head.value not in TOP_LEVEL:
                     self._unknown_top(head)
                 heads.append((index, stmt, head))
+        for path, label in CLUSTER_FILES.get():
+            with self._keep_going():
+                # Before every statement of the file, as if included on line 0.
+                word = Word("STRING", label, 0, 0, text=label)
+                self.include(-1, Path(path), word, f"from {label}", Span(label, 0, 0, ""),
+                             IncludeFilter(), summary=label)
         for index, stmt, head in heads:
             if head.value in _FIRST:
                 with self._keep_going():
@@ -113,6 +130,11 @@ class _Builder:
             if head.value == "claim":
                 with self._keep_going():
                     self.declaration(index, stmt, head)
+        observed = self.observed.action(self.ctx)
+        if observed is not None:
+            # After the declarations and the dump's own state at 0s, before the timeline.
+            self.events.append(Event(0, -1_000_000 + len(self.events),
+                                     observed))  # type: ignore[arg-type]
         for _index, stmt, head in heads:
             if head.value == "at":
                 with self._keep_going():
@@ -253,43 +275,13 @@ class _Builder:
         if not isinstance(path_w, Word):
             raise cur.error("expected a file name in double quotes", expected='"FILE.yaml"')
         cur.pos += 1
+        if head.value == "include":
+            wanted = parse_filter(src, cur)
         cur.done()
         path = resolve_path(self.ctx, path_w)
         if head.value == "include":
-            loaded = _call_loader("load_manifests", path, span)
-            where = f"from {path_w.text}, {self.where(head)}"
-            objects = loaded.objects
-            start = 0
-            while start < len(objects):
-                # A cluster dump is mostly runs of pods, registered a run at a time.
-                end = start
-                while end < len(objects) and type(objects[end]) is Pod:
-                    end += 1
-                if end > start:
-                    self.ctx.register_pods(list(objects[start:end]), path_w, where)
-                elif not dra_register(self.ctx, objects[start], path_w):
-                    self.ctx.register(objects[start], path_w, where)
-                    end += 1
-                else:
-                    end += 1
-                start = end
-            self.objects.extend(zip(repeat(index), count(), objects))
-            # The model has no phase: a pod the file shows as Succeeded/Failed
-            # is declared where it ran and ends at 0s, before any other event,
-            # so it holds no resources (as upstream's scheduler cache).
-            for key in loaded.terminated:
-                phase = loaded.pod_phases[key]
-                self.events.append(Event(0, -1_000_000 + len(self.events),
-                                         PodPhase(key, phase, span=span)))
-            # State the file shows that the scheduler and kubelet act on, at 0s
-            # before any other event: nominations, terminating pods, NotReady nodes.
-            state_events: list[Any] = [
-                *(NodeReadiness(n, False, span=span) for n in loaded.not_ready),
-                *(DeletePod(k, ms, span=span) for k, ms in loaded.terminating.items()),
-                *(NominatePod(k, n, span=span) for k, n in loaded.nominated.items()),
-            ]
-            for action in state_events:
-                self.events.append(Event(0, -1_000_000 + len(self.events), action))
+            self.include(index, path, path_w, f"from {path_w.text}, {self.where(head)}", span,
+                         wanted)
         elif what.value == "scheduler":
             if self.scheduler is not None:
                 raise src.error(f"the scheduler is already configured ({self.scheduler_where})",
@@ -303,6 +295,56 @@ class _Builder:
             cfg: KubeletConfig = _call_loader("load_kubelet_config", path, span)
             self.kubelet_nodes["*"] = self.where(head)
             self.kubelets.append((index, KubeletBlock("*", cfg, span=span)))
+
+    def include(self, index: int, path: Any, path_w: Word, where: str, span: Span,
+                wanted: IncludeFilter, summary: str | None = None) -> None:
+        """Declare the objects of a Kubernetes file (``include`` or ``--cluster``).
+
+        ``summary`` names the file in a load summary notice (always given for
+        ``--cluster`` and for a dump run; an ``include`` with filters gets one
+        naming the file as written).
+        """
+        loaded = _call_loader("load_manifests", path, span)
+        if loaded.usage is not None:
+            self.observed.add(loaded.usage, span)
+        dropped: Any = None
+        if not wanted.empty:
+            loaded, dropped = filter_loaded(loaded, wanted)
+            summary = summary or path_w.text
+        if summary is not None:
+            notice(load_summary(summary, loaded, dropped or Counter(), wanted))
+        objects = loaded.objects
+        start = 0
+        while start < len(objects):
+            # A cluster dump is mostly runs of pods, registered a run at a time.
+            end = start
+            while end < len(objects) and type(objects[end]) is Pod:
+                end += 1
+            if end > start:
+                self.ctx.register_pods(list(objects[start:end]), path_w, where)
+            elif not dra_register(self.ctx, objects[start], path_w):
+                self.ctx.register(objects[start], path_w, where)
+                end += 1
+            else:
+                end += 1
+            start = end
+        self.objects.extend(zip(repeat(index), count(), objects))
+        # The model has no phase: a pod the file shows as Succeeded/Failed
+        # is declared where it ran and ends at 0s, before any other event,
+        # so it holds no resources (as upstream's scheduler cache).
+        for key in loaded.terminated:
+            phase = loaded.pod_phases[key]
+            self.events.append(Event(0, -1_000_000 + len(self.events),
+                                     PodPhase(key, phase, span=span)))
+        # State the file shows that the scheduler and kubelet act on, at 0s
+        # before any other event: nominations, terminating pods, NotReady nodes.
+        state_events: list[Any] = [
+            *(NodeReadiness(n, False, span=span) for n in loaded.not_ready),
+            *(DeletePod(k, ms, span=span) for k, ms in loaded.terminating.items()),
+            *(NominatePod(k, n, span=span) for k, n in loaded.nominated.items()),
+        ]
+        for action in state_events:
+            self.events.append(Event(0, -1_000_000 + len(self.events), action))
 
     # --- timeline -------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from ..errors import Span
 from ..model.config import SIGNALS
 from ..model.objects import MAX_REPLICAS, Deployment
+from ..model.observed import ContainerUsage
 from ..model.scenario import (
     Action,
     ApplyObject,
@@ -300,9 +301,31 @@ def _usage(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     kind = cur.keyword("pod", "node")
     if kind.value == "pod":
         key, _ = _pod(ctx, cur)
+        nxt = cur.peek_word() or ""
+        if nxt.startswith("container="):
+            return [_container_usage(ctx, cur, key, span)]
         return [PodUsage(key, _pairs(ctx, cur, USAGE_KEYS, "usage key"), span=span)]
     node = _node(ctx, cur)
     return [NodeUsage(node, _pairs(ctx, cur, SIGNALS, "eviction signal"), span=span)]
+
+
+#: What ``usage pod REF container=NAME …`` sets: the container's share of its pod's usage.
+CONTAINER_USAGE_KEYS = ("memory", "ephemeral-storage", "writable-layer")
+
+
+def _container_usage(ctx: Context, cur: Cursor, key: str, span: Span) -> Action:
+    """``usage pod REF container=NAME memory=Q ephemeral-storage=Q writable-layer=Q``."""
+    w = cur.word("container=NAME")
+    name = w.value.partition("=")[2]
+    if not name:
+        raise ctx.src.error("missing the container's name after 'container='", w,
+                            expected="container=NAME")
+    pod = ctx.pods.get(key)
+    if pod is not None and name not in {c.name for c in pod.containers}:
+        raise ctx.src.unknown(f"container of pod {key}", name, w.at(len("container="), name),
+                              tuple(c.name for c in pod.containers))
+    values = _pairs(ctx, cur, CONTAINER_USAGE_KEYS, "container usage key")
+    return ContainerUsage(key, name, values, span=span)  # type: ignore[return-value]
 
 
 def _ungate(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,

@@ -19,6 +19,7 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Generator, Iterator
+from contextvars import ContextVar
 from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,7 +30,7 @@ from ..errors import ManifestError, Span
 from ._fields import Doc
 from ._jsonitems import ItemDecoder
 
-__all__ = ["file_label", "iter_documents", "read_documents", "read_text"]
+__all__ = ["FILE_LABELS", "file_label", "iter_documents", "read_documents", "read_text"]
 
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -54,9 +55,15 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 _LOADER: Any = _Loader
 
 
+#: Names shown for files read under another name (stdin, kept in a temporary file).
+FILE_LABELS: ContextVar[dict[str, str] | None] = ContextVar("kruleset_file_labels",
+                                                            default=None)
+
+
 def file_label(path: Path) -> str:
     """How errors and notices name ``path``."""
-    return str(path)
+    labels = FILE_LABELS.get()
+    return str(path) if not labels else labels.get(str(path), str(path))
 
 
 def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, object]]:
@@ -314,6 +321,9 @@ def _json_documents(doc: Doc, src: _Text,
                         pos = end
                     else:
                         item, pos = src.value(pos, read_item)
+                    if type(item) is dict and "kind" not in item and \
+                            top.get("kind") in _METRICS_ITEMS:
+                        item = {**item, "kind": _METRICS_ITEMS[top["kind"]]}
                     yield Doc(doc.file, doc.document, f"items[{index}].", doc.span), item
                     index += 1
                     if src.text.startswith(",", pos):
@@ -362,8 +372,21 @@ def _expand(doc: Doc, value: object) -> Iterator[tuple[Doc, object]]:
             return
         if not isinstance(items, list):
             doc.fail("items", "expected a list of objects")
+        # metrics.k8s.io lists leave their items' kind out.
+        item_kind = _METRICS_ITEMS.get(value["kind"])
         for i, item in enumerate(items):
+            if item_kind is not None and isinstance(item, dict) and "kind" not in item:
+                item = {**item, "kind": item_kind}
             yield Doc(doc.file, doc.document, f"items[{i}].", doc.span), item
         return
+    if isinstance(value, list) and value and all(
+            isinstance(v, dict) and "kind" not in v and "node" in v for v in value):
+        # Summary API answers of several nodes, as one JSON list.
+        for i, item in enumerate(value):
+            yield Doc(doc.file, doc.document, f"[{i}].", doc.span), item
+        return
     yield doc, value
+
+
+_METRICS_ITEMS = {"PodMetricsList": "PodMetrics", "NodeMetricsList": "NodeMetrics"}
 

@@ -40,8 +40,7 @@ IGNORED_KINDS = frozenset(("Service", "ConfigMap", "Secret", "Event", "Endpoints
     "TokenReview", "SubjectAccessReview", "SelfSubjectReview", "LocalSubjectAccessReview",
     "SelfSubjectAccessReview", "SelfSubjectRulesReview", "LeaseCandidate",
     "PodCertificateRequest", "StorageVersion", "StorageVersionMigration",
-    # metrics-server's (metrics.k8s.io): usage samples, not state the decisions read.
-    "NodeMetrics", "PodMetrics",
+    # (metrics-server's NodeMetrics and PodMetrics are read as usage: usage_docs.py)
     # v1.35 alpha APIs behind gates that are off by default (device taints, workload
     # gang scheduling): with their gates off they change no decision.
     "DeviceTaintRule", "Workload"))

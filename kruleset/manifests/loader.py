@@ -18,6 +18,8 @@ import gc
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ..errors import ScenarioError, Span, combined
 from ..model.scenario import Object
 from ._fields import Doc
@@ -28,6 +30,7 @@ from .entries import SUPPORTED_KINDS, entry
 from .kinds import ignored_summary
 from .reader import LoadedManifests, Reader, internal_error
 from .schema import MAX_ERRORS, notice
+from .usage_docs import METRICS_KINDS, UsageReader, is_summary
 
 __all__ = ["SUPPORTED_KINDS", "LoadedManifests", "load_manifests", "load_objects",
            "read_documents"]
@@ -56,6 +59,7 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
     pod = reader.pod
     errors: list[ScenarioError] = []
     flaws: list[str] = []  # the seed's DRA example as written (see _seed_flaws)
+    usage = UsageReader()  # Summary API and metrics.k8s.io documents
     # The loader only reads decoded values, so pod specs may be shared (ItemDecoder).
     # A refused object does not stop the reading: every error of the file is
     # reported in one run (up to MAX_ERRORS).
@@ -63,6 +67,12 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
         for doc, value in iter_documents(path, span, items):
             try:
                 if type(value) is dict and value.get("kind") == "Pod" and pod(doc, value):
+                    continue
+                if is_summary(value):
+                    usage.summary(doc, value)  # type: ignore[arg-type]
+                    continue
+                if type(value) is dict and value.get("kind") in METRICS_KINDS:
+                    usage.metrics(doc, value)
                     continue
                 if type(value) is dict and value.get("kind") in DRA_KINDS:
                     value = _seed_flaws(doc, value, flaws)
@@ -79,6 +89,8 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
     if errors:
         raise combined(errors)
     loaded = reader.finish()
+    if usage.nodes or usage.pods:
+        loaded = attrs.evolve(loaded, usage=usage)
     file = file_label(path)
     for text, n in reader.warnings.items():
         notice(f"{file}: warning: {text}" + (f" (in {n:,} objects)" if n > 1 else ""))

@@ -82,6 +82,8 @@ class LoadedManifests:
     nominated: Mapping[str, str] = attrs.field(factory=dict)
     terminating: Mapping[str, int] = attrs.field(factory=dict)
     not_ready: tuple[str, ...] = ()
+    # Usage read from Summary API and metrics.k8s.io documents (usage_docs.UsageReader).
+    usage: Any = None
 
     @property
     def terminated(self) -> tuple[str, ...]:

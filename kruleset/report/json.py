@@ -39,6 +39,8 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         entry["pdbs"] = list(report.pdbs)
     if report.attempts is not None:  # a traced run
         entry["attempts"] = list(report.attempts)
+    if report.state is not None:
+        entry["state"] = report.state
     return entry
 
 

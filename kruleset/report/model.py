@@ -90,6 +90,10 @@ class FileReport:
     claims: tuple[dict[str, Any], ...] = ()
     # Each PodDisruptionBudget's status at the end of the run (none: no PDB).
     pdbs: tuple[dict[str, Any], ...] = ()
+    # The end state (kruleset.state_report.end_state); None when not simulated.
+    state: dict[str, Any] | None = None
+    # ``--state-out``: the end state as Kubernetes YAML.
+    state_yaml: str | None = None
 
     @property
     def problem(self) -> Problem | None:

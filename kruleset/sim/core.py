@@ -92,7 +92,7 @@ class SimulationDidNotSettle(KrulesetError):
 _SIM_MODULES = (
     "termination", "readiness", "workloads", "rollout", "controllers", "api_admission",
     "actions", "manifest_actions",
-    "scheduler", "kubelet", "taints", "drain",
+    "scheduler", "kubelet", "taints", "drain", "observed_usage",
 )
 _loaded = False
 

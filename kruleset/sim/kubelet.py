@@ -32,6 +32,7 @@ from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
 from ..rules.kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
+    NO_USAGE,
     PassResult,
     compact,
     eviction_pass,
@@ -187,7 +188,22 @@ def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bo
     return changed
 
 
+def _warn_no_usage(sim: Simulation, result: PassResult) -> None:
+    """Once per node: its pods report no usage, so evicting them frees nothing the
+    kubelet measures (a dump read without a Summary API or metrics document)."""
+    warned: set[str] = sim.extra.setdefault("kubelet.no-usage", set())
+    if result.node in warned:
+        return
+    warned.add(result.node)
+    sim.record("warning", result.node, result.node, "kubelet", "NoUsage",
+               f"pods on {result.node} have no usage: eviction order is by priority and "
+               "requests only, and evictions free nothing",
+               ("kubelet.eviction.pass.evict-one",))
+
+
 def _apply_evictions(sim: Simulation, result: PassResult) -> bool:
+    if NO_USAGE in result.notes:
+        _warn_no_usage(sim, result)
     for e in result.evictions:
         ps = sim.state.pods[e.pod]
         ps.extra["eviction_kind"] = e.kind

@@ -53,7 +53,15 @@ from .memory import (
     remember_quiet,
 )
 from .rank import RankContext, disk_stats, ruleset_for
-from .signals import Layout, observe, pod_disk_usage, pod_usage, reclaimable, shared_layout
+from .signals import (
+    CONTAINER_USAGE,
+    Layout,
+    observe,
+    pod_disk_usage,
+    pod_usage,
+    reclaimable,
+    shared_layout,
+)
 from .thresholds import (
     MEMORY_SIGNALS,
     SIGNAL_CONDITION,
@@ -155,6 +163,11 @@ class Eviction:
     grace: int
     signal: str = ""
     rules: tuple[str, ...] = ()
+
+
+#: A pass's note when it ranked pods none of which reports usage (a dump without
+#: usage): the order is by priority and requests alone, and evicting frees nothing.
+NO_USAGE = "no-usage"
 
 
 @attrs.frozen(slots=True)
@@ -328,6 +341,8 @@ def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
     pods = list(_active(p.node))
     if not pods:
         return Stop(None, "eviction thresholds have been met, but no pods are active to evict")
+    if not any(pod_usage(ps) or any(e.usage for e in ps.pod.emptydirs) for ps in pods):
+        p.note(NO_USAGE)
     rank_name = ruleset_for(t.signal)
     rctx = RankContext(p.state, p.node, t.signal, disk_stats(t.signal, p.layout), p.trace,
                        p.profile)
@@ -396,6 +411,18 @@ def _local_storage_violation(ps: PodState, lay: Layout) -> str | None:
     if limit and nodefs + writable > limit:
         return ("Pod ephemeral local storage usage exceeds the total limit of containers "
                 f"{_format_written(limit)}. ")
+    stats = ps.extra.get(CONTAINER_USAGE)
+    if stats:
+        # Per container, as the Summary API gave them (containerEphemeralStorageLimitEviction):
+        # logs, and the writable layer unless the image filesystem is dedicated.
+        limits = {c.name: c.limits.ephemeral_storage for c in pod.containers
+                  if c.limits.ephemeral_storage}
+        for name, got in stats.items():  # type: ignore[attr-defined]
+            used = got["logs"] + (0 if lay.dedicated_imagefs else got["rootfs"])
+            if name in limits and used > limits[name]:
+                return (f'Container {name} exceeded its local ephemeral storage limit '
+                        f'"{_format_written(limits[name])}". ')
+        return None
     c = _single_container(ps)
     if c is not None and c.limits.ephemeral_storage:
         used = pod_usage(ps).get("ephemeral-storage", 0)

@@ -37,6 +37,7 @@ from kruleset.model.config import KubeletConfig
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 __all__ = [
+    "CONTAINER_USAGE",
     "DEFAULT_PID_MAX",
     "USAGE_KEYS",
     "Layout",
@@ -49,10 +50,14 @@ __all__ = [
     "pod_usage",
     "reclaimable",
     "set_node_signal",
+    "set_pod_observed",
     "set_pod_usage",
     "usage_index",
 ]
 
+#: ``PodState.extra`` key: container name -> {"logs": bytes, "rootfs": bytes}, from a
+#: Summary API document (local-storage eviction of a container's limit reads it).
+CONTAINER_USAGE = "kubelet.container-usage"
 USAGE_KEYS = ("memory", "ephemeral-storage", "writable-layer", "inodes", "pids")
 # The classic kernel default for /proc/sys/kernel/pid_max, used when a node
 # declares no pid-max.
@@ -187,6 +192,29 @@ def set_pod_usage(state: ClusterState, ps: PodState, values: Mapping[str, int]) 
     node = state.nodes.get(ps.node) if ps.bound and ps.node is not None else None
     if node is not None:
         _add(node, ps, -1)
+    merged = dict(pod_usage(ps))
+    merged.update(values)
+    ps.usage = merged
+    if node is not None:
+        _add(node, ps, 1)
+
+
+def set_pod_observed(state: ClusterState, ps: PodState, values: Mapping[str, int],
+                     emptydirs: Mapping[str, int]) -> None:
+    """A Summary API pod entry: its usage replaced, and each named emptyDir's usage set.
+
+    An emptyDir's usage is what its ``sizeLimit`` is checked against; it is
+    part of the pod's object, so the pod's object is replaced (the sums kept right).
+    """
+    import attrs
+
+    usage_index(state)
+    node = state.nodes.get(ps.node) if ps.bound and ps.node is not None else None
+    if node is not None:
+        _add(node, ps, -1)
+    if emptydirs and ps.pod.emptydirs:
+        ps.pod = attrs.evolve(ps.pod, emptydirs=tuple(
+            attrs.evolve(e, usage=emptydirs.get(e.name, e.usage)) for e in ps.pod.emptydirs))
     merged = dict(pod_usage(ps))
     merged.update(values)
     ps.usage = merged
