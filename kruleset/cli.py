@@ -22,8 +22,15 @@ __all__ = ["ExitCode", "main"]
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .output_name import bare_format_refusal
+    from .report import formats
     from .runner import RunRequest, execute
 
+    refusal = bare_format_refusal(f"kruleset {args.command}", args.output,
+                                  args.format is not None, formats.names(), args.files)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return ExitCode.REFUSED
     until = None
     if getattr(args, "until", None):
         try:
@@ -41,7 +48,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
     return execute(RunRequest(
-        command=args.command, files=args.files, format=args.format, output=args.output,
+        command=args.command, files=args.files, format=args.format or "text",
+        output=args.output,
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
         explain=getattr(args, "explain", None), until=until, profile=profile,
         allow_unknown_fields=args.allow_unknown_fields,
@@ -72,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 
     files = argparse.ArgumentParser(add_help=False)
     files.add_argument("files", nargs="+", help=".kr files or folders")
-    files.add_argument("--format", choices=formats.names(), default="text",
+    files.add_argument("--format", choices=formats.names(), default=None,
                        help="the report on stdout (default: text)")
     files.add_argument("-o", "--output", metavar="FILE",
                        help="write the report to FILE instead of stdout")

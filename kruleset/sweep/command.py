@@ -102,6 +102,13 @@ def main(args: argparse.Namespace) -> int:
         print(f"kruleset sweep: --at: {e}", file=sys.stderr)
         return ExitCode.REFUSED
     if args.dask:
+        from .dask_address import unreachable
+
+        why = unreachable(args.dask)
+        if why:
+            print(f"kruleset sweep: --dask {args.dask}: {why} "
+                  "(is `dask scheduler` running there?)", file=sys.stderr)
+            return ExitCode.REFUSED
         try:
             import dask.distributed  # noqa: F401
         except ImportError:
