@@ -38,6 +38,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         except QuantityError as e:
             print(f"kruleset: --until: {e}", file=sys.stderr)
             return ExitCode.REFUSED
+    from .report.filters import FilterError, from_args
+
+    try:
+        only = from_args(args)
+    except FilterError as e:
+        print(f"kruleset: {e}", file=sys.stderr)
+        return ExitCode.REFUSED
     profile = None
     if getattr(args, "profile", None):
         from .rules.profile import load_profile
@@ -53,7 +60,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
         explain=getattr(args, "explain", None), until=until, profile=profile,
         allow_unknown_fields=args.allow_unknown_fields,
-        trace=bool(getattr(args, "trace", False))))
+        trace=bool(getattr(args, "trace", False)), only=only))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -104,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                           "scheduling attempt's feasible nodes and per-node scores")
     run.add_argument("--until", metavar="T", help="stop the simulation at time T (e.g. 90s)")
     run.add_argument("--profile", metavar="FILE", help="a kruleset profile YAML")
+    from .report.filters import add_arguments as add_filters
+
+    add_filters(run)
     sub.add_parser("check", parents=[files],
                    help="parse and validate .kr files only, reporting every error found")
     rules = sub.add_parser("rules", help="list the rules with their doc and source")

@@ -40,6 +40,7 @@ class FileOptions:
     trace: bool = False
     format: str = "text"
     allow_unknown_fields: bool = False
+    only: Any = None   # a report.filters.DecisionFilter: the decisions listed
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -132,7 +133,7 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                              f"{len(result.expectations)} expectations")
         else:
             tail = style.ok(f"passed: {len(result.expectations)} expectations")
-        text = render_result(path, result, style)
+        text = render_result(path, result, style, only=opts.only)
         if opts.explain:
             text += "\n" + render_explain(opts.explain, result, style)
         text += "\n" + tail
@@ -143,7 +144,8 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                           r.expectation.span.column,
                           () if r.passed else _related(result, r.expectation))
         for r in result.expectations)
-    decisions = tuple(d.to_json() for d in result.decisions) if opts.decisions else ()
+    shown = opts.only.apply(result.decisions) if opts.only is not None else result.decisions
+    decisions = tuple(d.to_json() for d in shown) if opts.decisions else ()
     attempts = None
     if opts.decisions and result.trace is not None:
         from .report.json import attempt_json

@@ -59,6 +59,7 @@ class RunRequest:
     profile: Any = None
     trace: bool = False
     allow_unknown_fields: bool = False
+    only: Any = None
 
 
 class _Run:
@@ -131,7 +132,8 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
     opts = FileOptions(check=req.command == "check", explain=req.explain, until=req.until,
                        profile=req.profile, color=color, text=fmt_cls.wants_text,
                        decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
-                       format=req.format, allow_unknown_fields=req.allow_unknown_fields)
+                       format=req.format, allow_unknown_fields=req.allow_unknown_fields,
+                       only=req.only)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))

@@ -7,6 +7,8 @@ from typing import IO, TYPE_CHECKING
 
 from ..model.quantity import format_duration
 from ..terminal import use_color
+from .compact import NodeNames, decision_lines
+from .filters import DecisionFilter
 from .formats import Format, register
 from .model import FileReport
 
@@ -48,22 +50,28 @@ class Style:
         return self._wrap("1", text)
 
 
-def render_result(path: str, result: Result, style: Style, *, quiet: bool = False) -> str:
+def render_result(path: str, result: Result, style: Style, *, quiet: bool = False,
+                  only: DecisionFilter | None = None) -> str:
     """Decisions in time order, then every expectation with its line and outcome.
 
-    ``quiet``: only the title and the expectations that did not hold.
+    ``quiet``: only the title and the expectations that did not hold;
+    ``only``: the decisions shown (see :mod:`kruleset.report.filters`).
+    Lines are kept short as :mod:`kruleset.report.compact` says.
     """
     out: list[str] = []
     title = f" — {result.scenario.title}" if result.scenario.title else ""
     out.append(style.bold(f"{path}{title}"))
-    for d in () if quiet else result.decisions:
-        node = f" on {d.node}" if d.node else ""
-        by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
-        reason = f" {d.reason}" if d.reason else ""
-        msg = f": {d.message}" if d.message else ""
-        rules = style.dim(f"  [{', '.join(d.rules)}]") if d.rules else ""
-        out.append(f"  {format_duration(d.time):>7}  {d.kind:<10} {d.pod}{node}{by}"
-                   f"{reason}{msg}{rules}")
+    if not quiet:
+        decisions = result.decisions
+        if only is not None and only.active:
+            decisions = only.apply(decisions)
+            out.append(style.dim(f"  showing {len(decisions):,} of {len(result.decisions):,} "
+                                 f"decisions ({only.options})"))
+        names = NodeNames(result.state.nodes)
+        lines = decision_lines(decisions, names, style)
+        if lines and names.legend():
+            out.append(style.dim(names.legend()))
+        out.extend(lines)
     if result.expectations:
         out.append("  expectations:")
     for r in result.expectations:

@@ -140,8 +140,37 @@ def _pods_count(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     want = x.args["count"]
     if n == want:
         return True, ""
-    detail = ", ".join(f"{ps.key}: {_describe(ps)}" for ps in pods)
+    if len(pods) > LIST_AT_MOST:
+        detail = _summary(pods)
+    else:
+        detail = ", ".join(f"{ps.key}: {_describe(ps)}" for ps in pods)
     return False, f"{n} pod(s) {x.state}, expected {want} ({detail or 'no pods match'})"
+
+
+#: A count over more pods than this says each state once, with how many pods are in it.
+LIST_AT_MOST = 10
+
+
+def _summary(pods: list[PodState]) -> str:
+    """``default/big-1, default/big-2 and 3,118 more pods pending: 0/300 nodes … (×3,120)``.
+
+    One part per distinct state (running pods are not told apart by node), in
+    the order of their first pod, so a count over thousands of pods stays a line.
+    """
+    groups: dict[str, list[str]] = {}
+    for ps in pods:
+        now = "running" if ps.phase == RUNNING and not ps.outcome else _describe(ps)
+        groups.setdefault(now, []).append(ps.key)
+    parts = []
+    for now, keys in groups.items():
+        if len(keys) == 1:
+            parts.append(f"{keys[0]}: {now}")
+        elif len(keys) <= 3:
+            parts.append(f"{', '.join(keys)}: {now}")
+        else:
+            parts.append(f"{keys[0]}, {keys[1]} and {len(keys) - 2:,} more pods {now} "
+                         f"(×{len(keys):,})")
+    return "; ".join(parts)
 
 
 def _victims(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
