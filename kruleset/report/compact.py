@@ -11,7 +11,8 @@ What makes the lines of a 300-node run wrap, and what is done about it:
 - the rules of the ordinary outcomes (scheduled, running, nominated,
   preempted): the preemption pick is said in plain words
   (``fewest victims``) and the rule names stay in ``--explain`` and JSON;
-  a failure, an eviction or a rejection still names its rule;
+  a failure, an eviction or a rejection still names its rule (a filter by its
+  plugin's name: ``NodeResourcesFit``);
 - the same decision for many pods at once (3,120 pods pending for the same
   reason): one line with the first pods and the count.
 """
@@ -112,6 +113,14 @@ def _tail(d: Any) -> tuple[str, tuple[str, ...]]:
     return f"{reason}{': ' + message if message else ''}", rules
 
 
+def _plugin(rule: str) -> str:
+    """A filter rule by its plugin's name, as upstream and scheduler configurations say it."""
+    return rule[len(_FILTER):] if rule.startswith(_FILTER) else rule
+
+
+_FILTER = "scheduler.filter."
+
+
 def _key(d: Any) -> tuple[Any, ...]:
     return (d.time, d.kind, d.node, d.by, d.reason, d.message, d.rules)
 
@@ -133,7 +142,7 @@ def decision_lines(decisions: Sequence[Any], names: NodeNames, style: Any) -> li
         node = f" on {d.node}" if d.node else ""
         by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
         tail, rules = _tail(d)
-        shown = style.dim(f"  [{', '.join(rules)}]") if rules else ""
+        shown = style.dim(f"  [{', '.join(map(_plugin, rules))}]") if rules else ""
         out.append(names.short(f"  {format_duration(d.time):>7}  {d.kind:<10} {pods}{node}{by}"
                                f"{tail}") + shown)
         i += count

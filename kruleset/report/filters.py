@@ -94,7 +94,7 @@ def make_filter(only: str | None = None, namespace: str | None = None,
         shown.append(f"--only {','.join(k for k in KINDS if k in kinds)}")
     if namespace is not None:
         shown.append(f"--namespace {namespace}")
-    times = []
+    times: list[int | None] = []
     for option, value in (("--from", start), ("--to", end)):
         if value is None:
             times.append(None)
