@@ -45,7 +45,7 @@ _ORDINARY = frozenset({"scheduled", "running", "nominated", "preempted"})
 _MIN_SUFFIX = 8
 
 
-def pick_words(decided_by: str) -> str:
+def pick_words(decided_by: str, *, detail: bool = True) -> str:
     """``fewest victims (1 victim(s) < 2 victim(s))`` for a pick's ``rule: a < b``.
 
     The node-order tie-break's comparison (node #1 < node #2) says nothing a
@@ -56,7 +56,7 @@ def pick_words(decided_by: str) -> str:
     if words is None:
         return decided_by
     how = how.strip()
-    if not how or rule.strip().endswith("first-declared-node"):
+    if not how or not detail or rule.strip().endswith("first-declared-node"):
         return words
     return f"{words} ({how})"
 

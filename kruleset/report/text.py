@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING
 
-from ..model.quantity import format_duration
 from ..terminal import use_color
 from .compact import NodeNames, decision_lines
+from .explain import render_explain
 from .filters import DecisionFilter
 from .formats import Format, register
 from .model import FileReport
@@ -108,29 +108,3 @@ class TextFormat(Format):
         self.out.write(text + "\n" if self._first else "\n" + text + "\n")
         self._first = False
         self.out.flush()
-
-
-def render_explain(ref: str, result: Result, style: Style) -> str:
-    """Everything the trace says about ``ref``: each rule, its result and why."""
-    out = [style.bold(f"explain {ref}")]
-    key = ref if "/" in ref else f"default/{ref}"
-    ps = result.state.pods.get(key)
-    if ps is None:
-        node = result.state.nodes.get(ref)
-        if node is None:
-            return style.bad(f"no pod or node called {ref} in this run")
-    for d in result.decisions:
-        if d.pod == key or d.by == key or d.pod == ref:
-            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
-                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
-    if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
-        for e in result.trace.entries:
-            if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
-    return "\n".join(out)
