@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model.quantity import format_duration
 from .compact import NodeNames, pick_words
@@ -30,7 +30,6 @@ from .compact import NodeNames, pick_words
 if TYPE_CHECKING:
     from ..rules.engine import TraceEntry
     from ..sim.result import Result
-    from .text import Style
 
 __all__ = ["conclusion", "render_explain"]
 
@@ -40,6 +39,13 @@ _QUEUE = ("scheduler.preenqueue.", "scheduler.prefilter.")
 _LOSERS = 3
 # Nodes with the same filter outcome are one line; more than this many are counted.
 _NODES = 4
+
+
+class Style(Protocol):
+    """The text report's styling (:class:`kruleset.report.text.Style`)."""
+
+    def bold(self, text: str) -> str: ...
+    def bad(self, text: str) -> str: ...
 
 
 def render_explain(ref: str, result: Result, style: Style) -> str:
