@@ -52,5 +52,10 @@ def test_no_rule_shows_the_documents_numbering(capsys: pytest.CaptureFixture[str
     shown = [r["source"] for rs in json.loads(capsys.readouterr().out) for r in rs["rules"]]
     assert len(shown) == sum(len(rs.rules) for rs in rulesets())
     assert all(s and not NUMBERING.search(s) for s in shown)
-    # every rule still names upstream code or a documentation page
-    assert all(re.search(r"\.go\b|pkg/|kubernetes\.io/|upstream|\w+\.\w+", s) for s in shown)
+    # every rule kruleset ships still names upstream code or a documentation page (other
+    # tests may register rules of their own in this process)
+    shipped = [user_source(r.source) for rs in rulesets() for r in rs.rules
+               if getattr(r.fn, "__module__", "").startswith("kruleset.")]
+    assert len(shipped) > 50
+    assert all(re.search(r"\.go\b|pkg/|kubernetes\.io/|upstream", s) for s in shipped), [
+        s for s in shipped if not re.search(r"\.go\b|pkg/|kubernetes\.io/|upstream", s)]
