@@ -184,3 +184,14 @@ def test_run_until_is_still_the_simulations_end(cluster: str, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     decisions = _json_decisions(capsys, cluster, "--until", "5s")
     assert decisions and all(d["time"] == "0s" for d in decisions)
+
+
+def test_a_glob_over_many_pods_is_summarised_too() -> None:
+    text = ("nodes n[1..20] cpu=2 memory=4Gi\npods web-[1..30] requests(cpu=1)\n"
+            "expect pod web-* pending\n")
+    result = api.run(text)
+    assert result.expectations[0].message == (
+        "default/web-1, default/web-2 and 28 more pods running (×30)")
+    few = api.run("nodes n[1..2] cpu=2 memory=4Gi\npods web-[1..2] requests(cpu=1)\n"
+                  "expect pod web-* pending\n")
+    assert few.expectations[0].message.startswith("default/web-1 is running on ")

@@ -121,8 +121,10 @@ def _pod(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     for ps in pods:
         ok, now = pod_in_state(ps, x.state, x.args)
         if ok == x.negated:
-            bad.append(f"{ps.key} is {now}")
-    return (not bad), "; ".join(bad)
+            bad.append((ps.key, now))
+    if len(bad) > LIST_AT_MOST:
+        return False, _grouped(bad)
+    return (not bad), "; ".join(f"{key} is {now}" for key, now in bad)
 
 
 def _is_in(ps: PodState, state: str, args: Any) -> bool:
@@ -157,10 +159,15 @@ def _summary(pods: list[PodState]) -> str:
     One part per distinct state (running pods are not told apart by node), in
     the order of their first pod, so a count over thousands of pods stays a line.
     """
+    return _grouped([(ps.key, _describe(ps)) for ps in pods])
+
+
+def _grouped(pods: list[tuple[str, str]]) -> str:
+    """(pod, state) pairs said once per state, the first pods named, the rest counted."""
     groups: dict[str, list[str]] = {}
-    for ps in pods:
-        now = "running" if ps.phase == RUNNING and not ps.outcome else _describe(ps)
-        groups.setdefault(now, []).append(ps.key)
+    for key, now in pods:
+        # running pods are not told apart by node: thousands of them are one part
+        groups.setdefault("running" if now.startswith("running on ") else now, []).append(key)
     parts = []
     for now, keys in groups.items():
         if len(keys) == 1:
