@@ -100,17 +100,16 @@ def conclusion(key: str, result: Result) -> str:
     if last.kind in ("scheduled", "running"):
         words = f"{last.kind} on {last.node} at {at}"
     elif last.kind == "pending":
-        since = next(d.time for d in reversed(about) if d.kind != "pending") \
-            if any(d.kind != "pending" for d in about) else about[0].time
-        words = f"pending (last tried at {at}, since {format_duration(since)}): {last.message}"
+        since = format_duration(_pending_since(about))
+        words = f"pending (last tried at {at}, since {since}): {last.message}"
     elif last.kind == "nominated":
         words = f"nominated to {last.node} at {at}, waiting for its victims to end"
     else:
         by = f" by {_short(last.by)}" if last.by else ""
         node = f" on {last.node}" if last.node else ""
-        words = f"{last.kind}{by}{node} at {at}" + (f": {last.message}" if last.message
-                                                    and last.kind not in ("preempted",)
-                                                    else "")
+        # a preemption's message repeats the line; other endings say why
+        said = f": {last.message}" if last.message and last.kind != "preempted" else ""
+        words = f"{last.kind}{by}{node} at {at}{said}"
     victims = [d for d in result.decisions if d.kind == "preempted" and d.by == key]
     if victims:
         when = format_duration(victims[0].time)
@@ -122,6 +121,17 @@ def conclusion(key: str, result: Result) -> str:
             words += f" ({pick_words(picked[-1].message, detail=False)})"
     lost = _losers(key, result)
     return f"{name}: {words}" + (f"; {lost}" if lost else "")
+
+
+def _pending_since(about: Sequence[Any]) -> int:
+    """When the pod's last stretch of pending began (after it last ran, if it did)."""
+    since = about[0].time
+    for d in about:
+        if d.kind in ("scheduled", "running"):
+            since = -1
+        elif d.kind == "pending" and since < 0:
+            since = d.time
+    return max(since, 0)
 
 
 def _losers(key: str, result: Result) -> str:
