@@ -77,3 +77,10 @@ def test_nodes_alike_share_a_line_at_real_size() -> None:
     assert ("    ip-10-0-1-1…, ip-10-0-1-2… and 58 more nodes (60): "
             "scheduler.filter.NodeResourcesFit fail: Insufficient cpu (3 pass)") in lines
     assert len(lines) < 20
+
+
+def test_a_node_is_explained_with_its_end_state_first() -> None:
+    lines = _explain(PREEMPTION, "node-1")
+    assert lines[:2] == ["explain node-1",
+                         "  node-1: 1 pod running at the end (web); 4 decisions on it"]
+    assert "  rules:" in lines

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..rules.engine import TraceEntry
     from ..sim.result import Result
 
-__all__ = ["conclusion", "render_explain"]
+__all__ = ["conclusion", "node_conclusion", "render_explain"]
 
 _FILTER = "scheduler.filter."
 _QUEUE = ("scheduler.preenqueue.", "scheduler.prefilter.")
@@ -252,8 +252,21 @@ def _per_node(entries: Sequence[TraceEntry]) -> list[str]:
     return out
 
 
+def node_conclusion(ref: str, result: Result) -> str:
+    """``node-2: 2 pods running at the end (batch-2, batch-3); 5 decisions on it``."""
+    running = sorted(ps.key for ps in result.state.pods.values()
+                     if ps.node == ref and ps.phase == "Running" and not ps.gone
+                     and not ps.terminating)
+    names = ", ".join(_short(k) for k in running[:_NODES])
+    more = f" and {len(running) - _NODES:,} more" if len(running) > _NODES else ""
+    count = sum(1 for d in result.decisions if d.node == ref or d.pod == ref)
+    shown = f" ({names}{more})" if running else ""
+    return (f"{ref}: {len(running):,} pod{'s' if len(running) != 1 else ''} running at the "
+            f"end{shown}; {count:,} decision{'s' if count != 1 else ''} on it")
+
+
 def _node_lines(ref: str, result: Result) -> list[str]:
-    out = []
+    out = [f"  {node_conclusion(ref, result)}"]
     for d in result.decisions:
         if d.node == ref or d.pod == ref:
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
