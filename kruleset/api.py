@@ -13,7 +13,8 @@ __all__ = ["load", "run"]
 
 
 def load(source: str | os.PathLike[str], *, file: str | None = None,
-         allow_unknown_fields: bool = False) -> Scenario:
+         allow_unknown_fields: bool = False,
+         folder: str | os.PathLike[str] | None = None) -> Scenario:
     """Parse and validate a `.kr` scenario from a path or from text.
 
     Raises :class:`kruleset.ScenarioError` (a ``ValueError``) with file, line,
@@ -27,7 +28,7 @@ def load(source: str | os.PathLike[str], *, file: str | None = None,
 
     token = STRICT.set(not allow_unknown_fields)
     try:
-        scenario = lang.load(source, file=file)
+        scenario = lang.load(source, file=file, folder=folder)
     finally:
         STRICT.reset(token)
     return validate(scenario)

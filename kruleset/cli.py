@@ -22,8 +22,15 @@ __all__ = ["ExitCode", "main"]
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .output_name import bare_format_refusal
+    from .report import formats
     from .runner import RunRequest, execute
 
+    refusal = bare_format_refusal(f"kruleset {args.command}", args.output,
+                                  args.format is not None, formats.names(), args.files)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return ExitCode.REFUSED
     until = None
     if getattr(args, "until", None):
         try:
@@ -31,6 +38,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         except QuantityError as e:
             print(f"kruleset: --until: {e}", file=sys.stderr)
             return ExitCode.REFUSED
+    from .report.filters import FilterError, from_args
+
+    try:
+        only = from_args(args)
+    except FilterError as e:
+        print(f"kruleset: {e}", file=sys.stderr)
+        return ExitCode.REFUSED
     profile = None
     if getattr(args, "profile", None):
         from .rules.profile import load_profile
@@ -41,12 +55,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(e.render(), file=sys.stderr)
             return ExitCode.REFUSED
     return execute(RunRequest(
-        command=args.command, files=args.files, format=args.format, output=args.output,
+        command=args.command, files=args.files, format=args.format or "text",
+        output=args.output,
         quiet=args.quiet, color="never" if args.no_color else args.color, jobs=args.jobs or 1,
         explain=getattr(args, "explain", None), until=until, profile=profile,
         allow_unknown_fields=args.allow_unknown_fields,
         trace=bool(getattr(args, "trace", False)), clusters=tuple(args.cluster or ()),
-        state=bool(getattr(args, "state", False)), state_out=getattr(args, "state_out", None)))
+        state=bool(getattr(args, "state", False)), state_out=getattr(args, "state_out", None),
+        only=only))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -78,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     files.add_argument("--cluster", action="append", metavar="FILE",
                        help="a kubectl get -A -o yaml|json dump declared under every .kr "
                             "file (repeatable; - for stdin)")
-    files.add_argument("--format", choices=formats.names(), default="text",
+    files.add_argument("--format", choices=formats.names(), default=None,
                        help="the report on stdout (default: text)")
     files.add_argument("-o", "--output", metavar="FILE",
                        help="write the report to FILE instead of stdout")
@@ -106,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     from .state_report import add_state_options  # the end state's options, in their module
 
     add_state_options(run)
+    from .report.filters import add_arguments as add_filters
+
+    add_filters(run)
     sub.add_parser("check", parents=[files],
                    help="parse and validate .kr files only, reporting every error found")
     rules = sub.add_parser("rules", help="list the rules with their doc and source")

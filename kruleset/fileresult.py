@@ -43,6 +43,7 @@ class FileOptions:
     inputs: Any = None   # kruleset.inputs.Inputs: stdin's copy, the --cluster files
     state: bool = False  # the text report ends with the end state's tables
     state_out: bool = False  # the report carries the end state as Kubernetes YAML
+    only: Any = None   # a report.filters.DecisionFilter: the decisions listed
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -156,7 +157,7 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                              f"{len(result.expectations)} expectations")
         else:
             tail = style.ok(f"passed: {len(result.expectations)} expectations")
-        text = render_result(path, result, style)
+        text = render_result(path, result, style, only=opts.only)
         if state is not None and opts.state:
             text += "\n" + render_state(state)
         elif state is not None and dump:
@@ -171,7 +172,8 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
                           r.expectation.span.column,
                           () if r.passed else _related(result, r.expectation))
         for r in result.expectations)
-    decisions = tuple(d.to_json() for d in result.decisions) if opts.decisions else ()
+    shown = opts.only.apply(result.decisions) if opts.only is not None else result.decisions
+    decisions = tuple(d.to_json() for d in shown) if opts.decisions else ()
     attempts = None
     if opts.decisions and result.trace is not None:
         from .report.json import attempt_json

@@ -96,6 +96,9 @@ class KrLexer(RegexLexer):
         "line": [
             (r"\n", Whitespace, "#pop"),
             (r"[ \t\r]+", Whitespace),
+            # `index=#`: right after `=`, `#` is a device's number in its range
+            # (DRA attributes), not a comment, as the grammar reads it.
+            (r"(?<==)#", Number.Integer),
             (r"#[^\n]*", Comment.Single),
             (r'"(?:[^"\\\n]|\\.)*"', String.Double),
             (r"[(){}\[\]]", Punctuation),

@@ -8,9 +8,13 @@ simulation's hot path: the line reads ``sim.now`` and the length of the
 decision list from another thread.  A plain ``\\r``-rewritten line is all it
 takes, so no progress library is needed (and none is imported in a pipe).
 
-Remaining time is estimated from the files finished (their mean time), and,
-while the first file runs, from its simulated time against its ``run until``
-when it has one; otherwise it is not shown.
+Remaining time is estimated from simulated progress: the files finished,
+plus the running file's fraction done (:func:`fraction_done`), the larger of
+its simulated time against its end (``run until``, or its last timeline
+event) and its decisions against the pods it holds.  The second keeps the
+estimate honest while a large cluster is scheduled at one instant (the
+simulated clock stands still at 0 s while thousands of pods are placed); the
+wall time alone would make the estimate grow while a file runs.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import IO, Any
 from .model.quantity import format_duration
 from .report.model import format_seconds
 
-__all__ = ["ACTIVITY", "Activity", "ProgressLine", "post_activity"]
+__all__ = ["ACTIVITY", "Activity", "ProgressLine", "fraction_done", "post_activity"]
 
 #: Seconds between two refreshes of the line (and two posts from a worker).
 REFRESH = 0.25
@@ -55,14 +59,28 @@ class Activity:
         self.path = None
         self.sim = None
 
-    def snapshot(self) -> tuple[str, int | None, int, int | None] | None:
-        """(file, simulated ms or None while loading, decisions so far, run-until ms)."""
+    def snapshot(self) -> tuple[str, int | None, int, float] | None:
+        """(file, simulated ms or None while loading, decisions so far, fraction done)."""
         path, sim = self.path, self.sim
         if path is None:
             return None
         if sim is None:
-            return (path, None, 0, None)
-        return (path, sim.now, len(sim.decisions), sim.until)
+            return (path, None, 0, 0.0)
+        decisions = len(sim.decisions)
+        return (path, sim.now, decisions,
+                fraction_done(sim.now, getattr(sim, "horizon", None) or sim.until,
+                              decisions, len(sim.state.pods)))
+
+
+def fraction_done(now: int, end: int | None, decisions: int, pods: int) -> float:
+    """How much of a running file is simulated, from 0 to 0.99 (never done while it runs).
+
+    Simulated time against the end, or decisions against pods (every pod is
+    decided at least once: scheduled, running or pending), whichever is further.
+    """
+    by_time = now / end if end else 0.0
+    by_work = decisions / pods if pods else 0.0
+    return min(max(by_time, by_work), 0.99)
 
 
 ACTIVITY = Activity()
@@ -95,6 +113,8 @@ class ProgressLine:
         self.running: dict[int, Any] = {}
         self.done = 0
         self.started = time.monotonic()
+        self.seen_at: dict[str, float] = {}   # running file → when first seen running
+        self.durations: list[float] = []      # seconds of the files seen to their end
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self._shown = False
@@ -149,26 +169,58 @@ class ProgressLine:
 
     def text(self) -> str:
         """What the line says now."""
-        elapsed = time.monotonic() - self.started
+        now = time.monotonic()
+        elapsed = now - self.started
         parts = [f"{self.done}/{self.total} files"]
         states = self._states() if self.done < self.total else []
-        fraction = 0.0
+        self._clock(states, now)
         if states:
-            path, now, decisions, until = states[0]
+            path, sim_now, decisions, _ = states[0]
             more = f" (+{len(states) - 1} running)" if len(states) > 1 else ""
-            if now is None:
+            if sim_now is None:
                 parts.append(f"{path}: loading{more}")
             else:
-                parts.append(f"{path}: {format_duration(now)} simulated, "
+                parts.append(f"{path}: {format_duration(sim_now)} simulated, "
                              f"{decisions:,} decisions{more}")
-                if until:
-                    fraction = min(now / until, 0.99)
         parts.append(f"{format_seconds(elapsed)} elapsed")
-        progressed = self.done + fraction
-        if progressed > 0 and self.done < self.total:
-            left = elapsed / progressed * (self.total - progressed)
+        left = self._left(states, now, elapsed)
+        if left is not None and self.done < self.total:
             parts.append(f"about {format_seconds(left)} left")
         return " · ".join(parts)
+
+    def _clock(self, states: list[Any], now: float) -> None:
+        """When each running file was first seen; how long each seen to its end took."""
+        running = {s[0] for s in states}
+        for path in [p for p in self.seen_at if p not in running]:
+            self.durations.append(now - self.seen_at.pop(path))
+        for path in running:
+            self.seen_at.setdefault(path, now)
+
+    def _left(self, states: list[Any], now: float, elapsed: float) -> float | None:
+        """The time left: the running files' own rates, then the mean file for the rest.
+
+        A running file at fraction f after e seconds needs e·(1−f)/f more; the
+        files not started take the mean time of those finished (or, before
+        any finished, of the running files' projected times), shared among
+        the files running side by side.
+        """
+        projected = []
+        running_left = 0.0
+        for path, _sim_now, _decisions, fraction in states:
+            spent = now - self.seen_at.get(path, now)
+            if fraction > 0 and spent > 0:
+                projected.append(spent / fraction)
+                running_left = max(running_left, spent * (1 - fraction) / fraction)
+        if self.durations:
+            mean = sum(self.durations) / len(self.durations)
+        elif projected:
+            mean = sum(projected) / len(projected)
+        elif self.done:
+            mean = elapsed / self.done
+        else:
+            return None
+        waiting = max(self.total - self.done - len(states), 0)
+        return running_left + waiting * mean / max(len(states), 1)
 
     def _width(self) -> int:
         try:

@@ -62,6 +62,7 @@ class RunRequest:
     clusters: Sequence[str] = ()
     state: bool = False
     state_out: str | None = None
+    only: Any = None
 
 
 class _Run:
@@ -152,7 +153,8 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
                        profile=req.profile, color=color, text=fmt_cls.wants_text,
                        decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
                        format=req.format, allow_unknown_fields=req.allow_unknown_fields,
-                       inputs=inputs, state=req.state, state_out=req.state_out is not None)
+                       inputs=inputs, state=req.state, state_out=req.state_out is not None,
+                       only=req.only)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))

@@ -140,3 +140,60 @@ def test_errors_point_at_the_feature_file_and_line(pytester: pytest.Pytester,
     assert [m.split(": ")[1] for m in messages] == [
         f"{feature}:5:31", f"{feature}:12:22", f"{feature}:22",
         f"{feature}:29", f"{feature}:33"]
+
+
+INCLUDES = """\
+Feature: files beside the feature
+
+  Scenario: an included manifest is read from the feature's folder
+    Given node n1 cpu=2 memory=4Gi
+    Given the scenario:
+      \"\"\"
+      include "pods.yaml"
+      expect pod web running on n1
+      \"\"\"
+    Then the expectations hold
+
+  Scenario: a missing file is reported at its feature line
+    Given the scenario:
+      \"\"\"
+      node n1 cpu=2 memory=4Gi
+
+      include "absent.yaml"
+      \"\"\"
+    Then the expectations hold
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources: {requests: {cpu: "1"}}
+"""
+
+
+def test_includes_resolve_from_the_feature_folder_whatever_the_working_directory(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = pytester.path / "suite"
+    (suite / "features").mkdir(parents=True)
+    (suite / "features" / "files.feature").write_text(INCLUDES)
+    (suite / "features" / "pods.yaml").write_text(POD)
+    (suite / "test_files.py").write_text(TEST)
+    elsewhere = pytester.path / "elsewhere"
+    elsewhere.mkdir()
+    args = _args(pytester, monkeypatch)
+    # CI starts pytest from the repository's root, not from the suite's folder.
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly",
+                           "-p", "no:cacheprovider", "--rootdir", str(suite), *args,
+                           str(suite / "test_files.py")],
+                          capture_output=True, text=True, cwd=elsewhere, check=False)
+    out = done.stdout
+    assert "1 failed, 1 passed" in out, out
+    # the missing file's line counts the docstring's lines in the .feature file (line 17)
+    assert "files.feature:17:15: file not found: absent.yaml" in out, out
+    assert 'include "absent.yaml"' in out
+    assert "Traceback" not in out

@@ -110,8 +110,68 @@ def test_textmate_grammar_flags_no_shipped_text() -> None:
     assert re.search(invalid, "labels(app='web')")
     for name, text in SHIPPED:
         for n, line in enumerate(text.splitlines(), 1):
-            code = re.sub(r'"(?:[^"\\\n]|\\.)*"', "", line).split("#", 1)[0]
-            assert not re.search(invalid, code), f"{name}:{n}: {line}"
+            code = line[:_comment_start(line)]
+            assert not re.search(invalid, re.sub(_STRING, "", code)), f"{name}:{n}: {line}"
+
+
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+
+
+def _comment_start(line: str) -> int:
+    """Where the line's comment starts as the grammar reads it (len(line) without one).
+
+    ``#`` starts a comment outside strings, except right after ``=``, where it
+    is a device's number in its range (``attributes(index=#)``).
+    """
+    i = 0
+    while i < len(line):
+        if line[i] == '"':
+            m = re.compile(_STRING).match(line, i)
+            i = m.end() if m else len(line)
+            continue
+        if line[i] == "#" and (i == 0 or line[i - 1] != "="):
+            return i
+        i += 1
+    return len(line)
+
+
+@pytest.mark.parametrize("name,text", SHIPPED, ids=[n for n, _ in SHIPPED])
+def test_lexer_comments_are_the_grammars(name: str, text: str) -> None:
+    """Every shipped text: the lexer's comments start exactly where the grammar's do."""
+    from pygments.token import Comment
+
+    lines = text.split("\n")
+    want = [(n, _comment_start(x)) for n, x in enumerate(lines) if _comment_start(x) < len(x)]
+    got = []
+    line, col = 0, 0
+    for token, value in KrLexer().get_tokens(text):
+        if token in Comment:
+            got.append((line, col))
+        for ch in value:
+            line, col = (line + 1, 0) if ch == "\n" else (line, col + 1)
+    assert got == want, name
+
+
+@pytest.mark.parametrize("name,text", SHIPPED, ids=[n for n, _ in SHIPPED])
+def test_textmate_comments_are_the_grammars(name: str, text: str) -> None:
+    grammar = json.loads(GRAMMAR.read_text(encoding="utf-8"))
+    comment = re.compile(grammar["repository"]["comment"]["match"])
+    for n, line in enumerate(text.splitlines(), 1):
+        # scanning as the editor does: strings first, then the comment pattern
+        start = _comment_start(line)
+        found = next((m.start() for m in comment.finditer(re.sub(
+            _STRING, lambda m: " " * len(m.group()), line))), len(line))
+        assert found == start, f"{name}:{n}: {line}"
+
+
+def test_a_device_number_is_not_a_comment() -> None:
+    from pygments.token import Comment, Number
+
+    line = "devices gpu-[0..3] on n1 driver=d attributes(index=#) # four GPUs\n"
+    tokens = [(t, v) for t, v in KrLexer().get_tokens(line) if v.strip()]
+    assert (Number.Integer, "#") in tokens
+    assert [v for t, v in tokens if t in Comment] == ["# four GPUs"]
+    assert any("index=#" in text for _, text in SHIPPED)  # the shipped DRA example is covered
 
 
 def test_entry_point_is_declared() -> None:

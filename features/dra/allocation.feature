@@ -290,8 +290,8 @@ Feature: Dynamic resource allocation (seed 003 §8)
     Given the scenario:
       """
       node node-1 cpu=4 memory=8Gi
-      include "features/dra/cats-slice.yaml"
-      include "features/dra/pod-with-cats.yaml"
+      include "cats-slice.yaml"
+      include "pod-with-cats.yaml"
       expect pod pod-with-cats running on node-1
       expect claim pod-with-cats-cat-0-* allocated on node-1 devices(panther)
       expect claim pod-with-cats-cat-1-* allocated on node-1 devices(shadow)

@@ -7,7 +7,7 @@ Feature: ElasticQuota min, max and used (seed 004 §1)
     Given the scenario:
       """
       node n1 cpu=16 memory=32Gi
-      include "features/quota/elasticquotas.yaml"
+      include "elasticquotas.yaml"
       pods ns-a/p-[1..3] requests(cpu=2)
       expect pods ns-a/p-* running count=3
       expect quota ns-a used(cpu=6)
@@ -209,7 +209,7 @@ Feature: ElasticQuota min, max and used (seed 004 §1)
   Scenario: B-004-05-01 a scheduler configuration without CapacityScheduling ignores the quotas
     Given the scenario:
       """
-      config scheduler "features/quota/default-only.yaml"
+      config scheduler "default-only.yaml"
       node n1 cpu=16 memory=64Gi
       quota ns-a min(cpu=2) max(cpu=2)
       pods ns-a/p-[1..3] requests(cpu=2)

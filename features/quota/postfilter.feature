@@ -23,7 +23,7 @@ Feature: CapacityScheduling among the PostFilter plugins (v1.35)
   Scenario: CapacityScheduling through multiPoint only: three reasons, in plugin order
     Given the scenario:
       """
-      config scheduler "features/quota/capacity-multipoint.yaml"
+      config scheduler "capacity-multipoint.yaml"
       node n1 cpu=4 memory=8Gi
       node n2 cpu=4 memory=8Gi
       quota ns1 min(cpu=2, memory=100Gi) max(cpu=8, memory=100Gi)

@@ -81,10 +81,10 @@ Feature: Elastic quota user story (seed 004 §6)
   Scenario: B-004-05-01 the seed's scheduler configuration enables CapacityScheduling explicitly
     Given the scenario:
       """
-      config scheduler "features/quota/capacity-scheduling.yaml"
+      config scheduler "capacity-scheduling.yaml"
       nodes worker-[1..2] cpu=8 memory=32Gi
       priorityclass priority-class-for-notebook value=1000000 preemption=Never
-      include "features/quota/elasticquotas.yaml"
+      include "elasticquotas.yaml"
       at 0s  create deployment ns-a/job replicas=2 labels(app=nginx1-1) requests(cpu=2) limits(cpu=2)
       at 10s create deployment ns-b/job-1 replicas=1 labels(app=nginx1-2) requests(cpu=3) limits(cpu=3)
       at 20s create deployment ns-a/notebook replicas=2 priorityclass=priority-class-for-notebook labels(app=nginx2-1) requests(cpu=2) limits(cpu=2)

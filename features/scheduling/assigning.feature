@@ -118,7 +118,7 @@ Feature: Assigning pods to nodes (seed 003 §2)
   Scenario: B-003-02-09 the profile's addedAffinity applies on top of the pod's own node affinity
     Given the scenario:
       """
-      config scheduler "features/scheduling/added-affinity.yaml"
+      config scheduler "added-affinity.yaml"
       node n1 cpu=4 memory=8Gi labels(disk=ssd)
       node n2 cpu=4 memory=8Gi labels(scheduler-profile=foo)
       node n3 cpu=4 memory=8Gi labels(scheduler-profile=foo, disk=ssd)

@@ -11,7 +11,7 @@ Feature: Bin packing (seed 003 §10)
   Scenario: B-003-10-07 the worked RequestedToCapacityRatio example ranks node 2 (7) above node 1 (5)
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-rtcr.yaml"
+      config scheduler "binpack-rtcr.yaml"
       node node1 cpu=8 memory=1Gi intel.com/foo=4
       node node2 cpu=8 memory=1Gi intel.com/foo=8
       pod used1 on node1 requests(cpu=1, memory=256Mi, intel.com/foo=1)
@@ -25,7 +25,7 @@ Feature: Bin packing (seed 003 §10)
   Scenario: B-003-10-02 MostAllocated with weights cpu 1, memory 1, intel.com/foo 3, intel.com/bar 3 favours the fuller node
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-most.yaml"
+      config scheduler "binpack-most.yaml"
       node empty cpu=8 memory=16Gi intel.com/foo=4 intel.com/bar=4
       node half cpu=8 memory=16Gi intel.com/foo=4 intel.com/bar=4
       pod filler on half requests(cpu=4, memory=8Gi, intel.com/foo=2)
@@ -38,7 +38,7 @@ Feature: Bin packing (seed 003 §10)
   Scenario: B-003-10-03 shape 0→0, 100→10 packs; the reversed shape 0→10, 100→0 spreads
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-pack.yaml"
+      config scheduler "binpack-pack.yaml"
       nodes n[1..2] cpu=8 memory=16Gi
       pod a requests(cpu=2, memory=2Gi)
       pod b requests(cpu=2, memory=2Gi)
@@ -51,7 +51,7 @@ Feature: Bin packing (seed 003 §10)
   Scenario: B-003-10-03 the reversed shape behaves like least-requested
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-reverse.yaml"
+      config scheduler "binpack-reverse.yaml"
       nodes n[1..2] cpu=8 memory=16Gi
       pod a requests(cpu=2, memory=2Gi)
       pod b requests(cpu=2, memory=2Gi)
@@ -66,7 +66,7 @@ Feature: Bin packing (seed 003 §10)
   Scenario: B-003-10-04 resources default to cpu and memory, each with weight 1
     Given the scenario:
       """
-      config scheduler "features/scheduling/binpack-pack.yaml"
+      config scheduler "binpack-pack.yaml"
       node cpu-used cpu=8 memory=16Gi
       node mem-used cpu=8 memory=16Gi
       pod c on cpu-used requests(cpu=2)

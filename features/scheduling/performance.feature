@@ -9,7 +9,7 @@ Feature: Scheduler performance tuning (seed 003 §9)
   Scenario: B-003-09-05 at least 100 feasible nodes are found, and the next search continues round-robin
     Given the scenario:
       """
-      config scheduler "features/scheduling/pct-10.yaml"
+      config scheduler "pct-10.yaml"
       nodes n[001..200] cpu=4 memory=8Gi
       pod a
       at 1s create pod b
@@ -24,7 +24,7 @@ Feature: Scheduler performance tuning (seed 003 §9)
   Scenario: B-003-09-04 percentageOfNodesToScore 100 scores every node
     Given the scenario:
       """
-      config scheduler "features/scheduling/pct-100.yaml"
+      config scheduler "pct-100.yaml"
       nodes n[001..200] cpu=4 memory=8Gi
       pod a
       at 1s create pod b
@@ -39,7 +39,7 @@ Feature: Scheduler performance tuning (seed 003 §9)
   Scenario: B-003-09-03 the adaptive default scores 42% of a 1000-node cluster
     Given the scenario:
       """
-      config scheduler "features/scheduling/pct-0.yaml"
+      config scheduler "pct-0.yaml"
       nodes n[0001..1000] cpu=4 memory=8Gi
       pod a
       at 1s create pod b
@@ -52,7 +52,7 @@ Feature: Scheduler performance tuning (seed 003 §9)
   Scenario: B-003-09-06 a low value can leave the best node unscored
     Given the scenario:
       """
-      config scheduler "features/scheduling/pct-10.yaml"
+      config scheduler "pct-10.yaml"
       nodes n[001..149] cpu=4 memory=8Gi
       node best cpu=4 memory=8Gi labels(fast=true)
       nodes m[151..200] cpu=4 memory=8Gi
@@ -70,7 +70,7 @@ Feature: Scheduler performance tuning (seed 003 §9)
   Scenario: B-003-09-08 nodes of several zones are interleaved
     Given the scenario:
       """
-      config scheduler "features/scheduling/pct-10.yaml"
+      config scheduler "pct-10.yaml"
       nodes n[001..150] cpu=4 memory=8Gi labels(topology.kubernetes.io/zone=zone-1)
       nodes n[151..200] cpu=4 memory=8Gi labels(topology.kubernetes.io/zone=zone-2)
       pod a

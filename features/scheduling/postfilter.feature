@@ -46,7 +46,7 @@ Feature: PostFilter plugins and the FailedScheduling message (v1.35)
   Scenario: a profile without DynamicResources has preemption's reason alone
     Given the scenario:
       """
-      config scheduler "features/scheduling/no-dynamic-resources.yaml"
+      config scheduler "no-dynamic-resources.yaml"
       node n1 cpu=2 memory=8Gi
       pod a on n1 priority=1000 requests(cpu=2)
       pod p requests(cpu=2)
@@ -57,7 +57,7 @@ Feature: PostFilter plugins and the FailedScheduling message (v1.35)
   Scenario: a profile without DefaultPreemption ends with DynamicResources' reason, no full stop
     Given the scenario:
       """
-      config scheduler "features/scheduling/no-default-preemption.yaml"
+      config scheduler "no-default-preemption.yaml"
       node n1 cpu=2 memory=8Gi
       pod a on n1 requests(cpu=2)
       pod p priority=1000 requests(cpu=2)
@@ -69,7 +69,7 @@ Feature: PostFilter plugins and the FailedScheduling message (v1.35)
   Scenario: plugins enabled at postFilter come first, and so does their reason
     Given the scenario:
       """
-      config scheduler "features/scheduling/preemption-first.yaml"
+      config scheduler "preemption-first.yaml"
       node n1 cpu=2 memory=8Gi
       pod a on n1 priority=1000 requests(cpu=2)
       pod p requests(cpu=2)

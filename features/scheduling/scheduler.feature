@@ -49,7 +49,7 @@ Feature: The scheduler, pod overhead, scheduling gates and the framework (seed 0
   Scenario: B-003-01-06 a scheduler profile can disable a plugin
     Given the scenario:
       """
-      config scheduler "features/scheduling/no-taint-filter.yaml"
+      config scheduler "no-taint-filter.yaml"
       node tainted cpu=4 memory=8Gi taints(key1=value1:NoSchedule)
       pod p
       expect pod p running on tainted
@@ -214,7 +214,7 @@ Feature: The scheduler, pod overhead, scheduling gates and the framework (seed 0
   Scenario: B-003-07-10 plugin weights from the configuration change the combination
     Given the scenario:
       """
-      config scheduler "features/scheduling/affinity-weight.yaml"
+      config scheduler "affinity-weight.yaml"
       node n1 cpu=4 memory=8Gi labels(pick=me)
       node n2 cpu=4 memory=8Gi
       pod busy on n1 requests(cpu=3, memory=6Gi)

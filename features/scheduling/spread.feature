@@ -338,7 +338,7 @@ Feature: Pod topology spread constraints (seed 003 §5)
   Scenario: B-003-05-29 defaultingType List with defaultConstraints [] turns default spreading off
     Given the scenario:
       """
-      config scheduler "features/scheduling/no-default-spread.yaml"
+      config scheduler "no-default-spread.yaml"
       node n1 cpu=16 memory=64Gi
       node n2 cpu=4 memory=16Gi
       pod filler on n2 requests(cpu=2)
@@ -352,7 +352,7 @@ Feature: Pod topology spread constraints (seed 003 §5)
   Scenario: B-003-05-27 cluster-level defaultConstraints (zone, maxSkew 1, ScheduleAnyway) use the owner's selector
     Given the scenario:
       """
-      config scheduler "features/scheduling/zone-default-spread.yaml"
+      config scheduler "zone-default-spread.yaml"
       node a1 cpu=16 memory=64Gi labels(topology.kubernetes.io/zone=a)
       node b1 cpu=4 memory=16Gi labels(topology.kubernetes.io/zone=b)
       pod filler on b1 requests(cpu=2)

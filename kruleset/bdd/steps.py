@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -65,6 +66,13 @@ class KrScenario:
         o = self.origin(line)
         return f"{o.file}:{o.line}" if o else f"{self.name}:{line}"
 
+    @property
+    def folder(self) -> str | None:
+        """The ``.feature`` file's folder: ``include`` and ``config`` paths are relative to it,
+        so a suite reads the same files whatever folder pytest is started from."""
+        step = self._node.stash.get(STEP, None) if self._node is not None else None
+        return os.path.dirname(os.path.abspath(step[0])) if step else None
+
     def step_where(self) -> str:
         """``FILE.feature:LINE`` of the step being run."""
         step = self._node.stash.get(STEP, None) if self._node is not None else None
@@ -92,7 +100,7 @@ class KrScenario:
         if self._result is None or self._text_run != self.text:
             problem = ""
             try:
-                scenario = api.load(self.text, file=self.name)
+                scenario = api.load(self.text, file=self.name, folder=self.folder)
                 self._result = api.run(scenario, trace=True)
             except ScenarioError as e:
                 problem = f"{self.located(e).render()}\n(the scenario is refused)"
@@ -154,7 +162,7 @@ def _then_refused(kr_scenario: KrScenario, text: str) -> None:
     from .. import api
 
     try:
-        api.load(kr_scenario.text, file=kr_scenario.name)
+        api.load(kr_scenario.text, file=kr_scenario.name, folder=kr_scenario.folder)
     except ScenarioError as e:
         if text not in e.render():
             kr_scenario.fail(f"refused, but without {text!r}; the error was:\n"

@@ -85,7 +85,8 @@ def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
             gc.enable()
 
 
-def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario:
+def load(source: str | os.PathLike[str], *, file: str | None = None,
+         folder: str | os.PathLike[str] | None = None) -> Scenario:
     """Load a scenario from a ``.kr`` file or from ``.kr`` text.
 
     ``source`` is read as a path when it is a ``PathLike``, or a string with no
@@ -93,7 +94,7 @@ def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario
     in ``.kr`` but names no file is refused as a missing file.  Any other string
     is the text itself.  ``file`` overrides the name used in messages.
     Paths in ``include`` and ``config`` are relative to the file's folder (the
-    current directory for text).
+    current directory for text, unless ``folder`` names another).
     """
     if not isinstance(source, (str, os.PathLike)):
         raise ScenarioError(f"expected a path or .kr text, got {type(source).__name__}",
@@ -101,7 +102,7 @@ def load(source: str | os.PathLike[str], *, file: str | None = None) -> Scenario
     if isinstance(source, str) and ("\n" in source or not _is_file(source)):
         if "\n" not in source and source.strip().endswith(".kr"):
             raise ScenarioError(f"file not found: {source}", Span(file or source, 0, 0, ""))
-        return parse_text(source, file or "<text>")
+        return parse_text(source, file or "<text>", folder=folder)
     path = Path(source)
     name = file or str(source)
     try:

@@ -15,7 +15,7 @@ from ..model.quantity import format_duration
 from .formats import Format, register
 from .model import FileReport, Summary
 
-__all__ = ["JsonFormat", "attempt_json", "file_entry", "report"]
+__all__ = ["JsonFormat", "attempt_json", "file_entry", "notice_json", "report"]
 
 VERSION = 1
 
@@ -41,7 +41,20 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         entry["attempts"] = list(report.attempts)
     if report.state is not None:
         entry["state"] = report.state
+    if report.notices:
+        entry["notices"] = [notice_json(n) for n in report.notices]
     return entry
+
+
+def notice_json(text: str) -> dict[str, str]:
+    """A notice of reading the file (stderr's line): ``level`` and the whole ``message``.
+
+    Readers write ``FILE: warning: TEXT`` for what is read but not simulated
+    or not understood (``warning``); anything else (a summary of what a dump
+    held) is a ``notice``.
+    """
+    return {"level": "warning" if ": warning: " in text or text.startswith("warning: ")
+            else "notice", "message": text}
 
 
 _SCORE_PREFIX = "scheduler.score."

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
-from ..model.quantity import format_duration
 from ..terminal import use_color
+from .compact import NodeNames, decision_lines
+from .explain import render_explain
+from .filters import DecisionFilter
 from .formats import Format, register
 from .model import FileReport
 
@@ -49,22 +50,28 @@ class Style:
         return self._wrap("1", text)
 
 
-def render_result(path: str, result: Result, style: Style, *, quiet: bool = False) -> str:
+def render_result(path: str, result: Result, style: Style, *, quiet: bool = False,
+                  only: DecisionFilter | None = None) -> str:
     """Decisions in time order, then every expectation with its line and outcome.
 
-    ``quiet``: only the title and the expectations that did not hold.
+    ``quiet``: only the title and the expectations that did not hold;
+    ``only``: the decisions shown (see :mod:`kruleset.report.filters`).
+    Lines are kept short as :mod:`kruleset.report.compact` says.
     """
     out: list[str] = []
     title = f" — {result.scenario.title}" if result.scenario.title else ""
     out.append(style.bold(f"{path}{title}"))
-    for d in () if quiet else result.decisions:
-        node = f" on {d.node}" if d.node else ""
-        by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
-        reason = f" {d.reason}" if d.reason else ""
-        msg = f": {d.message}" if d.message else ""
-        rules = style.dim(f"  [{', '.join(d.rules)}]") if d.rules else ""
-        out.append(f"  {format_duration(d.time):>7}  {d.kind:<10} {d.pod}{node}{by}"
-                   f"{reason}{msg}{rules}")
+    if not quiet:
+        decisions = result.decisions
+        if only is not None and only.active:
+            decisions = only.apply(decisions)
+            out.append(style.dim(f"  showing {len(decisions):,} of {len(result.decisions):,} "
+                                 f"decisions ({only.options})"))
+        names = NodeNames(result.state.nodes)
+        lines = decision_lines(decisions, names, style)
+        if lines and names.legend():
+            out.append(style.dim(names.legend()))
+        out.extend(lines)
     if result.expectations:
         out.append("  expectations:")
     for r in result.expectations:
@@ -101,53 +108,3 @@ class TextFormat(Format):
         self.out.write(text + "\n" if self._first else "\n" + text + "\n")
         self._first = False
         self.out.flush()
-
-
-def render_explain(ref: str, result: Result, style: Style) -> str:
-    """Everything the trace says about ``ref``: each rule, its result and why."""
-    out = [style.bold(f"explain {ref}")]
-    if ref.startswith("deployment/"):
-        return _explain_deployment(ref, result, style, out)
-    key = ref if "/" in ref else f"default/{ref}"
-    ps = result.state.pods.get(key)
-    if ps is None:
-        node = result.state.nodes.get(ref)
-        if node is None:
-            return style.bad(f"no pod or node called {ref} in this run")
-    _explained(out, result, lambda d: d.pod == key or d.by == key or d.pod == ref,
-               lambda e: key in e.subject or (ps is None and ref in e.subject) or key in e.why)
-    return "\n".join(out)
-
-
-def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) -> str:
-    """``--explain deployment/[NS/]NAME``: its controllers' decisions and rules."""
-    name = ref.split("/", 1)[1]
-    key = name if "/" in name else f"default/{name}"
-    if key not in result.state.deployments:
-        return style.bad(f"no deployment called {key} in this run")
-    subject = f"deployment/{key}"
-    ns, short = key.split("/", 1)
-    _explained(out, result,
-               lambda d: d.pod == subject or (d.by == f"deployment/{short}"
-                                              and d.pod.startswith(ns + "/")),
-               lambda e: e.subject == subject)
-    return "\n".join(out)
-
-
-def _explained(out: list[str], result: Result, decision: Callable[[Any], bool],
-               entry: Callable[[Any], bool]) -> None:
-    """The decisions and trace entries chosen by ``decision`` and ``entry``, as lines."""
-    for d in result.decisions:
-        if decision(d):
-            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
-                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
-    if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
-        for e in result.trace.entries:
-            if entry(e):
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")

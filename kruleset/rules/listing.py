@@ -17,6 +17,7 @@ from ..errors import did_you_mean
 from ..exitcode import ExitCode
 from .engine import Rule, RuleSet
 from .registry import rulesets
+from .sources import user_source
 
 __all__ = ["matches", "print_rules"]
 
@@ -52,7 +53,7 @@ def print_rules(pattern: str | None, fmt: str) -> int:
     if fmt == "json":
         print(json.dumps([{
             "ruleset": rs.name, "kind": rs.kind, "doc": rs.doc,
-            "rules": [{"name": r.name, "doc": r.doc, "source": r.source,
+            "rules": [{"name": r.name, "doc": r.doc, "source": user_source(r.source),
                        "enabled": r.enabled, "weight": r.weight} for r in rules],
         } for rs, rules in selected], indent=2))
         return ExitCode.OK
@@ -61,5 +62,5 @@ def print_rules(pattern: str | None, fmt: str) -> int:
         for r in rules:
             off = "" if r.enabled else " (off by default)"
             w = f" weight {r.weight}" if rs.kind == "score" else ""
-            print(f"  {r.name}{off}{w}\n      {r.doc}\n      source: {r.source}")
+            print(f"  {r.name}{off}{w}\n      {r.doc}\n      source: {user_source(r.source)}")
     return ExitCode.OK

@@ -130,6 +130,7 @@ class Simulation:
         self.trace: Trace | None = Trace() if trace else None
         self.now = 0
         self.until = until if until is not None else scenario.run_until
+        self.horizon: int | None = None  # the simulated end expected, once run() starts
         if self.until is not None and self.until > MAX_SIMULATED_TIME:
             raise ScenarioError(f"a simulation runs at most {MAX_SIMULATED_TIME // 86_400_000} "
                                 "days (the kubelet is simulated every 10s)")
@@ -314,6 +315,7 @@ class Simulation:
         outcomes: dict[int, Any] = {}
         last_event = max([e.time for e in events] + timed + [0])
         limit = self.until if self.until is not None else last_event + MAX_AFTER_LAST_EVENT
+        self.horizon = self.until if self.until is not None else last_event  # for progress
         i = 0
         t = 0
         exp_index = 0

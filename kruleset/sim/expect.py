@@ -176,8 +176,10 @@ def _pod(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     for ps in pods:
         ok, now = pod_in_state(ps, x.state, x.args)
         if ok == x.negated:
-            bad.append(f"{ps.key} is {now}")
-    return (not bad), "; ".join(bad)
+            bad.append((ps.key, now))
+    if len(bad) > LIST_AT_MOST:
+        return False, _grouped(bad)
+    return (not bad), "; ".join(f"{key} is {now}" for key, now in bad)
 
 
 def _is_in(ps: PodState, state: str, args: Any) -> bool:
@@ -199,9 +201,43 @@ def _pods_count(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     op = x.args.get("op", "=")
     if compare(op, n, want):
         return True, ""
-    detail = ", ".join(f"{ps.key}: {_describe(ps)}" for ps in pods)
+    if len(pods) > LIST_AT_MOST:
+        detail = _summary(pods)
+    else:
+        detail = ", ".join(f"{ps.key}: {_describe(ps)}" for ps in pods)
     shown = f"{want}" if op == "=" else f"{op}{want}"
     return False, f"{n} pod(s) {x.state}, expected {shown} ({detail or 'no pods match'})"
+
+
+#: A count over more pods than this says each state once, with how many pods are in it.
+LIST_AT_MOST = 10
+
+
+def _summary(pods: list[PodState]) -> str:
+    """``default/big-1, default/big-2 and 3,118 more pods pending: 0/300 nodes … (×3,120)``.
+
+    One part per distinct state (running pods are not told apart by node), in
+    the order of their first pod, so a count over thousands of pods stays a line.
+    """
+    return _grouped([(ps.key, _describe(ps)) for ps in pods])
+
+
+def _grouped(pods: list[tuple[str, str]]) -> str:
+    """(pod, state) pairs said once per state, the first pods named, the rest counted."""
+    groups: dict[str, list[str]] = {}
+    for key, now in pods:
+        # running pods are not told apart by node: thousands of them are one part
+        groups.setdefault("running" if now.startswith("running on ") else now, []).append(key)
+    parts = []
+    for now, keys in groups.items():
+        if len(keys) == 1:
+            parts.append(f"{keys[0]}: {now}")
+        elif len(keys) <= 3:
+            parts.append(f"{', '.join(keys)}: {now}")
+        else:
+            parts.append(f"{keys[0]}, {keys[1]} and {len(keys) - 2:,} more pods {now} "
+                         f"(×{len(keys):,})")
+    return "; ".join(parts)
 
 
 def _victims(sim: SimulationView, x: Expectation) -> tuple[bool, str]:

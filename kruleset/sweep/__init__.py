@@ -32,7 +32,7 @@ from .failure import zones
 from .table import exit_code, render_json, render_text, sort_rows
 from .variants import Choice, apply_sets, load_choice, prepare
 
-__all__ = ["Sweep", "SweepError", "failures", "sweep"]
+__all__ = ["Plan", "Sweep", "SweepError", "failures", "plan", "sweep"]
 
 
 def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
@@ -106,20 +106,21 @@ class Sweep:
         return exit_code(self.outcomes)
 
 
-def sweep(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None = None,
-          at: int = 0, sets: Sequence[str] = (), profiles: Sequence[str] = (),
-          seeds: int = 0, jobs: int = 1, dask: Any = None, replay: bool = False,
-          progress: Callable[[int, int], None] | None = None) -> Sweep:
-    """Run ``scenario`` under every combination of the axes given.
+@attrs.frozen(slots=True)
+class Plan:
+    """A sweep's variants before anything runs: the loaded scenario, its grid, its files."""
 
-    ``sets`` are ``KIND:NAME:FIELD=V1,V2`` strings, ``profiles`` file paths,
-    ``at`` the failure time in ms.  ``dask`` is a scheduler address (or a
-    ``dask.distributed.Client``); otherwise ``jobs`` local processes.
-    ``replay=True`` simulates every variant from time 0 in this process (no
-    shared copy: slower, for checking).  ``progress(done, total)`` is called
-    as variants finish.  Raises :class:`SweepError` (a ``ScenarioError``) for
-    bad options and ``ScenarioError`` for a refused scenario.
-    """
+    path: str
+    scenario: Scenario
+    variants: list[Variant]
+    choices: dict[str, Choice]
+    set_axes: list[tuple[SetPath, tuple[str, ...]]]
+
+
+def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None = None,
+         at: int = 0, sets: Sequence[str] = (), profiles: Sequence[str] = (),
+         seeds: int = 0) -> Plan:
+    """Check the options of :func:`sweep` and build its grid (nothing is simulated)."""
     from .. import api
 
     path = str(scenario) if not isinstance(scenario, Scenario) else scenario.file
@@ -153,6 +154,28 @@ def sweep(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None 
             apply_sets(loaded, ((set_path, value),))
     for p in choices:
         prepare(loaded, Variant(0, profile=p), choices)
+    return Plan(path, loaded, variants, choices, set_axes)
+
+
+def sweep(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None = None,
+          at: int = 0, sets: Sequence[str] = (), profiles: Sequence[str] = (),
+          seeds: int = 0, jobs: int = 1, dask: Any = None, replay: bool = False,
+          progress: Callable[[int, int], None] | None = None) -> Sweep:
+    """Run ``scenario`` under every combination of the axes given.
+
+    ``sets`` are ``KIND:NAME:FIELD=V1,V2`` strings, ``profiles`` file paths,
+    ``at`` the failure time in ms.  ``dask`` is a scheduler address (or a
+    ``dask.distributed.Client``); otherwise ``jobs`` local processes.
+    ``replay=True`` simulates every variant from time 0 in this process (no
+    shared copy: slower, for checking).  ``progress(done, total)`` is called
+    as variants finish.  Raises :class:`SweepError` (a ``ScenarioError``) for
+    bad options and ``ScenarioError`` for a refused scenario.
+    """
+    planned = plan(scenario, fail_each=fail_each, at=at, sets=sets, profiles=profiles,
+                   seeds=seeds)
+    path, loaded, variants, choices = (planned.path, planned.scenario, planned.variants,
+                                       planned.choices)
+    set_axes = planned.set_axes
     base = Variant(-1)
     everything = [base] + variants
     job = Job(loaded, choices, at)

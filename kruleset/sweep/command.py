@@ -8,7 +8,6 @@ error, or a mechanism not simulated yet).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -45,8 +44,16 @@ def add_parser(sub: Any) -> None:
                    help="local worker processes (default: all cores)")
     p.add_argument("--dask", metavar="tcp://HOST:8786",
                    help="run the variants on this Dask scheduler (pip install 'kruleset[dask]')")
-    p.add_argument("--format", choices=("text", "json", "html"), default="text",
+    p.add_argument("--format", choices=("text", "json", "html"), default=None,
                    help="text (default), json, or html: one self-contained page")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the table (or the variant's report) to FILE instead of stdout")
+    p.add_argument("--variant", metavar="ID",
+                   help="replay one variant in full (its name as the table shows it, e.g. "
+                        "node=c-1, or #INDEX, or base): every decision and expectation, "
+                        "as kruleset run reports a file")
+    p.add_argument("--explain", metavar="REF",
+                   help="with --variant: every rule applied to a pod or node in that variant")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto",
                    help="colour the table (default: auto, on a terminal; NO_COLOR and "
@@ -102,6 +109,13 @@ def main(args: argparse.Namespace) -> int:
         print(f"kruleset sweep: --at: {e}", file=sys.stderr)
         return ExitCode.REFUSED
     if args.dask:
+        from .dask_address import unreachable
+
+        why = unreachable(args.dask)
+        if why:
+            print(f"kruleset sweep: --dask {args.dask}: {why} "
+                  "(is `dask scheduler` running there?)", file=sys.stderr)
+            return ExitCode.REFUSED
         try:
             import dask.distributed  # noqa: F401
         except ImportError:
@@ -111,11 +125,33 @@ def main(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("kruleset sweep: -j must be 1 or more", file=sys.stderr)
         return ExitCode.REFUSED
+    from ..output_name import bare_format_refusal
+
+    refusal = bare_format_refusal("kruleset sweep", args.output,
+                                  args.format is not None,
+                                  ("text", "json", "html"), [args.scenario])
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return ExitCode.REFUSED
+    args.format = args.format or "text"
+    if args.explain and not args.variant:
+        print("kruleset sweep: --explain needs --variant ID (the variant to explain)",
+              file=sys.stderr)
+        return ExitCode.REFUSED
+    options = dict(fail_each=args.fail_each, at=at, sets=args.sets,
+                   profiles=[p for group in args.profile for p in group.split(",") if p],
+                   seeds=args.seeds)
+    color = use_color("never" if args.no_color else args.color,
+                      sys.stdout if not args.output else sys.stderr)
+    style = Style(color=color and not args.output)
+    err_style = Style(color=use_color("never" if args.no_color else args.color, sys.stderr))
+    started = time.monotonic()
+    if args.variant:
+        return _replay(args, options, style)
     progress = _Progress() if not args.quiet and sys.stderr.isatty() else None
     try:
-        result = sweep(args.scenario, fail_each=args.fail_each, at=at, sets=args.sets,
-                       profiles=[p for group in args.profile for p in group.split(",") if p],
-                       seeds=args.seeds, jobs=args.jobs, dask=args.dask, progress=progress)
+        result = sweep(args.scenario, jobs=args.jobs, dask=args.dask, progress=progress,
+                       **options)
     except ScenarioError as e:
         print(e.render(), file=sys.stderr)
         return ExitCode.REFUSED
@@ -128,11 +164,59 @@ def main(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.clear()
-    if args.format == "json":
-        print(json.dumps(result.to_json(), indent=2))
-    elif args.format == "html":
-        sys.stdout.write(result.html())
-    else:
-        color = use_color("never" if args.no_color else args.color, sys.stdout)
-        print(result.text(Style(color=color)))
-    return int(result.exit_code)
+    from .output import stderr_line, summary_line, write_sweep
+
+    if not _written(args.output, lambda out: write_sweep(result, args.format, out, style)):
+        return ExitCode.REFUSED
+    code = int(result.exit_code)
+    stderr_line(summary_line(result.outcomes, time.monotonic() - started), code == 0,
+                err_style)
+    return code
+
+
+def _written(output: str | None, write: Any) -> bool:
+    """Write to ``output`` (stdout when None); False, said on stderr, when it cannot be."""
+    if output is None:
+        write(sys.stdout)
+        sys.stdout.flush()
+        return True
+    try:
+        with open(output, "w", encoding="utf-8") as out:
+            write(out)
+    except OSError as e:
+        print(f"kruleset sweep: --output: cannot write {output}: {e.strerror or e}",
+              file=sys.stderr)
+        return False
+    return True
+
+
+def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> int:
+    """``--variant ID``: that variant's full report (text), with ``--explain`` if asked."""
+    from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError
+    from ..exitcode import ExitCode
+    from . import plan
+    from .executors import Job
+    from .output import write_variant
+    from .replay import find_variant, replay_variant
+
+    if args.format != "text":
+        print("kruleset sweep: --variant reports as text; for JSON or HTML of that variant, "
+              "write it as a .kr file and use kruleset run", file=sys.stderr)
+        return ExitCode.REFUSED
+    try:
+        planned = plan(args.scenario, **options)
+        variant = find_variant(planned.variants, args.variant)
+        replayed = replay_variant(Job(planned.scenario, planned.choices, options["at"]),
+                                  variant)
+    except ScenarioError as e:
+        print(e.render(), file=sys.stderr)
+        return ExitCode.REFUSED
+    except (NotImplementedMechanism, KrulesetError) as e:
+        print(f"kruleset sweep: variant {args.variant}: {e}", file=sys.stderr)
+        return ExitCode.ERROR
+    if not _written(args.output, lambda out: write_variant(
+            args.scenario, replayed, args.explain, out, style)):
+        return ExitCode.REFUSED
+    result = replayed.result
+    return int(ExitCode.ERROR if result.unsupported else
+               ExitCode.FAILED if result.failed else ExitCode.OK)

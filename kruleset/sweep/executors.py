@@ -408,6 +408,10 @@ def _dask_task(job: Job, variants: list[Variant], jobs: int) -> list[Outcome]:
     return [got[v.index] for v in variants]
 
 
+#: How long dask.distributed may take to shake hands with a scheduler.
+DASK_CONNECT_SECONDS = 10
+
+
 def run_dask(job: Job, variants: Sequence[Variant], address: Any,
              progress: Progress | None = None) -> list[Outcome]:
     """Every variant on the Dask cluster at ``address`` (or a Client/cluster object)."""
@@ -415,7 +419,9 @@ def run_dask(job: Job, variants: Sequence[Variant], address: Any,
 
     picklable()
     own = not isinstance(address, Client)
-    client = Client(address) if own else address
+    # A port that accepts connections but speaks no Dask (checked before: see
+    # dask_address) must not hold the sweep for dask's default 30 s.
+    client = Client(address, timeout=DASK_CONNECT_SECONDS) if own else address
     try:
         workers = client.scheduler_info()["workers"]
         if not workers:

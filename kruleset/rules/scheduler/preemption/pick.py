@@ -105,7 +105,8 @@ def _latest_start(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
       doc="Still tied: the first node in the scheduler's node order (zones round-robin, "
           "add order within a zone; upstream: an arbitrary one of the tied nodes). "
           "The name is kept from when that order was declaration order.",
-      source="LANGUAGE.md §5 (deterministic tie-break); upstream picks the first node of a map",
+      source="preemption.go pickOneNodeForPreemption (upstream: the first node of a map); "
+             "docs/LANGUAGE.md, Meaning in time (the deterministic tie-break)",
       describe=lambda k: f"node #{k + 1}")
 def _first_declared(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
     return _index(ctx, c)

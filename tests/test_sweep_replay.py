@@ -1,0 +1,87 @@
+"""`kruleset sweep`: one variant replayed in full (--variant, --explain), -o and the
+summary line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kruleset.cli import main
+from kruleset.sweep import plan, sweep
+from kruleset.sweep.executors import Job, summary
+from kruleset.sweep.replay import find_variant, replay_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = str(ROOT / "examples" / "sweep-n1.kr")
+
+
+def test_a_replayed_variant_is_the_row_of_the_table() -> None:
+    table = sweep(EXAMPLE, fail_each="node", jobs=1)
+    planned = plan(EXAMPLE, fail_each="node")
+    job = Job(planned.scenario, planned.choices, 0)
+    for variant, outcome in zip(table.variants, table.outcomes, strict=True):
+        replayed = replay_variant(job, find_variant(planned.variants, variant.name))
+        assert replayed.result.trace is not None
+        # the same decisions as the sweep's own run: the same digest and counts
+        again = summary(variant, _Sim(replayed.result), replayed.result, replayed.removed)
+        assert {k: again[k] for k in ("status", "failing", "pending", "removed", "digest")} \
+            == {k: outcome[k] for k in ("status", "failing", "pending", "removed", "digest")}
+
+
+class _Sim:
+    """What :func:`summary` reads of a simulation, from a finished result."""
+
+    def __init__(self, result: object) -> None:
+        self.decisions = result.decisions  # type: ignore[attr-defined]
+        self.state = result.state  # type: ignore[attr-defined]
+
+
+def test_variant_prints_the_full_report_and_explains(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    code = main(["sweep", EXAMPLE, "--fail-each", "node", "--variant", "node=c-1",
+                 "--explain", "batch-9", "--no-color"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith(f"sweep {EXAMPLE}: variant node=c-1 (node c-1 deleted: ")
+    assert "node-deleted c-1" in out and "pending    default/batch-9" in out
+    assert "✗ line 20: expect pods default/batch-* running count=8" in out
+    assert "explain batch-9" in out and re.search(r"  batch-9: pending", out)
+    assert "FAILED: 1 of 3 expectations" in out
+
+
+@pytest.mark.parametrize(("ident", "name"), [("#0", None), ("base", "base")])
+def test_variant_by_index_or_base(ident: str, name: str | None,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    planned = plan(EXAMPLE, fail_each="node")
+    want = name or planned.variants[0].name
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", "--variant", ident]) in (0, 1)
+    assert f"variant {want}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--variant", "node=c-2"], "no such variant in this sweep; did you mean 'node=c-1'?"),
+    (["--variant", "#99"], "the sweep has variants #0 to #4"),
+    (["--explain", "web-1"], "--explain needs --variant ID"),
+    (["--variant", "node=a-1", "--format", "json"], "--variant reports as text"),
+    (["-o", "html"], "did you mean --format html?"),
+])
+def test_bad_replays_are_refused(args: list[str], needle: str,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", *args]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_output_file_and_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                      ) -> None:
+    out = tmp_path / "sweep.json"
+    code = main(["sweep", EXAMPLE, "--fail-each", "node", "--format", "json", "-o", str(out)])
+    std = capsys.readouterr()
+    assert code == 1 and std.out == ""
+    data = json.loads(out.read_text())
+    assert len(data["variants"]) == 5
+    assert re.fullmatch(r"5 variants: 4 passed, 1 failed — [0-9.]+ s\n", std.err), std.err
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", "-o", str(tmp_path)]) == 2
+    assert "--output: cannot write" in capsys.readouterr().err
