@@ -58,7 +58,7 @@ Feature: A drain's verdict: complete, failed, or blocked and by which pod
     # waitForDelete compares UIDs: redis-0 recreated on a spare node is a new pod
     Given the scenario:
       """
-      include "features/disruption/redis-statefulset.yaml"
+      include "redis-statefulset.yaml"
       nodes spare-[1..2] cpu=4 memory=16Gi
       at 10s drain node node-1
       at 10s expect eviction shop/redis-1 status 429

@@ -12,7 +12,7 @@ Feature: How many pods a PodDisruptionBudget expects: the disruption controller'
     # StatefulSet's replicas (2), desiredHealthy 2 - 1 = 1.
     Given the scenario:
       """
-      include "features/disruption/redis-statefulset.yaml"
+      include "redis-statefulset.yaml"
       expect pdb shop/redis expected-pods=2 desired-healthy=1 current-healthy=2 disruptions-allowed=1 condition=SufficientPods
       at 10s evict pod shop/redis-0
       at 10s evict pod shop/redis-1
@@ -27,7 +27,7 @@ Feature: How many pods a PodDisruptionBudget expects: the disruption controller'
     # getPodReplicationController, getPodReplicaSet; TestTwoControllers: 50% of 3 + 2 rounds up to 3
     Given the scenario:
       """
-      include "features/disruption/legacy-controllers.yaml"
+      include "legacy-controllers.yaml"
       expect pdb shop/shop expected-pods=5 desired-healthy=3 current-healthy=5 disruptions-allowed=2
       """
     Then the expectations hold
@@ -51,7 +51,7 @@ Feature: How many pods a PodDisruptionBudget expects: the disruption controller'
     # written, so the Eviction API answers "still being processed".
     Given the scenario:
       """
-      include "features/disruption/agent-daemonset.yaml"
+      include "agent-daemonset.yaml"
       expect pdb ops/agent condition=SyncFailed message="daemonsets.apps does not implement the scale subresource" disruptions-allowed=0 expected-pods=0
       at 10s evict pod ops/agent-x7k2p
       expect eviction ops/agent-x7k2p status 429 message="The disruption budget agent is still being processed by the server."
@@ -130,6 +130,6 @@ Feature: How many pods a PodDisruptionBudget expects: the disruption controller'
     # ValidatePodDisruptionBudgetSpec: IsNotMoreThan100Percent
     Given the scenario:
       """
-      include "features/disruption/bad-pdb.yaml"
+      include "bad-pdb.yaml"
       """
     Then the scenario is refused with "field spec.maxUnavailable: Invalid value: "120%": must not be greater than 100%"

@@ -19,6 +19,7 @@ What makes the lines of a 300-node run wrap, and what is done about it:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -102,6 +103,11 @@ def _tail(d: Any) -> tuple[str, tuple[str, ...]]:
     rules = () if d.kind in _ORDINARY else tuple(d.rules)
     if d.kind == "nominated":
         return (f": {pick_words(message)}" if message else ""), rules
+    if d.kind == "scaled":
+        # upstream's event names the replica set the line already shows
+        m = _SCALED.fullmatch(message)
+        if m:
+            return f" {m[1]} from {m[2]} to {m[3]}", rules
     if d.kind == "preempted":
         pick = next((r for r in d.rules if r in PICK_WORDS), "")
         if message == standard:
@@ -111,6 +117,9 @@ def _tail(d: Any) -> tuple[str, tuple[str, ...]]:
     # FailedScheduling is what `pending` says; the message is the reason.
     reason = f" {d.reason}" if d.reason and d.reason != "FailedScheduling" else ""
     return f"{reason}{': ' + message if message else ''}", rules
+
+
+_SCALED = re.compile(r"Scaled (up|down) replica set \S+ from (\d+) to (\d+)")
 
 
 def _plugin(rule: str) -> str:
