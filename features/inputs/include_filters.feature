@@ -9,7 +9,7 @@ Feature: include reads part of a cluster dump
   Scenario: namespaces(…) leaves the other namespaces' pods out, freeing their nodes
     Given the scenario:
       """
-      include "examples/dump/cluster.json" namespaces(batch)
+      include "../../examples/dump/cluster.json" namespaces(batch)
       pod big requests(cpu=3)
       expect pod batch/nightly-report running on node-3
       expect pod big running on node-1
@@ -19,7 +19,7 @@ Feature: include reads part of a cluster dump
   Scenario: selector(…) keeps the matching pods only; the web Deployment's template does not match
     Given the scenario:
       """
-      include "examples/dump/cluster.json" selector(app=redis)
+      include "../../examples/dump/cluster.json" selector(app=redis)
       pod big requests(cpu=3500m)
       expect pod shop/redis-0 running on node-1
       expect pod big running on node-2
@@ -29,7 +29,7 @@ Feature: include reads part of a cluster dump
   Scenario: selector(…) keeps a workload whose pod template matches: it goes on creating pods
     Given the scenario:
       """
-      include "examples/dump/cluster.json" selector(app=web)
+      include "../../examples/dump/cluster.json" selector(app=web)
       pod big requests(cpu=2300m)
       expect pods shop/web-* running count=2
       expect pod shop/web-2 pending
@@ -40,13 +40,13 @@ Feature: include reads part of a cluster dump
   Scenario: a filter that names no namespace is refused
     Given the scenario:
       """
-      include "examples/dump/cluster.json" namespaces()
+      include "../../examples/dump/cluster.json" namespaces()
       """
     Then the scenario is refused with "expected at least one entry"
 
   Scenario: an unknown option of include is refused
     Given the scenario:
       """
-      include "examples/dump/cluster.json" labels(app=web)
+      include "../../examples/dump/cluster.json" labels(app=web)
       """
     Then the scenario is refused with "unknown include option 'labels'"

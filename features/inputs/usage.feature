@@ -50,8 +50,8 @@ Feature: per-container usage and the kubelet's local-storage eviction
     # first, memory.available then reads 12.6Gi and the web pod stays.
     Given the scenario:
       """
-      include "examples/dump/cluster.json"
-      include "examples/dump/summary-node-1.json"
+      include "../../examples/dump/cluster.json"
+      include "../../examples/dump/summary-node-1.json"
       kubelet * {
         eviction-hard memory.available<10Gi
       }
