@@ -99,7 +99,7 @@ class PodState:
     __slots__ = (
         "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
         "deletion_time", "outcome", "by", "reason", "message", "ready", "usage",
-        "conditions", "schedule_message", "gone", "extra", "owner",
+        "conditions", "schedule_message", "gone", "extra", "owner", "ready_since",
     )
 
     def __init__(self, pod: Pod, seq: int, created: int) -> None:
@@ -118,6 +118,8 @@ class PodState:
         self.reason: str = ""
         self.message: str = ""
         self.ready = True
+        # The simulated ms at which the pod became Ready; None while not Ready.
+        self.ready_since: int | None = None
         self.usage: dict[str, int] = {}
         self.conditions: dict[str, str] = {}  # type -> reason, e.g. DisruptionTarget
         self.schedule_message: str = ""     # the latest scheduling attempt's message
@@ -419,6 +421,8 @@ class ClusterState:
             ps.nominated = None
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
+        if ps.ready:
+            ps.ready_since = ps.start_time
         node.pods[ps.key] = ps
         self.touched.append(node_name)
         requests = pod.requests
@@ -473,6 +477,8 @@ class ClusterState:
             ps.node = node_name
             ps.phase = RUNNING
             ps.start_time = now
+            if ps.ready:
+                ps.ready_since = now
             on_node[key] = ps
             for listener in listeners:
                 listener.on_bind(self, ps)

@@ -45,6 +45,9 @@ _MODULES = (
     "disruption.taint_manager",
     "disruption.eviction_api",
     "dra.dynamicresources",
+    "controllers.statefulset",
+    "controllers.daemonset",
+    "controllers.job",
     # The fast paths: each registers its answers at the dispatch point
     # (rules/scheduler/dispatch.py), which hands them to the reference rules
     # when the simulation's FastPaths option is on.

@@ -79,6 +79,10 @@ def _ungate(sim: Simulation, a: sc.Ungate) -> None:
 def _ready(sim: Simulation, a: sc.PodReadiness) -> None:
     ps = _pod(sim, a.ref)
     if ps is not None:
+        if a.ready and ps.ready_since is None and ps.phase == "Running":
+            ps.ready_since = sim.now
+        elif not a.ready:
+            ps.ready_since = None
         ps.ready = a.ready
         sim.changed()
 

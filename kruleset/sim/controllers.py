@@ -1,10 +1,7 @@
 """The StatefulSet, DaemonSet and Job controllers (phase 3, beside the deployment's).
 
-* **StatefulSet**: pods ``NAME-0 … NAME-(replicas-1)``, each recreated under
-  its own name once the old one is gone.  OrderedReady creates ordinal *i*
-  only when every lower ordinal is Running and Ready, and scales down from
-  the highest ordinal one pod at a time; Parallel creates and deletes all
-  at once.
+* **StatefulSet**: :mod:`.statefulset` (ordinals, OrderedReady/Parallel,
+  RollingUpdate with partition and maxUnavailable, OnDelete, status).
 * **DaemonSet**: one pod per node the pod fits on by the DaemonSet
   controller's own test (``NodeShouldRunDaemonPod``: nodeSelector and
   required node affinity, and the NoSchedule/NoExecute taints tolerated with
@@ -14,9 +11,8 @@
   with the controller's tolerations added (``AddOrUpdateDaemonPodTolerations``;
   the network-unavailable one it adds to hostNetwork pods is not, as the
   model does not keep hostNetwork).
-* **Job**: up to ``parallelism`` pods ``NAME-1``, ``NAME-2``, … at a time until
-  ``completions`` pods succeeded (``complete pod``); with no completions, no
-  new pod once one succeeded.  A pod that fails or is deleted is replaced.
+* **Job**: :mod:`.job` (parallelism, completions, Indexed, the pod failure
+  backoff, backoffLimit, activeDeadlineSeconds, podFailurePolicy, conditions).
 
 Pods of these workloads read from a cluster dump (linked by their controlling
 ownerReference) count as theirs: nothing is created twice.  A pod the API
@@ -27,8 +23,6 @@ it in its work queue's backoff (:mod:`.create_backoff`): 5 ms doubling up to
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import attrs
 
 from ..model.objects import NodeAffinity, Pod, Workload
@@ -38,7 +32,9 @@ from ..rules.scheduler.filters.nodeaffinity import node_matches_pod_affinity
 from ..rules.scheduler.filters.tainttoleration import find_untolerated_taint
 from .core import Simulation, register_controller
 from .create_backoff import JOB_BACKOFF, REPLICASET_BACKOFF, CreateBackoff, pods_mark
-from .setup import create_pod
+from .job import sync_job
+from .statefulset import statefulset_status, sync_statefulset
+from .workload_pods import active, available_at, create, owned
 
 __all__ = ["DAEMON_TOLERATIONS", "WorkloadControllers", "daemon_pod"]
 
@@ -53,24 +49,13 @@ DAEMON_TOLERATIONS = (
 )
 
 
-def _owned(sim: Simulation, w: Workload) -> Iterator[PodState]:
-    """The workload's pods that still exist (terminating ones too), in creation order."""
-    for ps in sim.state.by_namespace.get(w.namespace, {}).values():
-        p = ps.pod
-        if p.owner_kind == w.kind and p.owner_name == w.name and not ps.gone:
-            yield ps
-
-
-def _active(ps: PodState) -> bool:
-    return not ps.terminating and ps.outcome is None and ps.phase in ("Pending", "Running")
+_owned = owned
+_active = active
 
 
 def _create(sim: Simulation, w: Workload, pod: Pod, rule: str) -> bool:
     """Create one of ``w``'s pods; False when the API server refused it."""
-    ps = create_pod(sim, pod)
-    if ps is not None:
-        sim.record("created", ps, None, f"{w.kind.lower()}/{w.name}", "", "", (rule,))
-    return ps is not None
+    return create(sim, w, pod, rule) is not None
 
 
 def daemon_pod(w: Workload, node: str) -> Pod:
@@ -119,6 +104,7 @@ class WorkloadControllers:
                         "DaemonSet": CreateBackoff(REPLICASET_BACKOFF),
                         "Job": CreateBackoff(JOB_BACKOFF)}
         self.refused = False  # the workload being synced had a pod refused
+        self.wakes: list[int] = []  # when a pod becomes available (minReadySeconds)
 
     def step(self, sim: Simulation) -> bool:
         workloads = sim.state.workloads
@@ -127,6 +113,7 @@ class WorkloadControllers:
         changed = False
         syncs = {"StatefulSet": self._statefulset, "DaemonSet": self._daemonset,
                  "Job": self._job}
+        self.wakes.clear()
         for w in list(workloads.values()):
             sync = syncs.get(w.kind)
             if sync is None:
@@ -152,35 +139,6 @@ class WorkloadControllers:
         self.refused = True
         return False
 
-    def _statefulset(self, sim: Simulation, w: Workload) -> bool:
-        pods = {ps.pod.name: ps for ps in _owned(sim, w)}
-        changed = False
-        for i in range(w.replicas):
-            name = f"{w.name}-{i}"
-            ps = pods.get(name)
-            if ps is None:
-                labels = {**w.template.labels, "statefulset.kubernetes.io/pod-name": name,
-                          "apps.kubernetes.io/pod-index": str(i)}
-                changed = True
-                if not self._create(sim, w, attrs.evolve(w.template, name=name, labels=labels),
-                                    "workloads.statefulset.create") or w.ordered:
-                    break  # refused; or the next ordinal waits for this one to be Ready
-                continue
-            if w.ordered and not (ps.node is not None and ps.ready and _active(ps)):
-                break
-        extra = sorted((ps for n, ps in pods.items() if _ordinal(w, n) >= w.replicas),
-                       key=lambda ps: -_ordinal(w, ps.pod.name))
-        for ps in extra:
-            if w.ordered and any(p.terminating for p in extra):
-                break  # one at a time, the highest ordinal first
-            if _active(ps):
-                sim.terminate(ps, "deleted", by=f"statefulset/{w.name}", reason="ScaledDown",
-                              rules=("workloads.statefulset.scale-down",))
-                changed = True
-                if w.ordered:
-                    break
-        return changed
-
     def _daemonset(self, sim: Simulation, w: Workload) -> bool:
         covered = {_node_of(ps) for ps in _owned(sim, w) if _active(ps)}
         changed = False
@@ -198,39 +156,27 @@ class WorkloadControllers:
                 break
         return changed
 
-    def _job(self, sim: Simulation, w: Workload) -> bool:
-        owned = list(_owned(sim, w))
-        succeeded = sum(1 for ps in owned if ps.phase == "Succeeded")
-        active = sum(1 for ps in owned if _active(ps))
-        if w.completions is None:
-            wanted = 0 if succeeded else w.replicas - active
-        else:
-            wanted = min(w.replicas, w.completions - succeeded) - active
-        changed = False
-        counters = sim.extra.setdefault("job_counter", {})
-        key = f"{w.namespace}/{w.name}"
-        while wanted > 0:
-            n = counters.get(key, 0) + 1
-            while f"{w.namespace}/{w.name}-{n}" in sim.state.pods:
-                n += 1
-            counters[key] = n
-            labels = {**w.template.labels, "batch.kubernetes.io/job-name": w.name}
-            wanted -= 1
-            changed = True
-            if not self._create(sim, w, attrs.evolve(w.template, name=f"{w.name}-{n}",
-                                                     labels=labels), "workloads.job.create"):
-                break
+    def _statefulset(self, sim: Simulation, w: Workload) -> bool:
+        changed = sync_statefulset(self, sim, w)
+        self._availability(sim, w)
+        statefulset_status(sim, w)
         return changed
 
+    def _job(self, sim: Simulation, w: Workload) -> bool:
+        return sync_job(self, sim, w)
+
+    def _availability(self, sim: Simulation, w: Workload) -> None:
+        if w.min_ready_seconds > 0:
+            for ps in owned(sim, w):
+                t = available_at(ps, w.min_ready_seconds)
+                if t is not None and t > sim.now:
+                    self.wakes.append(t)
+
     def next_time(self, sim: Simulation) -> int | None:
-        """The next retry of a workload whose pods were refused."""
+        """The next retry of a workload whose pods were refused; the next pod to be available."""
         times = [t for b in self.backoff.values() if (t := b.next_time(sim.now)) is not None]
+        times += [t for t in self.wakes if t > sim.now]
         return min(times) if times else None
-
-
-def _ordinal(w: Workload, name: str) -> int:
-    tail = name[len(w.name) + 1:]
-    return int(tail) if tail.isdigit() else -1
 
 
 register_controller(WorkloadControllers)

@@ -3,9 +3,10 @@
 * apply: an object that does not exist is created; an existing one is
   replaced (a PriorityClass, PDB, quota, LimitRange, ResourceQuota,
   Namespace).  A Deployment or workload keeps its pods when only its
-  replicas changed; when its pod template changed, its pods are deleted and
-  created again from the new template (a rollout, simulated as the Recreate
-  strategy).  An existing pod or node is left unchanged (kubectl apply could
+  replicas changed; when its pod template changed, a Deployment's and a
+  Job's pods are deleted and created again from the new template, and a
+  StatefulSet's or DaemonSet's controller replaces them by its update
+  strategy.  An existing pod or node is left unchanged (kubectl apply could
   not change what kruleset reads of them) and reported so.
 * delete: the object goes, and with it what it owns, as with kubectl's
   default cascading deletion (a Deployment's or workload's pods, a
@@ -72,7 +73,10 @@ def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
                  f"deployment/{obj.name}", "Rollout", "workloads.deployment.rollout")
     elif isinstance(obj, Workload):
         old = st.workloads.get(f"{obj.kind}/{obj.key}")
-        if old is not None and old.template != obj.template:
+        # A StatefulSet's or DaemonSet's controller rolls its pods out by its update
+        # strategy (sim/statefulset.py, sim/daemonset.py); a Job's template cannot
+        # change upstream (it is immutable), so its pods are made again here.
+        if old is not None and old.kind == "Job" and old.template != obj.template:
             _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
                  f"{obj.kind.lower()}/{obj.name}", "Rollout", "workloads.rollout")
     create_object(sim, obj)

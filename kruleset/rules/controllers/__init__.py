@@ -1,0 +1,1 @@
+"""Workload controllers' decisions as rules, one module per upstream controller."""

@@ -1,0 +1,140 @@
+"""The DaemonSet controller's rolling update (``pkg/controller/daemon/update.go``, v1.35).
+
+``updatedDesiredNodeCounts`` turns ``maxSurge`` and ``maxUnavailable`` into
+numbers of nodes (percentages of the nodes that should run the daemon,
+rounded up; both 0 makes maxUnavailable 1).  ``rollingUpdate`` then walks the
+nodes (upstream's map order is random; kruleset walks them in the cluster's
+node order) with each node's old and new pod (``findUpdatedPodsOnNode``):
+
+* without surge, an old pod that is not available is replaced at once and
+  counts as unavailable; an available old pod is a candidate while fewer
+  than maxUnavailable nodes are unavailable; the first
+  ``maxUnavailable - unavailable`` candidates are deleted, and the manage
+  loop creates the new pod once the old one is gone;
+* with surge, a new pod is created beside an old pod that is not available,
+  and beside up to ``maxSurge - surging`` available old pods; an old pod is
+  deleted once the new pod on its node is available.
+
+OnDelete replaces nothing: the manage loop creates the new template's pod on
+a node whose pod was deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ..engine import Stop
+from ..registry import define_ruleset, rule
+
+__all__ = ["ROLLING", "NodePods", "RollingView", "Plan", "scaled"]
+
+ROLLING = define_ruleset(
+    "controllers.daemonset.rolling-update", "pipeline",
+    "Which old daemon pods a DaemonSet's update deletes now and on which nodes it surges.")
+
+_SRC = "pkg/controller/daemon/update.go"
+
+
+@attrs.frozen(slots=True)
+class NodePods:
+    """One node's daemon pods by revision: ``old``/``new`` exist, and whether available."""
+
+    node: str
+    old: bool
+    old_available: bool
+    new: bool
+    new_available: bool
+    ok: bool = True  # findUpdatedPodsOnNode: at most one old and one new pod
+
+
+@attrs.frozen(slots=True)
+class RollingView:
+    """The nodes that should run the daemon, with the resolved budgets."""
+
+    strategy: str
+    max_surge: int
+    max_unavailable: int
+    nodes: tuple[NodePods, ...]
+
+
+@attrs.frozen(slots=True)
+class Plan:
+    """Nodes whose old pod is deleted, and nodes that get a new (surge) pod."""
+
+    delete_old: tuple[str, ...] = ()
+    create_new: tuple[str, ...] = ()
+
+
+def scaled(value: int | str, total: int) -> int:
+    """``GetScaledValueFromIntOrPercent`` rounding up: a percentage of ``total``."""
+    if isinstance(value, str):
+        return -(-int(value[:-1]) * total // 100)
+    return value
+
+
+@rule(ROLLING, "controllers.daemonset.rolling-update.on-delete",
+      doc="OnDelete replaces nothing: a node gets the new template when its pod is deleted.",
+      source="pkg/controller/daemon/daemon_controller.go rollingUpdate only for "
+             "RollingUpdateDaemonSetStrategyType")
+def _on_delete(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+    if v.strategy == "OnDelete":
+        return Stop(Plan(), "OnDelete")
+    return None
+
+
+@rule(ROLLING, "controllers.daemonset.rolling-update.max-unavailable",
+      doc="Without surge: unavailable old pods are replaced, and available ones while fewer "
+          "than maxUnavailable nodes are unavailable.",
+      source=f"{_SRC} rollingUpdate (maxSurge == 0)")
+def _no_surge(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+    if v.max_surge != 0:
+        return None
+    unavailable = 0
+    replace: list[str] = []
+    candidates: list[str] = []
+    for n in v.nodes:
+        if not n.ok or n.old == n.new:
+            unavailable += 1  # the manage loop creates or prunes here
+        elif n.new:
+            unavailable += not n.new_available
+        elif not n.old_available:
+            replace.append(n.node)
+            unavailable += 1
+        elif unavailable < v.max_unavailable:
+            candidates.append(n.node)
+    room = min(max(v.max_unavailable - unavailable, 0), len(candidates))
+    plan = Plan(tuple(replace + candidates[:room]))
+    return Stop(plan, f"{unavailable} unavailable, maxUnavailable {v.max_unavailable}: "
+                      f"delete {len(plan.delete_old)}")
+
+
+@rule(ROLLING, "controllers.daemonset.rolling-update.max-surge",
+      doc="With surge: a new pod beside each unavailable old pod and beside up to maxSurge "
+          "available ones; an old pod goes once its node's new pod is available.",
+      source=f"{_SRC} rollingUpdate (surge)")
+def _surge(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+    delete: list[str] = []
+    allowed: list[str] = []
+    candidates: list[str] = []
+    surging = 0
+    for n in v.nodes:
+        if not n.ok:
+            surging += 1
+        elif not n.old:
+            continue
+        elif not n.new:
+            if not n.old_available:
+                allowed.append(n.node)
+            elif surging < v.max_surge:
+                candidates.append(n.node)
+        elif not n.new_available:
+            surging += 1
+        else:
+            delete.append(n.node)
+    room = min(max(v.max_surge - surging, 0), len(candidates))
+    plan = Plan(tuple(delete), tuple(allowed + candidates[:room]))
+    return Stop(plan, f"{surging} surging, maxSurge {v.max_surge}: create "
+                      f"{len(plan.create_new)}, delete {len(plan.delete_old)}")
