@@ -23,6 +23,8 @@ form                      args
 ``critical``              (``negated`` for ``not critical``)
 ``oom-score-adj``         ``value``, ``container`` (absent for the
                           single-container form)
+``workload-status``,      see :mod:`.expect_workloads`
+``job-condition``
 ========================  ==================================================
 
 ``ref`` is ``ns/name`` for pods and PDBs (globs kept as written, namespace
@@ -53,7 +55,7 @@ EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralS
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
-            "claim", "claims", "device")
+            "claim", "claims", "device", "statefulset", "daemonset", "job")
 
 
 def statement_text(src: Source, items: list[Item]) -> str:
@@ -142,6 +144,10 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         from .dra import parse_expect_dra
 
         form, ref, state = parse_expect_dra(src, subject, cur, args, checks)
+    elif subject in ("statefulset", "daemonset", "job"):
+        from .expect_workloads import parse_expect_workload
+
+        form, ref = parse_expect_workload(src, subject, cur, args, checks)
     elif subject == "quota":
         ns_w = cur.word("a namespace")
         ref = ns_w.value

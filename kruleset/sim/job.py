@@ -183,7 +183,7 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
             changed = True
             interim = "FailureTarget" if fin.kind == "Failed" else "SuccessCriteriaMet"
             st.conditions.append((interim, fin.reason, fin.message, sim.now))
-            sim.record(interim, f"job/{w.key}", None, f"job/{w.name}", fin.reason, fin.message,
+            sim.record(_KIND_OF[interim], f"job/{w.key}", None, f"job/{w.name}", fin.reason, fin.message,
                        (f"controllers.job.finish.{_RULE_OF[fin.reason]}",))
     if st.finishing is not None:
         return _wind_down(sim, w, st, live, pods) or changed
@@ -192,6 +192,7 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
     return _manage(ctl, sim, w, st, spec, live, pods)
 
 
+_KIND_OF = {"FailureTarget": "failure-target", "SuccessCriteriaMet": "success-criteria-met"}
 _RULE_OF = {"PodFailurePolicy": "pod-failure-policy", "BackoffLimitExceeded": "backoff-limit",
             "DeadlineExceeded": "deadline", "MaxFailedIndexesExceeded": "max-failed-indexes",
             "CompletionsReached": "completions", "FailedIndexes": "failed-indexes"}
