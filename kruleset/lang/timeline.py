@@ -128,10 +128,16 @@ def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     nxt = cur.peek()
     if isinstance(nxt, Word) and nxt.kind == "STRING":
         return file_actions(ctx, cur, "delete", span)
-    kind = cur.keyword("pod", "priorityclass", "quota", "pdb", "claim", "deviceclass",
+    kind = cur.keyword("pod", "node", "priorityclass", "quota", "pdb", "claim", "deviceclass",
                        "claimtemplate")
     if kind.value in ("claim", "deviceclass", "claimtemplate"):
         return [_delete_dra(ctx, cur, kind.value, span)]
+    if kind.value == "node":
+        name = _node(ctx, cur)
+        if ("node", name) in ctx.gone:
+            raise src.error(f"node {name} is already deleted", kind)
+        ctx.gone.add(("node", name))
+        return [DeleteObject("node", name, span=span)]
     if kind.value == "pod":
         key, _ = _pod(ctx, cur)
         grace = None

@@ -86,11 +86,10 @@ TEMPLATE = {"metadata": OBJECT_META, "spec": POD_SPEC}
 JOB_SPEC = _fields(
     "parallelism completions activeDeadlineSeconds podFailurePolicy "
     "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
-    "completionMode podReplacementPolicy",
+    "completionMode podReplacementPolicy suspend",
     selector=LABEL_SELECTOR, template=TEMPLATE,
     successPolicy=Unsimulated(ANY, "a Job's successPolicy is not simulated: the Job "
                                    "completes when its completions succeed"),
-    suspend=Unsimulated(ANY, "a Job's suspend is not simulated: the Job runs"),
     ttlSecondsAfterFinished=Unsimulated(ANY, "ttlSecondsAfterFinished is not simulated: "
                                              "a finished Job stays"),
     managedBy=Unsimulated(ANY, "a Job's managedBy is not simulated: the built-in Job "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.objects import JobSpec, PodFailurePolicyRule
-from ._fields import Doc, choice, int_or_percent, integer, mapping, seq, string
+from ._fields import Doc, boolean, choice, int_or_percent, integer, mapping, seq, string
 
 __all__ = ["job_fields", "rollout_fields"]
 
@@ -117,7 +117,8 @@ def job_fields(doc: Doc, spec: dict[str, Any], completions: int | None,
                    active_deadline=None if deadline is None else deadline * 1000,
                    indexed=indexed, backoff_limit_per_index=per_index,
                    max_failed_indexes=max_failed, pod_failure_policy=policy,
-                   pod_replacement_policy=replacement)
+                   pod_replacement_policy=replacement,
+                   suspended=boolean(doc, spec.get("suspend"), "spec.suspend"))
 
 
 def _pod_failure_policy(doc: Doc, value: object, per_index: bool

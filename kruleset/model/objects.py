@@ -581,6 +581,7 @@ class JobSpec:
     max_failed_indexes: int | None = None
     pod_failure_policy: tuple[PodFailurePolicyRule, ...] | None = None
     pod_replacement_policy: str = "TerminatingOrFailed"
+    suspended: bool = False
 
 
 @attrs.frozen(slots=True)

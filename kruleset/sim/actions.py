@@ -110,6 +110,11 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
 
 def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     st = sim.state
+    if a.kind == "node":
+        from .pod_gc import delete_node
+
+        delete_node(sim, a.name, "user", "the Node object was deleted", "api.delete")
+        return
     if a.kind in ("claim", "deviceclass", "claimtemplate"):  # DRA objects
         from .dra_claims import delete_dra_object
 

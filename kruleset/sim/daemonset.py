@@ -22,15 +22,15 @@ from typing import Any
 
 import attrs
 
-from ..model.objects import Node, NodeAffinity, Pod, Workload
+from ..model.objects import NodeAffinity, Pod, Workload
 from ..model.selectors import NodeSelectorTerm, Requirement, Toleration
-from ..model.state import FAILED, PodState
+from ..model.state import FAILED, NodeState, PodState
 from ..rules.controllers import daemonset as rules
 from ..rules.engine import Stop
 from ..rules.scheduler.filters.nodeaffinity import node_matches_pod_affinity
 from ..rules.scheduler.filters.tainttoleration import find_untolerated_taint
-from .core import Simulation
 from .statefulset import set_state
+from .view import SimulationView as Simulation
 from .workload_pods import available, create, owned
 
 __all__ = ["DAEMON_TOLERATIONS", "daemon_pod", "daemonset_status", "sync_daemonset"]
@@ -81,12 +81,12 @@ def _node_of(ps: PodState) -> str | None:
 
 
 
-def _should_run(w: Workload, node: Node, pod: Pod) -> bool:
+def _should_run(w: Workload, node: NodeState, pod: Pod) -> bool:
     return node_matches_pod_affinity(w.template, node) and \
         find_untolerated_taint(node.taints, pod.tolerations) is None
 
 
-def _may_stay(w: Workload, node: Node, pod: Pod) -> bool:
+def _may_stay(w: Workload, node: NodeState, pod: Pod) -> bool:
     """``shouldContinueRunning``: only untolerated NoExecute taints (or affinity) evict."""
     if not node_matches_pod_affinity(w.template, node):
         return False
@@ -118,25 +118,37 @@ def sync_daemonset(ctl: Any, sim: Simulation, w: Workload) -> bool:
     for name, node in sim.state.nodes.items():
         mine = pods.get(name, [])
         template = daemon_pod(w, name)
-        if not _should_run(w, node, template):
-            for ps in mine:
-                if not ps.terminating and not _may_stay(w, node, ps.pod):
-                    _delete(sim, w, ps, "Misscheduled")
-                    changed = True
+        if not mine and not _should_run(w, node, template):
             continue
-        for ps in mine:
-            if ps.phase == FAILED and not ps.terminating:
-                _delete(sim, w, ps, "Failed")
-                changed = True
-        if not [ps for ps in mine if not ps.gone and not ps.terminating and ps.phase != FAILED]:
-            if any(ps.terminating for ps in mine):
-                continue  # the old pod is still terminating
-            changed = True
-            if _create(ctl, sim, w, st.update, name, mine) is None:
-                return changed
+        changed |= _manage_node(ctl, sim, w, st.update, node, mine, template)
+        if ctl.refused:
+            return changed
     if w.strategy == "RollingUpdate":
         changed |= _rolling(ctl, sim, w, st.current, st.update, _by_node(sim, w))
     return changed
+
+
+def _manage_node(ctl: Any, sim: Simulation, w: Workload, rev: str, node: NodeState,
+                 mine: list[PodState], template: Pod) -> bool:
+    from ..rules.profile import Profile
+
+    view = rules.NodeManage(
+        _should_run(w, node, template), _may_stay(w, node, template),
+        sum(1 for ps in mine if not ps.terminating and ps.phase != FAILED),
+        sum(1 for ps in mine if ps.terminating),
+        sum(1 for ps in mine if not ps.terminating and ps.phase == FAILED))
+    profile = getattr(sim, "profile", None) or Profile.default()
+    out = profile.active(rules.MANAGE.name).run(sim, view, subject=f"{w.key}@{node.name}")
+    action = out.result if isinstance(out, Stop) else None
+    if action == "create":
+        _create(ctl, sim, w, rev, node.name, mine)
+        return True
+    doomed = [ps for ps in mine if not ps.terminating and
+              (action == "delete-all" or (action == "delete-failed" and ps.phase == FAILED))]
+    why = "misscheduled" if action == "delete-all" else "failed"
+    for ps in doomed:
+        _delete(sim, w, ps, why.capitalize(), f"controllers.daemonset.manage.{why}")
+    return bool(doomed)
 
 
 def _create(ctl: Any, sim: Simulation, w: Workload, rev: str, node: str,
@@ -148,7 +160,8 @@ def _create(ctl: Any, sim: Simulation, w: Workload, rev: str, node: str,
         n += 1
         name = f"{pod.name}-{n}"
     labels = {**pod.labels, "controller-revision-hash": rev}
-    ps = create(sim, w, attrs.evolve(pod, name=name, labels=labels), "controllers.daemonset.create")
+    ps = create(sim, w, attrs.evolve(pod, name=name, labels=labels),
+                "controllers.daemonset.manage.create")
     if ps is None:
         ctl.refused = True
         return None
@@ -156,8 +169,7 @@ def _create(ctl: Any, sim: Simulation, w: Workload, rev: str, node: str,
     return ps
 
 
-def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str,
-            rule: str = "controllers.daemonset.manage") -> None:
+def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) -> None:
     sim.terminate(ps, "deleted", by=f"daemonset/{w.name}", reason=reason, rules=(rule,))
 
 

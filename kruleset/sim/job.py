@@ -20,7 +20,7 @@ from ..model.objects import JobSpec, Workload
 from ..model.state import FAILED, SUCCEEDED, PodState
 from ..rules.controllers import job as rules
 from ..rules.engine import Stop
-from .core import Simulation
+from .view import SimulationView as Simulation
 from .workload_pods import active, create, owned
 
 __all__ = ["JobState", "job_state", "sync_job"]
@@ -69,6 +69,13 @@ def _index(ps: PodState) -> int:
     return int(v) if v.isdigit() else -1
 
 
+def _every_pod(sim: Simulation, w: Workload, st: JobState) -> list[PodState]:
+    """The Job's pods not counted yet, gone ones too (a pod deleted at once is a failure)."""
+    return [ps for ps in sim.state.by_namespace.get(w.namespace, {}).values()
+            if ps.pod.owner_kind == "Job" and ps.pod.owner_name == w.name
+            and ps.key not in st.counted]
+
+
 def _failed_pod(ps: PodState, spec: JobSpec) -> rules.FailedPod:
     codes = ps.extra.get("exit_codes")
     if codes is None:
@@ -94,7 +101,8 @@ def _count_finished(sim: Simulation, w: Workload, st: JobState, spec: JobSpec,
             if spec.indexed and _index(ps) >= 0:
                 st.succeeded_indexes.add(_index(ps))
             continue
-        failed = ps.phase == FAILED or (
+        # A pod gone before it succeeded (deleted with no grace, collected) failed too.
+        failed = ps.phase == FAILED or ps.gone or (
             ps.terminating and spec.pod_replacement_policy == "TerminatingOrFailed")
         if not failed:
             continue
@@ -170,10 +178,10 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
     """One sync of the Job ``w``."""
     st = job_state(sim, w)
     spec = _spec(w)
-    pods = list(owned(sim, w))
     if st.condition("Complete") or st.condition("Failed"):
         return False
-    _count_finished(sim, w, st, spec, pods)
+    _count_finished(sim, w, st, spec, _every_pod(sim, w, st))
+    pods = list(owned(sim, w))
     live = [ps for ps in pods if active(ps)]
     changed = False
     if st.finishing is None:
@@ -183,13 +191,13 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
             changed = True
             interim = "FailureTarget" if fin.kind == "Failed" else "SuccessCriteriaMet"
             st.conditions.append((interim, fin.reason, fin.message, sim.now))
-            sim.record(_KIND_OF[interim], f"job/{w.key}", None, f"job/{w.name}", fin.reason, fin.message,
-                       (f"controllers.job.finish.{_RULE_OF[fin.reason]}",))
+            sim.record(_KIND_OF[interim], f"job/{w.key}", None, f"job/{w.name}", fin.reason,
+                       fin.message, (f"controllers.job.finish.{_RULE_OF[fin.reason]}",))
     if st.finishing is not None:
         return _wind_down(sim, w, st, live, pods) or changed
     if spec.active_deadline is not None:
         sim.wake(st.started + spec.active_deadline)
-    return _manage(ctl, sim, w, st, spec, live, pods)
+    return _manage(ctl, sim, w, st, spec, live, pods) or changed
 
 
 _KIND_OF = {"FailureTarget": "failure-target", "SuccessCriteriaMet": "success-criteria-met"}
@@ -217,15 +225,21 @@ def _wind_down(sim: Simulation, w: Workload, st: JobState, live: list[PodState],
 def _manage(ctl: Any, sim: Simulation, w: Workload, st: JobState, spec: JobSpec,
             live: list[PodState], pods: list[PodState]) -> bool:
     """``manageJob``: create pods up to the active count the Job wants."""
+    from ..rules.profile import Profile
+
     n_active = len(live)
-    if w.completions is None:
-        want = n_active if st.succeeded > 0 else w.replicas
-    else:
-        done = len(st.succeeded_indexes) if spec.indexed else st.succeeded
-        want = max(0, min(w.replicas, w.completions - done))
-    terminating = sum(1 for ps in pods if ps.terminating)
-    if spec.pod_replacement_policy == "Failed":
-        want -= terminating
+    done = len(st.succeeded_indexes) if spec.indexed else st.succeeded
+    view = rules.ManageView(spec.suspended, w.replicas, w.completions, done, n_active,
+                            sum(1 for ps in pods if ps.terminating),
+                            spec.pod_replacement_policy == "Failed")
+    profile = getattr(sim, "profile", None) or Profile.default()
+    out = profile.active(rules.MANAGE.name).run(sim, view, subject=w.key)
+    want = out.result if isinstance(out, Stop) and isinstance(out.result, int) else 0
+    if want < n_active and spec.suspended:
+        for ps in live:
+            sim.terminate(ps, "deleted", by=f"job/{w.name}", reason="JobSuspended",
+                          rules=("controllers.job.manage.suspended",))
+        return True
     diff = want - n_active
     if diff <= 0:
         return False
@@ -250,7 +264,7 @@ def _create_numbered(ctl: Any, sim: Simulation, w: Workload, diff: int) -> bool:
         labels = {**w.template.labels, "batch.kubernetes.io/job-name": w.name}
         changed = True
         if create(sim, w, attrs.evolve(w.template, name=f"{w.name}-{n}", labels=labels),
-                  "controllers.job.create") is None:
+                  "controllers.job.manage.active") is None:
             ctl.refused = True
             break
     return changed
@@ -281,7 +295,7 @@ def _create_indexed(ctl: Any, sim: Simulation, w: Workload, st: JobState, spec: 
         diff -= 1
         changed = True
         if create(sim, w, attrs.evolve(w.template, name=f"{w.name}-{i}-{attempt}",
-                                       labels=labels), "controllers.job.create") is None:
+                                       labels=labels), "controllers.job.manage.active") is None:
             ctl.refused = True
             break
     return changed

@@ -21,7 +21,7 @@ import attrs
 from ..model.objects import Pod, Workload
 from ..model.state import FAILED, SUCCEEDED, PodState
 from ..rules.controllers import statefulset as rules
-from .core import Simulation
+from .view import SimulationView as Simulation
 from .workload_pods import available, create, owned, revision_of, running_ready
 
 __all__ = ["SetState", "sync_statefulset", "statefulset_status"]
@@ -94,16 +94,17 @@ def sync_statefulset(ctl: Any, sim: Simulation, w: Workload) -> bool:
     condemned.sort(key=lambda p: -_ordinal(w, p.pod.name))
     changed = False
     for o in range(start, end):
-        ps = replicas.get(o)
-        v = rules.decide(sim, rules.REPLICA, _view(ps, w, sim.now), f"{w.key}-{o}")
+        slot = replicas.get(o)
+        v = rules.decide(sim, rules.REPLICA, _view(slot, w, sim.now), f"{w.key}-{o}")
         if v.action == "create":
             made = _create(ctl, sim, w, st, o)
             changed = True
             if made is None:
                 return changed
             replicas[o] = made
-        elif v.action == "delete" and ps is not None and ps.deletion_time is None:
-            _delete(sim, w, ps, "Recreate", "controllers.statefulset.replica.recreate-terminal")
+        elif v.action == "delete" and slot is not None and slot.deletion_time is None:
+            _delete(sim, w, slot, "Recreate",
+                    "controllers.statefulset.replica.recreate-terminal")
             changed = True
         if v.block:
             return changed

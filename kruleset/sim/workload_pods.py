@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from ..model.objects import Pod, Workload
 from ..model.state import RUNNING, PodState
-from .core import Simulation
 from .setup import create_pod
+from .view import SimulationView as Simulation
 
 __all__ = ["active", "available", "available_at", "create", "owned", "revision_of",
            "running_ready"]

@@ -29,13 +29,59 @@ import attrs
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
-__all__ = ["ROLLING", "NodePods", "RollingView", "Plan", "scaled"]
+__all__ = ["MANAGE", "ROLLING", "NodeManage", "NodePods", "RollingView", "Plan", "scaled"]
+
+MANAGE = define_ruleset(
+    "controllers.daemonset.manage", "pipeline",
+    "What the DaemonSet controller does on one node: create its pod, delete a failed or "
+    "misscheduled one, or wait.")
 
 ROLLING = define_ruleset(
     "controllers.daemonset.rolling-update", "pipeline",
     "Which old daemon pods a DaemonSet's update deletes now and on which nodes it surges.")
 
 _SRC = "pkg/controller/daemon/update.go"
+_DAEMON = "pkg/controller/daemon/daemon_controller.go"
+
+
+@attrs.frozen(slots=True)
+class NodeManage:
+    """One node as ``podsShouldBeOnNode`` sees it."""
+
+    should_run: bool       # NodeShouldRunDaemonPod: fits and tolerates NoSchedule/NoExecute
+    may_stay: bool         # shouldContinueRunning: tolerates the NoExecute taints
+    live: int              # pods not terminating and not Failed
+    terminating: int
+    failed: int
+
+
+@rule(MANAGE, "controllers.daemonset.manage.misscheduled",
+      doc="Pods on a node the daemon may no longer run on (affinity, untolerated NoExecute "
+          "taint) are deleted.",
+      source=f"{_DAEMON} podsShouldBeOnNode (!shouldContinueRunning && exists)")
+def _misscheduled(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+    if not n.should_run and not n.may_stay and n.live:
+        return Stop("delete-all", "misscheduled")
+    return None
+
+
+@rule(MANAGE, "controllers.daemonset.manage.failed",
+      doc="A Failed daemon pod is deleted, to be replaced.",
+      source=f"{_DAEMON} podsShouldBeOnNode (pod.Status.Phase == PodFailed)")
+def _failed(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+    if n.should_run and n.failed:
+        return Stop("delete-failed", "failed pod")
+    return None
+
+
+@rule(MANAGE, "controllers.daemonset.manage.create",
+      doc="A node that should run the daemon and has no pod (none terminating) gets one.",
+      source=f"{_DAEMON} podsShouldBeOnNode (shouldRun && !exists), syncNodes")
+def _create(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+    if n.should_run and n.live == 0:
+        return Stop("wait" if n.terminating else "create",
+                    "old pod terminating" if n.terminating else "no pod")
+    return None
 
 
 @attrs.frozen(slots=True)

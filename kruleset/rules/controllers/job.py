@@ -32,8 +32,8 @@ from ...model.objects import PodFailurePolicyRule
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
-__all__ = ["BACKOFF", "DEFAULT_BACKOFF", "FAILURE", "FINISH", "MAX_BACKOFF", "FailedPod",
-           "Finish", "JobView", "PodVerdict", "remaining_backoff"]
+__all__ = ["BACKOFF", "DEFAULT_BACKOFF", "FAILURE", "FINISH", "MANAGE", "MAX_BACKOFF",
+           "FailedPod", "Finish", "JobView", "ManageView", "PodVerdict", "remaining_backoff"]
 
 DEFAULT_BACKOFF = 10_000   # ms, DefaultJobPodFailureBackOff
 MAX_BACKOFF = 600_000      # ms, MaxJobPodFailureBackOff (10 minutes in v1.35's code)
@@ -55,7 +55,48 @@ BACKOFF = define_ruleset(
     "controllers.job.backoff", "pipeline",
     "How long the Job controller waits before replacing failed pods.")
 
+MANAGE = define_ruleset(
+    "controllers.job.manage", "pipeline",
+    "How many pods a Job wants active now.")
+
 _SRC = "pkg/controller/job/job_controller.go"
+
+
+@attrs.frozen(slots=True)
+class ManageView:
+    """What ``manageJob`` reads to count the pods it wants active."""
+
+    suspended: bool
+    parallelism: int
+    completions: int | None
+    succeeded: int
+    active: int
+    terminating: int
+    replace_failed_only: bool  # podReplacementPolicy Failed
+
+
+@rule(MANAGE, "controllers.job.manage.suspended",
+      doc="A suspended Job wants no pod active.",
+      source=f"{_SRC} manageJob (jobSuspended: delete the active pods)")
+def _suspended(ctx: Any, args: Mapping[str, Any], m: ManageView) -> Any:
+    if m.suspended:
+        return Stop(0, "suspended")
+    return None
+
+
+@rule(MANAGE, "controllers.job.manage.active",
+      doc="min(parallelism, completions - succeeded) pods (without completions: parallelism "
+          "until one succeeds, then no new pod); under podReplacementPolicy Failed, "
+          "terminating pods count too.",
+      source=f"{_SRC} manageJob (wantActive; onlyReplaceFailedPods)")
+def _want(ctx: Any, args: Mapping[str, Any], m: ManageView) -> Any:
+    if m.completions is None:
+        want = m.active if m.succeeded > 0 else m.parallelism
+    else:
+        want = max(0, min(m.parallelism, m.completions - m.succeeded))
+    if m.replace_failed_only:
+        want -= m.terminating
+    return Stop(want, f"want {want} active, {m.active} active")
 
 
 @attrs.frozen(slots=True)
