@@ -105,6 +105,9 @@ class TextFormat(Format):
 def render_explain(ref: str, result: Result, style: Style) -> str:
     """Everything the trace says about ``ref``: each rule, its result and why."""
     out = [style.bold(f"explain {ref}")]
+    kind, slash, rest = ref.partition("/")
+    if slash and kind in _WORKLOADS:
+        return _explain_workload(out, _WORKLOADS[kind], rest, result, style)
     key = ref if "/" in ref else f"default/{ref}"
     ps = result.state.pods.get(key)
     if ps is None:
@@ -120,6 +123,34 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
         last_time = None
         for e in result.trace.entries:
             if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
+                if e.time != last_time:
+                    out.append(f"   at {format_duration(e.time)}:")
+                    last_time = e.time
+                why = f": {e.why}" if e.why else ""
+                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+    return "\n".join(out)
+
+
+_WORKLOADS = {"statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job"}
+
+
+def _explain_workload(out: list[str], kind: str, rest: str, result: Result,
+                      style: Style) -> str:
+    """``--explain job/NAME`` (statefulset/…, daemonset/…): the controller's decisions."""
+    key = rest if "/" in rest else f"default/{rest}"
+    if f"{kind}/{key}" not in result.state.workloads:
+        return style.bad(f"no {kind} called {key} in this run")
+    by = f"{kind.lower()}/{key.split('/', 1)[1]}"
+    for d in result.decisions:
+        if d.by == by or d.pod == f"job/{key}":
+            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
+                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
+    if result.trace is not None:
+        out.append("  rules:")
+        last_time = None
+        prefix = f"controllers.{kind.lower()}."
+        for e in result.trace.entries:
+            if e.rule.startswith(prefix) and e.subject.startswith(key):
                 if e.time != last_time:
                     out.append(f"   at {format_duration(e.time)}:")
                     last_time = e.time
