@@ -170,7 +170,9 @@ def _create(ctl: Any, sim: Simulation, w: Workload, rev: str, node: str,
 
 
 def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) -> None:
-    sim.terminate(ps, "deleted", by=f"daemonset/{w.name}", reason=reason, rules=(rule,))
+    # A Failed pod has nothing left to stop: its deletion completes at once.
+    sim.terminate(ps, "deleted", by=f"daemonset/{w.name}", reason=reason,
+                  grace=0 if ps.phase == FAILED else None, rules=(rule,))
 
 
 def _rolling(ctl: Any, sim: Simulation, w: Workload, current: str, update: str,

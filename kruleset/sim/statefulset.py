@@ -157,15 +157,10 @@ def _create(ctl: Any, sim: Simulation, w: Workload, st: SetState, o: int) -> Pod
 def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) -> None:
     if ps.deletion_time is not None or ps.gone:
         return
-    if ps.phase in (FAILED, SUCCEEDED) and ps.node is None:
-        # A finished pod holds nothing: deleting it removes it at once.
-        ps.outcome, ps.by, ps.reason = "deleted", f"statefulset/{w.name}", reason
-        ps.deletion_time = sim.now
-        ps.gone = True
-        sim.record("deleted", ps, None, f"statefulset/{w.name}", reason, "", (rule,))
-        sim.changed()
-        return
-    sim.terminate(ps, "deleted", by=f"statefulset/{w.name}", reason=reason, rules=(rule,))
+    # A finished pod has nothing left to stop: the kubelet confirms its deletion at once.
+    grace = 0 if ps.phase in (FAILED, SUCCEEDED) else None
+    sim.terminate(ps, "deleted", by=f"statefulset/{w.name}", reason=reason, grace=grace,
+                  rules=(rule,))
 
 
 def statefulset_status(sim: Simulation, w: Workload) -> dict[str, Any]:
