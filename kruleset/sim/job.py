@@ -81,7 +81,7 @@ def _failed_pod(ps: PodState, spec: JobSpec) -> rules.FailedPod:
     if codes is None:
         # Ended by the system (eviction, preemption, rejection): its containers were killed.
         codes = tuple((c.name, 137) for c in ps.pod.containers)
-    conds = tuple(ps.conditions)
+    conds = tuple((c, "True") for c in ps.conditions)  # the model keeps True conditions
     return rules.FailedPod(ps.pod.namespace, ps.pod.name, codes, conds,  # type: ignore[arg-type]
                            spec.pod_failure_policy)
 
@@ -126,16 +126,8 @@ def _count_finished(sim: Simulation, w: Workload, st: JobState, spec: JobSpec,
 
 
 def _backoff_record(st: JobState, successes: list[int], failures: list[int]) -> None:
-    """``newBackoffRecord``: failures after the last success, and the last failure's time."""
-    if not successes:
-        if failures:
-            st.failures_since_success += len(failures)
-            st.last_failure = max(failures)
-        return
-    last_success = max(successes)
-    after = sorted(f for f in failures if f > last_success)
-    st.failures_since_success = len(after)
-    st.last_failure = after[-1] if after else None
+    st.failures_since_success, st.last_failure = rules.new_backoff_record(
+        st.failures_since_success, st.last_failure, successes, failures)
 
 
 def _decide_failure(sim: Simulation, ps: PodState, spec: JobSpec) -> rules.PodVerdict:

@@ -33,7 +33,8 @@ from ..engine import Stop
 from ..registry import define_ruleset, rule
 
 __all__ = ["BACKOFF", "DEFAULT_BACKOFF", "FAILURE", "FINISH", "MANAGE", "MAX_BACKOFF",
-           "FailedPod", "Finish", "JobView", "ManageView", "PodVerdict", "remaining_backoff"]
+           "FailedPod", "Finish", "JobView", "ManageView", "PodVerdict", "new_backoff_record",
+           "remaining_backoff"]
 
 DEFAULT_BACKOFF = 10_000   # ms, DefaultJobPodFailureBackOff
 MAX_BACKOFF = 600_000      # ms, MaxJobPodFailureBackOff (10 minutes in v1.35's code)
@@ -106,7 +107,7 @@ class FailedPod:
     namespace: str
     name: str
     exit_codes: tuple[tuple[str, int], ...]        # (container, exit code), in order
-    conditions: tuple[str, ...]                    # condition types with status True
+    conditions: tuple[tuple[str, str], ...]        # (condition type, status)
     policy: tuple[PodFailurePolicyRule, ...] | None
 
 
@@ -174,8 +175,8 @@ def _policy(ctx: Any, args: Mapping[str, Any], pod: FailedPod) -> Any:
             msg = (f"Container {hit[0]} for pod {pod.namespace}/{pod.name} failed with exit "
                    f"code {hit[1]} matching {r.action} rule at index {i}")
         else:
-            ctype = next((c for c, status in r.on_conditions if status == "True"
-                          and c in pod.conditions), None)
+            ctype = next((c for c, status in r.on_conditions
+                          if (c, status) in pod.conditions), None)
             if ctype is None:
                 continue
             msg = (f"Pod {pod.namespace}/{pod.name} has condition {ctype} matching "
@@ -260,6 +261,19 @@ def _failed_indexes(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
 
 
 # --- the pod failure backoff -------------------------------------------------------------
+
+
+def new_backoff_record(failures: int, last_failure: int | None, successes: list[int],
+                       new_failures: list[int]) -> tuple[int, int | None]:
+    """``newBackoffRecord``: failures after the last success and the last failure's time,
+    from the record so far and the pods newly finished (their finish times)."""
+    if not successes:
+        if not new_failures:
+            return failures, last_failure
+        return failures + len(new_failures), max(new_failures)
+    last_success = max(successes)
+    after = sorted(f for f in new_failures if f > last_success)
+    return len(after), (after[-1] if after else None)
 
 
 def remaining_backoff(failures: int, last_failure: int | None, now: int,
