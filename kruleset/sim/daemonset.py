@@ -193,10 +193,7 @@ def _rolling(ctl: Any, sim: Simulation, w: Workload, current: str, update: str,
             bool(new), bool(new) and available(new[0], w.min_ready_seconds, sim.now),
             len(old) <= 1 and len(new) <= 1))
     assert w.max_surge is not None and w.max_unavailable is not None
-    surge = rules.scaled(w.max_surge, desired)
-    unavailable = rules.scaled(w.max_unavailable, desired)
-    if surge == 0 and unavailable == 0:
-        unavailable = 1
+    surge, unavailable = rules.desired_node_counts(w.max_surge, w.max_unavailable, desired)
     view = rules.RollingView(w.strategy, surge, unavailable, tuple(views))
     profile = getattr(sim, "profile", None) or Profile.default()
     out = profile.active(rules.ROLLING.name).run(sim, view, subject=w.key)

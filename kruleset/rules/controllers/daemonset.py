@@ -29,7 +29,8 @@ import attrs
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
-__all__ = ["MANAGE", "ROLLING", "NodeManage", "NodePods", "RollingView", "Plan", "scaled"]
+__all__ = ["MANAGE", "ROLLING", "NodeManage", "NodePods", "RollingView", "Plan",
+           "desired_node_counts", "scaled"]
 
 MANAGE = define_ruleset(
     "controllers.daemonset.manage", "pipeline",
@@ -112,6 +113,19 @@ class Plan:
 
     delete_old: tuple[str, ...] = ()
     create_new: tuple[str, ...] = ()
+
+
+def desired_node_counts(max_surge: int | str, max_unavailable: int | str, desired: int
+                        ) -> tuple[int, int]:
+    """``updatedDesiredNodeCounts``: (maxSurge, maxUnavailable) as numbers of nodes.
+
+    Both 0 with nodes to run on makes maxUnavailable 1, so an update can progress.
+    """
+    surge = scaled(max_surge, desired)
+    unavailable = scaled(max_unavailable, desired)
+    if desired > 0 and surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, unavailable
 
 
 def scaled(value: int | str, total: int) -> int:
