@@ -154,9 +154,11 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         from .rules.dra.checks import claims_json
 
         claims = tuple(claims_json(result.state))
+    workloads = result.workloads if opts.decisions else ()
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
-                      quiet_text=quiet, attempts=attempts, claims=claims)
+                      quiet_text=quiet, attempts=attempts, claims=claims,
+                      workloads=workloads)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

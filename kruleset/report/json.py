@@ -35,6 +35,8 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         "decisions": list(report.decisions),
         "claims": list(report.claims),
     }
+    if report.workloads:
+        entry["workloads"] = list(report.workloads)
     if report.attempts is not None:  # a traced run
         entry["attempts"] = list(report.attempts)
     return entry

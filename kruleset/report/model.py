@@ -88,6 +88,8 @@ class FileReport:
     notices: tuple[str, ...] = ()
     # DRA: each ResourceClaim's allocation and reservations at the end of the run.
     claims: tuple[dict[str, Any], ...] = ()
+    # StatefulSets, DaemonSets and Jobs: each one's status at the end of the run.
+    workloads: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

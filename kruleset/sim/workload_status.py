@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["check_job_condition", "check_workload_status", "workload_status"]
+__all__ = ["check_job_condition", "check_workload_status", "statuses_json", "workload_status"]
 
 
 def workload_status(sim: Any, kind: str, key: str) -> dict[str, Any] | None:
@@ -56,3 +56,14 @@ def check_job_condition(sim: Any, key: str, condition: str, reason: str | None
                        f"succeeded={status['succeeded']} failed={status['failed']})")
     return False, "job {} has {}".format(
         key, ", ".join(f"{c['type']} ({c['reason']}: {c['message']})" for c in conds))
+
+
+def statuses_json(sim: Any) -> tuple[dict[str, Any], ...]:
+    """Every workload's status, for the JSON report, in the order they were created."""
+    out = []
+    for w in sim.state.workloads.values():
+        status = workload_status(sim, w.kind, w.key)
+        if status is not None:
+            out.append({"kind": w.kind, "namespace": w.namespace, "name": w.name,
+                        "status": status})
+    return tuple(out)
