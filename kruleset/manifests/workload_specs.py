@@ -29,11 +29,6 @@ def _percent_value(v: int | str | None) -> int:
     return int(v[:-1]) if isinstance(v, str) else v
 
 
-def _bounded_percent(doc: Doc, v: int | str | None, field: str) -> None:
-    if isinstance(v, str) and int(v[:-1]) > 100:
-        doc.fail(field, f"'{v}' must not be greater than 100%")
-
-
 def rollout_fields(doc: Doc, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
     """A StatefulSet's or DaemonSet's update strategy, ordinals and minReadySeconds."""
     out: dict[str, Any] = {"min_ready_seconds": integer(
@@ -49,7 +44,6 @@ def rollout_fields(doc: Doc, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
     ru = mapping(doc, ru, "spec.updateStrategy.rollingUpdate")
     where = "spec.updateStrategy.rollingUpdate."
     mu = int_or_percent(doc, ru.get("maxUnavailable"), where + "maxUnavailable")
-    _bounded_percent(doc, mu, where + "maxUnavailable")
     if kind == "StatefulSet":
         out["partition"] = integer(doc, ru.get("partition"), where + "partition", 0, 0) or 0
         if mu is not None and _percent_value(mu) == 0:
@@ -61,7 +55,6 @@ def rollout_fields(doc: Doc, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
                                         0, 0) or 0
         return out
     ms = int_or_percent(doc, ru.get("maxSurge"), where + "maxSurge")
-    _bounded_percent(doc, ms, where + "maxSurge")
     # Defaults (SetDefaults_DaemonSet): maxUnavailable 1, maxSurge 0.
     mu = 1 if mu is None else mu
     ms = 0 if ms is None else ms
