@@ -57,12 +57,8 @@ def daemon_pod(w: Workload, node: str) -> Pod:
     else:
         terms = (NodeSelectorTerm((), (pin,)),)
     affinity = NodeAffinity(terms, na.preferred if na is not None else ())
-    tolerations = list(t.tolerations)
-    for tol in DAEMON_TOLERATIONS:
-        if tol not in tolerations:
-            tolerations.append(tol)
     return attrs.evolve(t, name=f"{w.name}-{node}", node_affinity=affinity,
-                        tolerations=tuple(tolerations), owner_kind="DaemonSet",
+                        tolerations=daemon_tolerations(w), owner_kind="DaemonSet",
                         owner_name=w.name)
 
 
@@ -81,17 +77,38 @@ def _node_of(ps: PodState) -> str | None:
 
 
 
-def _should_run(w: Workload, node: NodeState, pod: Pod) -> bool:
+def daemon_tolerations(w: Workload) -> tuple[Toleration, ...]:
+    """The template's tolerations with the controller's added (one tuple per template)."""
+    t = w.template
+    hit = _TOLERATIONS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    tolerations = list(t.tolerations)
+    for tol in DAEMON_TOLERATIONS:
+        if tol not in tolerations:
+            tolerations.append(tol)
+    if len(_TOLERATIONS) > 1024:
+        _TOLERATIONS.clear()
+    _TOLERATIONS[id(t)] = (t, tuple(tolerations))
+    return tuple(tolerations)
+
+
+# id of a template -> (the template, kept so the id stays its own; its tolerations)
+_TOLERATIONS: dict[int, tuple[Pod, tuple[Toleration, ...]]] = {}
+
+
+def _should_run(w: Workload, node: NodeState, tolerations: tuple[Toleration, ...]) -> bool:
+    """``NodeShouldRunDaemonPod``: node affinity, and every NoSchedule/NoExecute taint tolerated."""
     return node_matches_pod_affinity(w.template, node) and \
-        find_untolerated_taint(node.taints, pod.tolerations) is None
+        find_untolerated_taint(node.taints, tolerations) is None
 
 
-def _may_stay(w: Workload, node: NodeState, pod: Pod) -> bool:
+def _may_stay(w: Workload, node: NodeState, tolerations: tuple[Toleration, ...]) -> bool:
     """``shouldContinueRunning``: only untolerated NoExecute taints (or affinity) evict."""
     if not node_matches_pod_affinity(w.template, node):
         return False
     noexec = [t for t in node.taints if t.effect == "NoExecute"]
-    return find_untolerated_taint(noexec, pod.tolerations) is None
+    return find_untolerated_taint(noexec, tolerations) is None
 
 
 def _by_node(sim: Simulation, w: Workload) -> dict[str, list[PodState]]:
@@ -115,12 +132,12 @@ def sync_daemonset(ctl: Any, sim: Simulation, w: Workload) -> bool:
     st = set_state(sim, w)
     pods = _by_node(sim, w)
     changed = False
+    tolerations = daemon_tolerations(w)
     for name, node in sim.state.nodes.items():
         mine = pods.get(name, [])
-        template = daemon_pod(w, name)
-        if not mine and not _should_run(w, node, template):
+        if not mine and not _should_run(w, node, tolerations):
             continue
-        changed |= _manage_node(ctl, sim, w, st.update, node, mine, template)
+        changed |= _manage_node(ctl, sim, w, st.update, node, mine, tolerations)
         if ctl.refused:
             return changed
     if w.strategy == "RollingUpdate":
@@ -129,11 +146,11 @@ def sync_daemonset(ctl: Any, sim: Simulation, w: Workload) -> bool:
 
 
 def _manage_node(ctl: Any, sim: Simulation, w: Workload, rev: str, node: NodeState,
-                 mine: list[PodState], template: Pod) -> bool:
+                 mine: list[PodState], tolerations: tuple[Toleration, ...]) -> bool:
     from ..rules.profile import Profile
 
     view = rules.NodeManage(
-        _should_run(w, node, template), _may_stay(w, node, template),
+        _should_run(w, node, tolerations), _may_stay(w, node, tolerations),
         sum(1 for ps in mine if not ps.terminating and ps.phase != FAILED),
         sum(1 for ps in mine if ps.terminating),
         sum(1 for ps in mine if not ps.terminating and ps.phase == FAILED))
@@ -181,8 +198,9 @@ def _rolling(ctl: Any, sim: Simulation, w: Workload, current: str, update: str,
 
     views = []
     desired = 0
+    tolerations = daemon_tolerations(w)
     for name, node in sim.state.nodes.items():
-        if not _should_run(w, node, daemon_pod(w, name)):
+        if not _should_run(w, node, tolerations):
             continue
         desired += 1
         live = [ps for ps in pods.get(name, []) if not ps.terminating and ps.phase != FAILED]
@@ -215,11 +233,12 @@ def daemonset_status(sim: Simulation, w: Workload) -> dict[str, Any]:
     """``updateDaemonSetStatus``: per node that should run it, its oldest pod's state."""
     st = set_state(sim, w)
     pods = _by_node(sim, w)
+    tolerations = daemon_tolerations(w)
     s = dict.fromkeys(("desiredNumberScheduled", "currentNumberScheduled", "numberReady",
                        "numberAvailable", "updatedNumberScheduled", "numberMisscheduled"), 0)
     for name, node in sim.state.nodes.items():
         mine = sorted(pods.get(name, []), key=lambda p: p.seq)
-        if _should_run(w, node, daemon_pod(w, name)):
+        if _should_run(w, node, tolerations):
             s["desiredNumberScheduled"] += 1
             if not mine:
                 continue

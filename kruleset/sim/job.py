@@ -71,9 +71,10 @@ def _index(ps: PodState) -> int:
 
 def _every_pod(sim: Simulation, w: Workload, st: JobState) -> list[PodState]:
     """The Job's pods not counted yet, gone ones too (a pod deleted at once is a failure)."""
+    # A pod made before the Job was (a deleted Job's, under the same name) is not its own.
     return [ps for ps in sim.state.by_namespace.get(w.namespace, {}).values()
             if ps.pod.owner_kind == "Job" and ps.pod.owner_name == w.name
-            and ps.key not in st.counted]
+            and ps.key not in st.counted and ps.created >= st.started]
 
 
 def _failed_pod(ps: PodState, spec: JobSpec) -> rules.FailedPod:
@@ -173,7 +174,7 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
     if st.condition("Complete") or st.condition("Failed"):
         return False
     _count_finished(sim, w, st, spec, _every_pod(sim, w, st))
-    pods = list(owned(sim, w))
+    pods = [ps for ps in owned(sim, w) if ps.created >= st.started]
     live = [ps for ps in pods if active(ps)]
     changed = False
     if st.finishing is None:
@@ -296,7 +297,7 @@ def _create_indexed(ctl: Any, sim: Simulation, w: Workload, st: JobState, spec: 
 def job_status(sim: Simulation, w: Workload) -> dict[str, Any]:
     """The Job's status as the controller writes it: counts and conditions."""
     st = job_state(sim, w)
-    pods = list(owned(sim, w))
+    pods = [ps for ps in owned(sim, w) if ps.created >= st.started]
     return {"active": sum(1 for ps in pods if active(ps)), "succeeded": st.succeeded,
             "failed": st.failed, "terminating": sum(1 for ps in pods if ps.terminating),
             "conditions": [{"type": c[0], "reason": c[1], "message": c[2], "time": c[3]}

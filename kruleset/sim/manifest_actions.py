@@ -97,6 +97,10 @@ def _delete(sim: Simulation, a: sc.DeleteObjectOf) -> None:
         if st.workloads.pop(f"{obj.kind}/{obj.key}", None) is not None:
             _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
                  f"{obj.kind.lower()}/{obj.name}", "Deleted", "api.delete")
+            # A workload created again under the name starts with no history.
+            sim.extra.get("workload_revisions", {}).pop(f"{obj.kind}/{obj.key}", None)
+            if obj.kind == "Job":
+                sim.extra.get("job_states", {}).pop(obj.key, None)
     elif isinstance(obj, Namespace):
         _end(sim, _pods_of(sim, obj.name, None, None), f"namespace/{obj.name}", "Deleted",
              "api.delete")
