@@ -48,6 +48,7 @@ _MODULES = (
     "controllers.statefulset",
     "controllers.daemonset",
     "controllers.job",
+    "controllers.podgc",
     # The fast paths: each registers its answers at the dispatch point
     # (rules/scheduler/dispatch.py), which hands them to the reference rules
     # when the simulation's FastPaths option is on.

@@ -13,7 +13,8 @@ the controller-manager started would make results depend on it too.
 
 from __future__ import annotations
 
-from ..model.state import FAILED, SUCCEEDED, NodeState
+from ..model.state import FAILED, SUCCEEDED, NodeState, PodState
+from ..rules.engine import Stop
 from ..rules.scheduler.node_selection import invalidate_node_order
 from .core import Simulation
 
@@ -23,10 +24,12 @@ POD_GC_REASON = "DeletionByPodGC"
 POD_GC_MESSAGE = "PodGC: node no longer exists"
 
 
-def collect_orphans(sim: Simulation, node: NodeState, rule: str) -> int:
-    """``gcOrphaned`` for one node: every pod bound there is marked Failed and force-deleted."""
+def collect_orphans(sim: Simulation, node: NodeState, rule: str,
+                    pods: list[PodState] | None = None) -> int:
+    """``gcOrphaned`` for one node: every pod bound there (or ``pods``) is marked Failed
+    and force-deleted."""
     count = 0
-    for ps in sorted(node.pods.values(), key=lambda p: p.key):
+    for ps in sorted(node.pods.values() if pods is None else pods, key=lambda p: p.key):
         ps.conditions["DisruptionTarget"] = POD_GC_REASON
         if ps.phase not in (FAILED, SUCCEEDED):
             ps.phase = FAILED
@@ -48,8 +51,13 @@ def delete_node(sim: Simulation, name: str, by: str, why: str, rule: str) -> int
     if node is None:
         sim.record("ignored", name, name, "", "NotFound", f'nodes "{name}" not found')
         return 0
+    from ..rules.controllers.podgc import ORPHANED
+
     sim.record("node-deleted", name, name, by, "NodeDeleted", why, (rule,))
-    removed = collect_orphans(sim, node, "podgc.orphaned")
+    orphaned = sim.profile.active(ORPHANED.name)
+    doomed = [ps for ps in node.pods.values()
+              if isinstance(orphaned.run(sim, False, subject=ps.key), Stop)]
+    removed = collect_orphans(sim, node, "controllers.podgc.orphaned", doomed)
     state.drop_node(name)
     invalidate_node_order(state)
     state.new_epoch()
