@@ -60,3 +60,27 @@ def test_explain_a_job_shows_the_backoff_it_waited() -> None:
     text = render_explain("job/pi", res, Style(color=False))
     assert "controllers.job.backoff.remaining [default/pi] stop: 1 failure(s): wait 10000 ms" \
         in text
+
+
+def test_the_json_report_of_workloads_is_valid_against_the_schema(
+        capsys: object) -> None:
+    import json
+
+    import jsonschema
+
+    from kruleset.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    schema = json.loads((root / "schemas" / "report-v1.schema.json").read_text())
+    code = main(["run", "--format", "json", "-j", "1",
+                 str(root / "examples" / "statefulset-canary.kr")])
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert code == 0
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(schema).validate(data)
+    entry = data["files"][0]
+    assert {w["kind"] for w in entry["workloads"]} == {"StatefulSet", "Job"}
+    kinds = [(d["kind"], d["pod"], d["reason"]) for d in entry["decisions"]
+             if d["kind"].startswith("job-")]
+    assert kinds == [("job-failure-target", "shop/report", "PodFailurePolicy"),
+                     ("job-failed", "shop/report", "PodFailurePolicy")]

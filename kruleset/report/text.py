@@ -142,7 +142,7 @@ def _explain_workload(out: list[str], kind: str, rest: str, result: Result,
         return style.bad(f"no {kind} called {key} in this run")
     by = f"{kind.lower()}/{key.split('/', 1)[1]}"
     for d in result.decisions:
-        if d.by == by or d.pod == f"job/{key}":
+        if d.by == by:
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
                        f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:

@@ -184,7 +184,7 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
             changed = True
             interim = "FailureTarget" if fin.kind == "Failed" else "SuccessCriteriaMet"
             st.conditions.append((interim, fin.reason, fin.message, sim.now))
-            sim.record(_KIND_OF[interim], f"job/{w.key}", None, f"job/{w.name}", fin.reason,
+            sim.record(_KIND_OF[interim], w.key, None, f"job/{w.name}", fin.reason,
                        fin.message, (f"controllers.job.finish.{_RULE_OF[fin.reason]}",))
     if st.finishing is not None:
         return _wind_down(sim, w, st, live, pods) or changed
@@ -193,7 +193,9 @@ def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
     return _manage(ctl, sim, w, st, spec, live, pods) or changed
 
 
-_KIND_OF = {"FailureTarget": "failure-target", "SuccessCriteriaMet": "success-criteria-met"}
+# The report's decision kinds for a Job's conditions (the decision names the Job, ns/name).
+_KIND_OF = {"FailureTarget": "job-failure-target", "SuccessCriteriaMet": "job-success-criteria-met",
+            "Failed": "job-failed", "Complete": "job-complete"}
 _RULE_OF = {"PodFailurePolicy": "pod-failure-policy", "BackoffLimitExceeded": "backoff-limit",
             "DeadlineExceeded": "deadline", "MaxFailedIndexesExceeded": "max-failed-indexes",
             "CompletionsReached": "completions", "FailedIndexes": "failed-indexes"}
@@ -210,7 +212,7 @@ def _wind_down(sim: Simulation, w: Workload, st: JobState, live: list[PodState],
     if any(ps.terminating for ps in pods):
         return bool(live)
     st.conditions.append((fin.kind, fin.reason, fin.message, sim.now))
-    sim.record(fin.kind.lower(), f"job/{w.key}", None, f"job/{w.name}", fin.reason, fin.message,
+    sim.record(_KIND_OF[fin.kind], w.key, None, f"job/{w.name}", fin.reason, fin.message,
                (f"controllers.job.finish.{_RULE_OF[fin.reason]}",))
     return True
 
