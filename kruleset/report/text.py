@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ..model.quantity import format_duration
 from ..terminal import use_color
@@ -119,16 +119,22 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
                        f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
-        for e in result.trace.entries:
-            if key in e.subject or (ps is None and ref in e.subject) or key in e.why:
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+        _trace_lines(out, result.trace.entries, lambda e: key in e.subject or (
+            ps is None and ref in e.subject) or key in e.why)
     return "\n".join(out)
+
+
+def _trace_lines(out: list[str], entries: Any, keep: Any) -> None:
+    """The trace entries ``keep`` accepts, grouped by time, under ``rules:``."""
+    out.append("  rules:")
+    last_time = None
+    for e in entries:
+        if keep(e):
+            if e.time != last_time:
+                out.append(f"   at {format_duration(e.time)}:")
+                last_time = e.time
+            why = f": {e.why}" if e.why else ""
+            out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
 
 
 _WORKLOADS = {"statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job"}
@@ -146,14 +152,7 @@ def _explain_workload(out: list[str], kind: str, rest: str, result: Result,
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
                        f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
         prefix = f"controllers.{kind.lower()}."
-        for e in result.trace.entries:
-            if e.rule.startswith(prefix) and e.subject.startswith(key):
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+        _trace_lines(out, result.trace.entries,
+                     lambda e: e.rule.startswith(prefix) and e.subject.startswith(key))
     return "\n".join(out)

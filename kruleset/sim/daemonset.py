@@ -26,12 +26,12 @@ from ..model.objects import NodeAffinity, Pod, Workload
 from ..model.selectors import NodeSelectorTerm, Requirement, Toleration
 from ..model.state import FAILED, NodeState, PodState
 from ..rules.controllers import daemonset as rules
-from ..rules.engine import Stop
+from ..rules.controllers.outcome import outcome
 from ..rules.scheduler.filters.nodeaffinity import node_matches_pod_affinity
 from ..rules.scheduler.filters.tainttoleration import find_untolerated_taint
 from .statefulset import set_state
 from .view import SimulationView as Simulation
-from .workload_pods import available, create, owned
+from .workload_pods import available, create_at_revision, owned
 
 __all__ = ["DAEMON_TOLERATIONS", "daemon_pod", "daemonset_status", "sync_daemonset"]
 
@@ -147,16 +147,12 @@ def sync_daemonset(ctl: Any, sim: Simulation, w: Workload) -> bool:
 
 def _manage_node(ctl: Any, sim: Simulation, w: Workload, rev: str, node: NodeState,
                  mine: list[PodState], tolerations: tuple[Toleration, ...]) -> bool:
-    from ..rules.profile import Profile
-
     view = rules.NodeManage(
         _should_run(w, node, tolerations), _may_stay(w, node, tolerations),
         sum(1 for ps in mine if not ps.terminating and ps.phase != FAILED),
         sum(1 for ps in mine if ps.terminating),
         sum(1 for ps in mine if not ps.terminating and ps.phase == FAILED))
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.MANAGE.name).run(sim, view, subject=f"{w.key}@{node.name}")
-    action = out.result if isinstance(out, Stop) else None
+    action = outcome(sim, rules.MANAGE, view, f"{w.key}@{node.name}", "none")
     if action == "create":
         _create(ctl, sim, w, rev, node.name, mine)
         return True
@@ -176,14 +172,8 @@ def _create(ctl: Any, sim: Simulation, w: Workload, rev: str, node: str,
     while name in taken:
         n += 1
         name = f"{pod.name}-{n}"
-    labels = {**pod.labels, "controller-revision-hash": rev}
-    ps = create(sim, w, attrs.evolve(pod, name=name, labels=labels),
-                "controllers.daemonset.manage.create")
-    if ps is None:
-        ctl.refused = True
-        return None
-    ps.extra["revision"] = rev
-    return ps
+    return create_at_revision(ctl, sim, w, attrs.evolve(pod, name=name), rev,
+                              "controllers.daemonset.manage.create")
 
 
 def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) -> None:
@@ -194,8 +184,6 @@ def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) 
 
 def _rolling(ctl: Any, sim: Simulation, w: Workload, current: str, update: str,
              pods: dict[str, list[PodState]]) -> bool:
-    from ..rules.profile import Profile
-
     views = []
     desired = 0
     tolerations = daemon_tolerations(w)
@@ -213,10 +201,7 @@ def _rolling(ctl: Any, sim: Simulation, w: Workload, current: str, update: str,
     assert w.max_surge is not None and w.max_unavailable is not None
     surge, unavailable = rules.desired_node_counts(w.max_surge, w.max_unavailable, desired)
     view = rules.RollingView(w.strategy, surge, unavailable, tuple(views))
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.ROLLING.name).run(sim, view, subject=w.key)
-    plan = out.result if isinstance(out, Stop) and isinstance(out.result, rules.Plan) \
-        else rules.Plan()
+    plan = outcome(sim, rules.ROLLING, view, w.key, rules.Plan())
     rule = ("controllers.daemonset.rolling-update.max-surge" if surge
             else "controllers.daemonset.rolling-update.max-unavailable")
     for name in plan.delete_old:

@@ -19,7 +19,7 @@ import attrs
 from ..model.objects import JobSpec, Workload
 from ..model.state import FAILED, SUCCEEDED, PodState
 from ..rules.controllers import job as rules
-from ..rules.engine import Stop
+from ..rules.controllers.outcome import outcome
 from .view import SimulationView as Simulation
 from .workload_pods import active, create, owned
 
@@ -132,39 +132,23 @@ def _backoff_record(st: JobState, successes: list[int], failures: list[int]) -> 
 
 
 def _decide_failure(sim: Simulation, ps: PodState, spec: JobSpec) -> rules.PodVerdict:
-    from ..rules.profile import Profile
-
     if ps.phase != FAILED or spec.pod_failure_policy is None:
         return rules.PodVerdict("Count")
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.FAILURE.name).run(sim, _failed_pod(ps, spec), subject=ps.key)
-    if isinstance(out, Stop) and isinstance(out.result, rules.PodVerdict):
-        return out.result
-    return rules.PodVerdict("Count")
+    return outcome(sim, rules.FAILURE, _failed_pod(ps, spec), ps.key, rules.PodVerdict("Count"))
 
 
 def _finish(sim: Simulation, w: Workload, st: JobState, spec: JobSpec, n_active: int
             ) -> rules.Finish:
-    from ..rules.profile import Profile
-
     succeeded = len(st.succeeded_indexes) if spec.indexed else st.succeeded
     view = rules.JobView(
         st.fail_job_message, st.failed, spec.backoff_limit, st.started, spec.active_deadline,
         sim.now, spec.indexed, w.completions, succeeded, n_active, len(st.failed_indexes),
         spec.max_failed_indexes, spec.backoff_limit_per_index is not None)
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.FINISH.name).run(sim, view, subject=w.key)
-    if isinstance(out, Stop) and isinstance(out.result, rules.Finish):
-        return out.result
-    return rules.Finish(None)
+    return outcome(sim, rules.FINISH, view, w.key, rules.Finish(None))
 
 
 def _remaining(sim: Simulation, failures: int, last: int | None, subject: str) -> int:
-    from ..rules.profile import Profile
-
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.BACKOFF.name).run(sim, (failures, last, sim.now), subject=subject)
-    return out.result if isinstance(out, Stop) and isinstance(out.result, int) else 0
+    return outcome(sim, rules.BACKOFF, (failures, last, sim.now), subject, 0)
 
 
 def sync_job(ctl: Any, sim: Simulation, w: Workload) -> bool:
@@ -220,16 +204,12 @@ def _wind_down(sim: Simulation, w: Workload, st: JobState, live: list[PodState],
 def _manage(ctl: Any, sim: Simulation, w: Workload, st: JobState, spec: JobSpec,
             live: list[PodState], pods: list[PodState]) -> bool:
     """``manageJob``: create pods up to the active count the Job wants."""
-    from ..rules.profile import Profile
-
     n_active = len(live)
     done = len(st.succeeded_indexes) if spec.indexed else st.succeeded
     view = rules.ManageView(spec.suspended, w.replicas, w.completions, done, n_active,
                             sum(1 for ps in pods if ps.terminating),
                             spec.pod_replacement_policy == "Failed")
-    profile = getattr(sim, "profile", None) or Profile.default()
-    out = profile.active(rules.MANAGE.name).run(sim, view, subject=w.key)
-    want = out.result if isinstance(out, Stop) and isinstance(out.result, int) else 0
+    want = outcome(sim, rules.MANAGE, view, w.key, 0)
     if want < n_active and spec.suspended:
         for ps in live:
             sim.terminate(ps, "deleted", by=f"job/{w.name}", reason="JobSuspended",

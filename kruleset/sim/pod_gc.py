@@ -14,7 +14,7 @@ the controller-manager started would make results depend on it too.
 from __future__ import annotations
 
 from ..model.state import FAILED, SUCCEEDED, NodeState, PodState
-from ..rules.engine import Stop
+from ..rules.controllers.outcome import outcome
 from ..rules.scheduler.node_selection import invalidate_node_order
 from .core import Simulation
 
@@ -54,9 +54,8 @@ def delete_node(sim: Simulation, name: str, by: str, why: str, rule: str) -> int
     from ..rules.controllers.podgc import ORPHANED
 
     sim.record("node-deleted", name, name, by, "NodeDeleted", why, (rule,))
-    orphaned = sim.profile.active(ORPHANED.name)
     doomed = [ps for ps in node.pods.values()
-              if isinstance(orphaned.run(sim, False, subject=ps.key), Stop)]
+              if outcome(sim, ORPHANED, False, ps.key, -1) >= 0]
     removed = collect_orphans(sim, node, "controllers.podgc.orphaned", doomed)
     state.drop_node(name)
     invalidate_node_order(state)

@@ -22,7 +22,7 @@ from ..model.objects import Pod, Workload
 from ..model.state import FAILED, SUCCEEDED, PodState
 from ..rules.controllers import statefulset as rules
 from .view import SimulationView as Simulation
-from .workload_pods import available, create, owned, revision_of, running_ready
+from .workload_pods import available, create_at_revision, owned, revision_of, running_ready
 
 __all__ = ["SetState", "sync_statefulset", "statefulset_status"]
 
@@ -144,14 +144,9 @@ def _create(ctl: Any, sim: Simulation, w: Workload, st: SetState, o: int) -> Pod
     template = st.templates[rev]
     name = f"{w.name}-{o}"
     labels = {**template.labels, "statefulset.kubernetes.io/pod-name": name,
-              "apps.kubernetes.io/pod-index": str(o), "controller-revision-hash": rev}
-    ps = create(sim, w, attrs.evolve(template, name=name, labels=labels),
-                "controllers.statefulset.replica.create")
-    if ps is None:
-        ctl.refused = True
-        return None
-    ps.extra["revision"] = rev
-    return ps
+              "apps.kubernetes.io/pod-index": str(o)}
+    return create_at_revision(ctl, sim, w, attrs.evolve(template, name=name, labels=labels),
+                              rev, "controllers.statefulset.replica.create")
 
 
 def _delete(sim: Simulation, w: Workload, ps: PodState, reason: str, rule: str) -> None:

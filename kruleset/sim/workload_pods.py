@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from typing import Any
+
+import attrs
 
 from ..model.objects import Pod, Workload
 from ..model.state import RUNNING, PodState
 from .setup import create_pod
 from .view import SimulationView as Simulation
 
-__all__ = ["active", "available", "available_at", "create", "owned", "revision_of",
+__all__ = ["active", "available", "available_at", "create", "create_at_revision", "owned",
+           "revision_of",
            "running_ready"]
 
 
@@ -60,6 +64,19 @@ def create(sim: Simulation, w: Workload, pod: Pod, rule: str) -> PodState | None
     ps = create_pod(sim, pod)
     if ps is not None:
         sim.record("created", ps, None, f"{w.kind.lower()}/{w.name}", "", "", (rule,))
+    return ps
+
+
+def create_at_revision(ctl: Any, sim: Simulation, w: Workload, pod: Pod, rev: str,
+                       rule: str) -> PodState | None:
+    """Create ``pod`` labelled with the revision it was made from (``controller-revision-hash``);
+    a refusal is noted on ``ctl`` for its sync's backoff."""
+    labels = {**pod.labels, "controller-revision-hash": rev}
+    ps = create(sim, w, attrs.evolve(pod, labels=labels), rule)
+    if ps is None:
+        ctl.refused = True
+        return None
+    ps.extra["revision"] = rev
     return ps
 
 

@@ -32,6 +32,7 @@ import attrs
 
 from ..engine import Stop
 from ..registry import define_ruleset, rule
+from .outcome import outcome
 
 __all__ = ["REPLICA", "CONDEMNED", "UPDATE", "Replica", "UpdateView", "Verdict",
            "max_unavailable", "decide"]
@@ -90,13 +91,7 @@ class UpdateView:
 
 def decide(ctx: Any, ruleset: Any, data: Any, subject: str) -> Verdict:
     """Run the rule set ``ruleset`` on ``data``; its stopping rule's verdict."""
-    from ..profile import Profile
-
-    profile = getattr(ctx, "profile", None) or Profile.default()
-    out = profile.active(ruleset.name).run(ctx, data, subject=subject)
-    if isinstance(out, Stop) and isinstance(out.result, Verdict):
-        return out.result
-    return Verdict("none")
+    return outcome(ctx, ruleset, data, subject, Verdict("none"))
 
 
 def max_unavailable(value: int | str | None, replicas: int) -> int:
