@@ -84,6 +84,8 @@ def test_process_replica() -> None:
     assert _replica(exists=False) == rules.Verdict("create", True, "missing ordinal")
     assert not _replica(exists=False, monotonic=False).block  # Parallel goes on
     assert _replica(terminal=True).action == "delete"
+    assert _replica(terminal=True).block
+    assert not _replica(terminal=True, monotonic=False).block
     assert _replica(terminating=True).action == "wait"
     assert _replica(terminating=True, monotonic=False).action == "none"
     assert _replica(running_ready=False).block

@@ -111,8 +111,9 @@ def max_unavailable(value: int | str | None, replicas: int) -> int:
       source=f"{_SRC} processReplica (isFailed || isSucceeded)")
 def _terminal(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
     if r.exists and r.terminal:
-        return Stop(Verdict("delete", True, "pod Failed or Succeeded: delete and recreate"),
-                    "terminal pod")
+        # Parallel (runForAll's slowStartBatch) ignores the "stop here" and goes on.
+        return Stop(Verdict("delete", r.monotonic,
+                            "pod Failed or Succeeded: delete and recreate"), "terminal pod")
     return None
 
 
