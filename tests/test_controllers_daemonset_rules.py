@@ -77,3 +77,28 @@ def test_updates_all_old_pods_not_ready_max_surge() -> None:
 
 def test_on_delete_replaces_nothing() -> None:
     assert _plan(_old(5), unavailable=5, strategy="OnDelete") == rules.Plan()
+
+
+def test_failed_pods_backoff_doubles_from_one_second_to_fifteen_minutes() -> None:
+    rec = rules.next_backoff(None, 0)
+    assert rec == (0, 1_000)
+    assert rules.backoff_left(rec, 400) == 600
+    assert rules.backoff_left(rec, 1_000) == 0
+    rec = rules.next_backoff(rec, 1_500)
+    assert rec == (1_500, 2_000)
+    for _ in range(12):
+        rec = rules.next_backoff(rec, rec[0] + 1)
+    assert rec[1] == 900_000
+    # a record older than twice the maximum starts again at 1 s
+    assert rules.next_backoff(rec, rec[0] + 1_800_001) == (rec[0] + 1_800_001, 1_000)
+
+
+def test_a_failed_pod_waits_for_the_backoff() -> None:
+    def verdict(left: int) -> str:
+        view = rules.NodeManage(True, True, 0, 0, 1, left)
+        out = Profile.default().active(rules.MANAGE.name).run(None, view)
+        assert isinstance(out, Stop)
+        return out.result  # type: ignore[no-any-return]
+
+    assert verdict(0) == "delete-failed"
+    assert verdict(500) == "wait"

@@ -125,3 +125,17 @@ Feature: The DaemonSet controller, as v1.35 decides
       include "features/controllers/ds-bad-negative.yaml"
       """
     Then the scenario is refused with "spec.updateStrategy.rollingUpdate.maxSurge: -1 may not be negative"
+
+  Scenario: CTL-DS-10 a daemon pod failing again within its backoff is replaced only when the backoff ends
+    # podsShouldBeOnNode: failedPodsBackoff (1s doubling up to 15m), IsInBackOffSinceUpdate
+    Given the scenario:
+      """
+      nodes n[1..3] cpu=4 memory=8Gi
+      include "features/controllers/ds-v1.yaml"
+      at 10s fail pod agent-n2
+      at 10s expect pod agent-n2 running on n2
+      at 10500ms fail pod agent-n2
+      at 10500ms expect pod agent-n2 failed
+      at 11s expect pod agent-n2 running on n2
+      """
+    Then the expectations hold

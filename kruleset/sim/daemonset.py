@@ -147,15 +147,22 @@ def sync_daemonset(ctl: Any, sim: Simulation, w: Workload) -> bool:
 
 def _manage_node(ctl: Any, sim: Simulation, w: Workload, rev: str, node: NodeState,
                  mine: list[PodState], tolerations: tuple[Toleration, ...]) -> bool:
+    backoffs: dict[str, tuple[int, int]] = sim.extra.setdefault("daemon_failed_backoff", {})
+    key = f"{w.key}@{node.name}"
+    failed = sum(1 for ps in mine if not ps.terminating and ps.phase == FAILED)
+    left = rules.backoff_left(backoffs.get(key), sim.now) if failed else 0
     view = rules.NodeManage(
         _should_run(w, node, tolerations), _may_stay(w, node, tolerations),
         sum(1 for ps in mine if not ps.terminating and ps.phase != FAILED),
-        sum(1 for ps in mine if ps.terminating),
-        sum(1 for ps in mine if not ps.terminating and ps.phase == FAILED))
-    action = outcome(sim, rules.MANAGE, view, f"{w.key}@{node.name}", "none")
+        sum(1 for ps in mine if ps.terminating), failed, left)
+    action = outcome(sim, rules.MANAGE, view, key, "none")
     if action == "create":
         _create(ctl, sim, w, rev, node.name, mine)
         return True
+    if action == "wait" and left:
+        sim.wake(sim.now + left)
+    if action == "delete-failed":
+        backoffs[key] = rules.next_backoff(backoffs.get(key), sim.now)
     doomed = [ps for ps in mine if not ps.terminating and
               (action == "delete-all" or (action == "delete-failed" and ps.phase == FAILED))]
     why = "misscheduled" if action == "delete-all" else "failed"

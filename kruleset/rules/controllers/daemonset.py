@@ -30,7 +30,7 @@ from ..engine import Stop
 from ..registry import define_ruleset, rule
 
 __all__ = ["MANAGE", "ROLLING", "NodeManage", "NodePods", "RollingView", "Plan",
-           "desired_node_counts", "scaled"]
+           "backoff_left", "desired_node_counts", "next_backoff", "scaled"]
 
 MANAGE = define_ruleset(
     "controllers.daemonset.manage", "pipeline",
@@ -54,6 +54,27 @@ class NodeManage:
     live: int              # pods not terminating and not Failed
     terminating: int
     failed: int
+    backoff_left: int = 0  # ms left of the node's failed-pod backoff
+
+
+FAILED_BACKOFF = 1_000          # ms: the controller's failedPodsBackoff starts at 1 s …
+MAX_FAILED_BACKOFF = 900_000    # … and doubles up to 15 minutes
+
+
+def backoff_left(record: tuple[int, int] | None, now: int) -> int:
+    """``IsInBackOffSinceUpdate``: ms left of a (last update, backoff) record, 0 when none."""
+    if record is None:
+        return 0
+    last, backoff = record
+    return backoff - (now - last) if now - last < backoff else 0
+
+
+def next_backoff(record: tuple[int, int] | None, now: int) -> tuple[int, int]:
+    """``Backoff.Next`` (without jitter): 1 s, doubled while failures keep coming, at most
+    15 minutes; a record older than twice the maximum starts again."""
+    if record is None or now - record[0] > 2 * MAX_FAILED_BACKOFF:
+        return now, FAILED_BACKOFF
+    return now, min(2 * record[1], MAX_FAILED_BACKOFF)
 
 
 @rule(MANAGE, "controllers.daemonset.manage.misscheduled",
@@ -67,10 +88,14 @@ def _misscheduled(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
 
 
 @rule(MANAGE, "controllers.daemonset.manage.failed",
-      doc="A Failed daemon pod is deleted, to be replaced.",
-      source=f"{_DAEMON} podsShouldBeOnNode (pod.Status.Phase == PodFailed)")
+      doc="A Failed daemon pod is deleted, to be replaced, unless the node's failed-pod "
+          "backoff (1 s doubling to 15 min) is still running.",
+      source=f"{_DAEMON} podsShouldBeOnNode (pod.Status.Phase == PodFailed, "
+             "failedPodsBackoff.IsInBackOffSinceUpdate, Next)")
 def _failed(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
     if n.should_run and n.failed:
+        if n.backoff_left > 0:
+            return Stop("wait", f"failed pod: backoff, {n.backoff_left} ms left")
         return Stop("delete-failed", "failed pod")
     return None
 
