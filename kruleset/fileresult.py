@@ -189,10 +189,12 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
         from .rules.disruption.pdb import pdbs_json
 
         pdbs = tuple(pdbs_json(result.state, result.end_time))
+    workloads = result.workloads if opts.decisions else ()
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
                       quiet_text=quiet, attempts=attempts, claims=claims, pdbs=pdbs,
-                      state=state if opts.decisions else None, state_yaml=state_yaml)
+                      state=state if opts.decisions else None, state_yaml=state_yaml,
+                      workloads=workloads)
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

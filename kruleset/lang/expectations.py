@@ -30,6 +30,8 @@ form                      args
                           single-container form)
 ``deployment-status``     ``replicas``, ``updated``, ``ready``, ``available``,
                           ``unavailable`` (those given)
+``workload-status``,      see :mod:`.expect_workloads`
+``job-condition``
 ========================  ==================================================
 
 Any form but ``victims``, ``evictions``, ``eviction`` and ``drain`` may be
@@ -73,7 +75,7 @@ EVICTION_REASONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "EphemeralS
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 QOS = ("Guaranteed", "Burstable", "BestEffort")
 SUBJECTS = ("pod", "pods", "victims", "evictions", "eviction", "node", "quota", "pdb",
-            "drain", "claim", "claims", "device", "deployment")
+            "drain", "claim", "claims", "device", "deployment", "statefulset", "daemonset", "job")
 
 
 def statement_text(src: Source, items: list[Item]) -> str:
@@ -161,6 +163,10 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
     elif subject == "deployment":
         ref = parse_expect_deployment(src, cur, args, checks)
         form = "deployment-status"
+    elif subject in ("statefulset", "daemonset", "job"):
+        from .expect_workloads import parse_expect_workload
+
+        form, ref = parse_expect_workload(src, subject, cur, args, checks)
     elif subject == "quota":
         ns_w = cur.word("a namespace")
         ref = ns_w.value

@@ -410,6 +410,11 @@ class _Builder:
             elif kind == "deployment":
                 if key not in ctx.deployments:
                     raise src.unknown("deployment", key, item, ctx.deployments)
+            elif kind == "workload":
+                if key not in ctx.workloads:
+                    raise src.unknown(key.split("/", 1)[0].lower(), key.split("/", 1)[1],
+                                      item, [k.split("/", 1)[1] for k in ctx.workloads
+                                             if k.startswith(key.split("/", 1)[0] + "/")])
             elif kind == "quota":
                 if key not in ctx.quotas:
                     raise src.unknown("quota for namespace", key, item, ctx.quotas)

@@ -155,10 +155,16 @@ def _delete(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,
     nxt = cur.peek()
     if isinstance(nxt, Word) and nxt.kind == "STRING":
         return file_actions(ctx, cur, "delete", span)
-    kind = cur.keyword("pod", "priorityclass", "quota", "pdb", "claim", "deviceclass",
+    kind = cur.keyword("pod", "node", "priorityclass", "quota", "pdb", "claim", "deviceclass",
                        "claimtemplate")
     if kind.value in ("claim", "deviceclass", "claimtemplate"):
         return [_delete_dra(ctx, cur, kind.value, span)]
+    if kind.value == "node":
+        name = _node(ctx, cur)
+        if ("node", name) in ctx.gone:
+            raise src.error(f"node {name} is already deleted", kind)
+        ctx.gone.add(("node", name))
+        return [DeleteObject("node", name, span=span)]
     if kind.value == "pod":
         key, _ = _pod(ctx, cur)
         grace = None
@@ -357,8 +363,33 @@ def _phase(phase: str) -> Callable[..., list[Action]]:
                 evicted: set[str]) -> list[Action]:
         cur.keyword("pod")
         key, _ = _pod(ctx, cur)
-        return [PodPhase(key, phase, span=span)]
+        if phase != "Failed":
+            return [PodPhase(key, phase, span=span)]
+        return [_failure(ctx, cur, key, span)]
     return handler
+
+
+def _failure(ctx: Context, cur: Cursor, key: str, span: Span) -> PodPhase:
+    """``fail pod REF [exit-code=N] [container=NAME]``: how its container ended."""
+    code: int | None = None
+    container: str | None = None
+    while not cur.at_end():
+        w = cur.word("exit-code=N or container=NAME")
+        k, eq, v = w.value.partition("=")
+        if k not in ("exit-code", "container") or not eq or not v:
+            raise ctx.src.unknown("fail option", k, w, ("exit-code", "container"),
+                                  expected="exit-code=N, container=NAME")
+        if (code if k == "exit-code" else container) is not None:
+            raise ctx.src.error(f"'{k}' is given twice", w)
+        if k == "exit-code":
+            code = integer(ctx.src, w.at(len(k) + 1, v), "exit-code", minimum=-(2 ** 31),
+                           maximum=2 ** 31 - 1)
+        else:
+            ctx.need_container(key, v, w)
+            container = v
+    if container is not None and code is None:
+        raise cur.error("container=NAME needs exit-code=N", expected="exit-code=N")
+    return PodPhase(key, "Failed", span=span, exit_code=code, container=container)
 
 
 def _kubelet(ctx: Context, cur: Cursor, stmt: Statement, span: Span, where: str,

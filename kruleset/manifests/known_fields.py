@@ -84,10 +84,18 @@ TEMPLATE = {"metadata": OBJECT_META, "spec": POD_SPEC}
 
 
 JOB_SPEC = _fields(
-    "parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy "
+    "parallelism completions activeDeadlineSeconds podFailurePolicy "
     "backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector "
-    "ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy",
-    selector=LABEL_SELECTOR, template=TEMPLATE)
+    "completionMode podReplacementPolicy suspend",
+    selector=LABEL_SELECTOR, template=TEMPLATE,
+    successPolicy=Unsimulated(ANY, "a Job's successPolicy is not simulated: the Job "
+                                   "completes when its completions succeed"),
+    ttlSecondsAfterFinished=Unsimulated(ANY, "ttlSecondsAfterFinished is not simulated: "
+                                             "a finished Job stays"),
+    managedBy=Unsimulated(ANY, "a Job's managedBy is not simulated: the built-in Job "
+                               "controller manages it"))
+_STORAGE = ("StatefulSet storage (volumeClaimTemplates, persistentVolumeClaimRetentionPolicy) "
+            "is not simulated")
 
 
 def _object(spec: Any = ANY, status: Any = ANY, **top: Any) -> dict[str, Any]:
@@ -125,9 +133,11 @@ OBJECTS: dict[str, dict[str, Any]] = {
     "ReplicationController": _object(_fields("replicas minReadySeconds selector",
                                              template=TEMPLATE)),
     "StatefulSet": _object(_fields(
-        "replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy "
-        "revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals",
-        selector=LABEL_SELECTOR, template=TEMPLATE)),
+        "replicas serviceName podManagementPolicy updateStrategy "
+        "revisionHistoryLimit minReadySeconds ordinals",
+        selector=LABEL_SELECTOR, template=TEMPLATE,
+        volumeClaimTemplates=Unsimulated(ANY, _STORAGE),
+        persistentVolumeClaimRetentionPolicy=Unsimulated(ANY, _STORAGE))),
     "DaemonSet": _object(_fields("updateStrategy minReadySeconds revisionHistoryLimit",
                                  selector=LABEL_SELECTOR, template=TEMPLATE)),
     "Job": _object(JOB_SPEC),

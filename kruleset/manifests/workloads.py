@@ -20,6 +20,7 @@ from ..model.scenario import Object
 from ._fields import Doc, choice, integer, mapping, string, string_map
 from .entries import Entry
 from .pods import PodContext, SpecFields, make_pod, spec_fields
+from .workload_specs import job_fields, rollout_fields
 
 __all__ = ["WORKLOADS", "PendingWorkload", "WorkloadIndex", "build_workload", "controlled_by"]
 
@@ -41,6 +42,7 @@ class PendingWorkload(NamedTuple):
     completions: int | None = None  # a Job's
     ordered: bool = True            # a StatefulSet's podManagementPolicy OrderedReady
     strategy: dict[str, Any] | None = None  # a Deployment's strategy fields (Deployment kwargs)
+    fields: dict[str, Any] | None = None  # the controller's other fields (workload_specs)
 
 
 class WorkloadIndex:
@@ -77,6 +79,12 @@ class WorkloadIndex:
         template = mapping(doc, spec.get("template"), "spec.template")
         if not template:
             doc.fail("spec.template", f"a {kind} needs a pod template")
+        fields: dict[str, Any] | None = None
+        if kind in ("StatefulSet", "DaemonSet"):
+            fields = rollout_fields(doc, kind, spec)
+        elif kind == "Job":
+            tspec = mapping(doc, template.get("spec"), "spec.template.spec")
+            fields = {"job": job_fields(doc, spec, completions, tspec.get("restartPolicy"))}
         tmeta = mapping(doc, template.get("metadata"), "spec.template.metadata")
         strategy = None
         if kind == "Deployment":
@@ -92,7 +100,7 @@ class WorkloadIndex:
             spec_fields(doc, template.get("spec"), "spec.template.spec"),
             string_map(doc, tmeta.get("labels"), "spec.template.metadata.labels"),
             string_map(doc, tmeta.get("annotations"), "spec.template.metadata.annotations"),
-            completions, ordered, strategy,
+            completions, ordered, strategy, fields,
         )
 
     def folded(self) -> dict[tuple[str, str], str]:
@@ -149,7 +157,7 @@ def build_workload(rec: PendingWorkload, ctx: PodContext,
     if simulated:
         return Workload(rec.kind, rec.namespace, rec.name, pod,
                         rec.replicas, rec.completions, rec.ordered,
-                        span=pod.span)
+                        span=pod.span, **(rec.fields or {}))
     return Deployment(rec.namespace, rec.name, rec.replicas, pod,
                       span=pod.span, kind=rec.kind, **(rec.strategy or {}))
 

@@ -590,6 +590,37 @@ class Deployment:
 
 
 @attrs.frozen(slots=True)
+class PodFailurePolicyRule:
+    """One rule of a Job's ``podFailurePolicy``: an action and what it matches.
+
+    ``on_exit_codes`` is ``(containerName or None, operator In|NotIn, values)``;
+    ``on_conditions`` holds ``(type, status)`` pairs.  A rule has exactly one
+    of them (upstream's validation refuses both or neither).
+    """
+
+    action: str
+    on_exit_codes: tuple[str | None, str, tuple[int, ...]] | None = None
+    on_conditions: tuple[tuple[str, str], ...] = ()
+
+
+@attrs.frozen(slots=True)
+class JobSpec:
+    """What a Job's controller reads beyond parallelism and completions (v1 JobSpec).
+
+    ``active_deadline`` is in simulated ms (None: no deadline).
+    """
+
+    backoff_limit: int = 6
+    active_deadline: int | None = None
+    indexed: bool = False
+    backoff_limit_per_index: int | None = None
+    max_failed_indexes: int | None = None
+    pod_failure_policy: tuple[PodFailurePolicyRule, ...] | None = None
+    pod_replacement_policy: str = "TerminatingOrFailed"
+    suspended: bool = False
+
+
+@attrs.frozen(slots=True)
 class Workload:
     """A StatefulSet, DaemonSet or Job: a controller other than the deployment's.
 
@@ -597,6 +628,13 @@ class Workload:
     for a DaemonSet); ``completions`` a Job's (``None``: parallelism pods
     each finishing the job); ``ordered`` a StatefulSet's OrderedReady pod
     management (False: Parallel).  The template's owner is the workload.
+
+    ``strategy`` is the StatefulSet's or DaemonSet's ``updateStrategy.type``;
+    ``partition``, ``max_unavailable`` and ``max_surge`` its rollingUpdate
+    fields (an int or a ``"N%"`` string; None when not given);
+    ``ordinals_start`` a StatefulSet's ``spec.ordinals.start``;
+    ``min_ready_seconds`` the seconds a Ready pod waits to count as
+    available; ``job`` a Job's other fields.
     """
 
     kind: str
@@ -607,6 +645,13 @@ class Workload:
     completions: int | None = None
     ordered: bool = True
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    strategy: str = "RollingUpdate"
+    partition: int = 0
+    max_unavailable: int | str | None = None
+    max_surge: int | str | None = None
+    ordinals_start: int = 0
+    min_ready_seconds: int = 0
+    job: JobSpec | None = None
 
     @property
     def key(self) -> str:

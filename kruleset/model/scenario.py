@@ -204,11 +204,14 @@ class PodReadiness:
 
 @attrs.frozen(slots=True)
 class PodPhase:
-    """``complete pod REF`` (Succeeded) / ``fail pod REF`` (Failed)."""
+    """``complete pod REF`` (Succeeded) / ``fail pod REF [exit-code=N] [container=NAME]``
+    (Failed: the container, or the pod's first, ended with ``exit_code``)."""
 
     ref: str
     phase: str
     span: Span = _span()
+    exit_code: int | None = None
+    container: str | None = None
 
 
 @attrs.frozen(slots=True)

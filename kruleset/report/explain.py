@@ -53,6 +53,9 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
     out = [style.bold(f"explain {ref}")]
     if ref.startswith("deployment/"):
         return _explain_deployment(ref, result, style, out)
+    kind, slash, rest = ref.partition("/")
+    if slash and kind in _WORKLOADS:
+        return _explain_workload(out, _WORKLOADS[kind], rest, result, style)
     key = ref if "/" in ref else f"default/{ref}"
     if key not in result.state.pods:
         if ref not in result.state.nodes:
@@ -90,16 +93,42 @@ def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) 
             out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
                        f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
     if result.trace is not None:
-        out.append("  rules:")
-        last_time = None
-        for e in result.trace.entries:
-            if e.subject == subject:
-                if e.time != last_time:
-                    out.append(f"   at {format_duration(e.time)}:")
-                    last_time = e.time
-                why = f": {e.why}" if e.why else ""
-                out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
+        _trace_lines(out, result.trace.entries, lambda e: e.subject == subject)
     return "\n".join(out)
+
+
+_WORKLOADS = {"statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job"}
+
+
+def _explain_workload(out: list[str], kind: str, rest: str, result: Result,
+                      style: Style) -> str:
+    """``--explain job/NAME`` (statefulset/…, daemonset/…): the controller's decisions."""
+    key = rest if "/" in rest else f"default/{rest}"
+    if f"{kind}/{key}" not in result.state.workloads:
+        return style.bad(f"no {kind} called {key} in this run")
+    by = f"{kind.lower()}/{key.split('/', 1)[1]}"
+    for d in result.decisions:
+        if d.by == by:
+            out.append(f"  {format_duration(d.time):>7}  {d.kind} {d.pod}"
+                       f"{' on ' + d.node if d.node else ''}: {d.reason} {d.message}".rstrip())
+    if result.trace is not None:
+        prefix = f"controllers.{kind.lower()}."
+        _trace_lines(out, result.trace.entries,
+                     lambda e: e.rule.startswith(prefix) and e.subject.startswith(key))
+    return "\n".join(out)
+
+
+def _trace_lines(out: list[str], entries: Any, keep: Callable[[Any], bool]) -> None:
+    """The trace entries ``keep`` accepts, grouped by time, under ``rules:``."""
+    out.append("  rules:")
+    last_time = None
+    for e in entries:
+        if keep(e):
+            if e.time != last_time:
+                out.append(f"   at {format_duration(e.time)}:")
+                last_time = e.time
+            why = f": {e.why}" if e.why else ""
+            out.append(f"    {e.rule} [{e.subject}] {e.result}{why}")
 
 
 def _mentions(name: str) -> Callable[[str], bool]:

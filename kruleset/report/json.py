@@ -37,6 +37,8 @@ def file_entry(report: FileReport) -> dict[str, Any]:
     }
     if report.pdbs:  # only files with budgets, so other reports keep their bytes
         entry["pdbs"] = list(report.pdbs)
+    if report.workloads:
+        entry["workloads"] = list(report.workloads)
     if report.attempts is not None:  # a traced run
         entry["attempts"] = list(report.attempts)
     if report.state is not None:

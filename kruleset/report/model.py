@@ -94,6 +94,8 @@ class FileReport:
     state: dict[str, Any] | None = None
     # ``--state-out``: the end state as Kubernetes YAML.
     state_yaml: str | None = None
+    # StatefulSets, DaemonSets and Jobs: each one's status at the end of the run.
+    workloads: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

@@ -50,6 +50,10 @@ _MODULES = (
     "disruption.pdb",
     "disruption.eviction_api",
     "dra.dynamicresources",
+    "controllers.statefulset",
+    "controllers.daemonset",
+    "controllers.job",
+    "controllers.podgc",
     # The fast paths: each registers its answers at the dispatch point
     # (rules/scheduler/dispatch.py), which hands them to the reference rules
     # when the simulation's FastPaths option is on.

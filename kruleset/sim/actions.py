@@ -89,13 +89,29 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
     if ps is None:
         return
     sim.state.unbind(ps, SUCCEEDED if a.phase == SUCCEEDED else "Failed")
-    sim.record(a.phase.lower(), ps, ps.node)
+    ps.ready_since = None
+    containers = [c.name for c in ps.pod.containers]
+    if a.phase == SUCCEEDED:
+        ps.extra["exit_codes"] = tuple((c, 0) for c in containers)
+    else:
+        # The named container (or the first) ended with the code (1 when not given).
+        failing = a.container or (containers[0] if containers else "")
+        code = 1 if a.exit_code is None else a.exit_code
+        ps.extra["exit_codes"] = tuple((c, code if c == failing else 0) for c in containers)
+    ps.extra["finished_at"] = sim.now
+    message = f"exit code {a.exit_code}" if a.exit_code is not None else ""
+    sim.record(a.phase.lower(), ps, ps.node, message=message)
     ps.extra["ended_by_user"] = True
     sim.changed()
 
 
 def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     st = sim.state
+    if a.kind == "node":
+        from .pod_gc import delete_node
+
+        delete_node(sim, a.name, "user", "the Node object was deleted", "api.delete")
+        return
     if a.kind in ("claim", "deviceclass", "claimtemplate"):  # DRA objects
         from .dra_claims import delete_dra_object
 

@@ -431,7 +431,21 @@ def _device(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return check_device(sim.state, x.ref, x.state, x.args)
 
 
+def _workload_status(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    from .workload_status import check_workload_status
+
+    return check_workload_status(sim, x.args["kind"], x.ref, x.args["fields"])
+
+
+def _job_condition(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    from .workload_status import check_job_condition
+
+    return check_job_condition(sim, x.ref, x.args["condition"], x.args.get("reason"))
+
+
 _CHECKS = {
+    "workload-status": _workload_status,
+    "job-condition": _job_condition,
     "claim": _claim,  # DRA
     "claims-count": _claims_count,
     "device": _device,

@@ -6,8 +6,10 @@
   changed pod template is rolled out by its strategy (RollingUpdate or
   Recreate, :mod:`.workloads`), changed replicas are a scaling.  A
   StatefulSet, DaemonSet or Job keeps its pods when only its replicas
-  changed; when its pod template changed, its pods are deleted and created
-  again from the new template.  An existing pod or node is left unchanged (kubectl apply could
+  changed; when its pod template changed, a StatefulSet's or DaemonSet's
+  controller replaces them by its update strategy, and a Job's pods are
+  deleted and created again from the new template.  An existing pod or node
+  is left unchanged (kubectl apply could
   not change what kruleset reads of them) and reported so.
 * delete: the object goes, and with it what it owns, as with kubectl's
   default cascading deletion (a Deployment's or workload's pods, a
@@ -77,7 +79,10 @@ def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
             obj = attrs.evolve(obj, paused=True)
     elif isinstance(obj, Workload):
         old = st.workloads.get(f"{obj.kind}/{obj.key}")
-        if old is not None and old.template != obj.template:
+        # A StatefulSet's or DaemonSet's controller rolls its pods out by its update
+        # strategy (sim/statefulset.py, sim/daemonset.py); a Job's template cannot
+        # change upstream (it is immutable), so its pods are made again here.
+        if old is not None and old.kind == "Job" and old.template != obj.template:
             _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
                  f"{obj.kind.lower()}/{obj.name}", "Rollout", "workloads.rollout")
     create_object(sim, obj)
@@ -98,6 +103,10 @@ def _delete(sim: Simulation, a: sc.DeleteObjectOf) -> None:
         if st.workloads.pop(f"{obj.kind}/{obj.key}", None) is not None:
             _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
                  f"{obj.kind.lower()}/{obj.name}", "Deleted", "api.delete")
+            # A workload created again under the name starts with no history.
+            sim.extra.get("workload_revisions", {}).pop(f"{obj.kind}/{obj.key}", None)
+            if obj.kind == "Job":
+                sim.extra.get("job_states", {}).pop(obj.key, None)
     elif isinstance(obj, Namespace):
         _end(sim, _pods_of(sim, obj.name, None, None), f"namespace/{obj.name}", "Deleted",
              "api.delete")

@@ -69,6 +69,8 @@ class Result:
     state: ClusterState
     trace: Trace | None
     end_time: int
+    # Each StatefulSet's, DaemonSet's and Job's status at the end of the run.
+    workloads: tuple[dict[str, Any], ...] = ()
 
     @property
     def passed(self) -> bool:

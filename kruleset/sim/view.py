@@ -56,3 +56,11 @@ class SimulationView(Protocol):
     def bind(self, ps: PodState, node: str, rules: tuple[str, ...] = (),
              admit: bool = True) -> bool:
         """Bind ``ps`` to ``node`` through kubelet admission."""
+
+    def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
+                  message: str = "", grace: int | None = None,
+                  rules: tuple[str, ...] = ()) -> None:
+        """Start deleting ``ps`` (the workload controllers delete their pods)."""
+
+    def wake(self, time: int) -> None:
+        """Make sure the simulation stops at ``time``."""

@@ -6,7 +6,7 @@ What upstream does when a Node object is deleted (the machine is gone):
   scheduled there again, and its pods stop counting for topology spread and
   inter-pod affinity;
 * the pod garbage collector (``pkg/controller/podgc``, ``gcOrphaned``) finds
-  pods bound to a node that no longer exists, marks them Failed with the
+  pods bound to a node that no longer exists (``sim/pod_gc.py``), marks them Failed with the
   condition DisruptionTarget (reason ``DeletionByPodGC``, message "PodGC:
   node no longer exists") and force-deletes them (grace period 0).  PDBs are
   not consulted: this is not an eviction;
@@ -33,15 +33,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..model.state import NodeState
 from ..rules.scheduler.node_selection import invalidate_node_order
 from ..sim.core import Simulation
+from ..sim.pod_gc import POD_GC_MESSAGE, POD_GC_REASON, collect_orphans
 
 __all__ = ["POD_GC_MESSAGE", "POD_GC_REASON", "ZONE_LABELS", "remove_nodes", "zone_of",
            "zones"]
 
-POD_GC_REASON = "DeletionByPodGC"
-POD_GC_MESSAGE = "PodGC: node no longer exists"
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REMOVED = "sweep.removed-nodes"
 
@@ -75,30 +73,13 @@ def remove_nodes(sim: Simulation, names: Iterable[str], why: str) -> int:
         if node is None:
             continue
         sim.record("node-deleted", name, name, "sweep", "NodeDeleted", why, ("sweep.fail",))
-        removed += _collect_orphans(sim, node)
+        removed += collect_orphans(sim, node, "sweep.fail.pod-gc")
         state.drop_node(name)
         gone.add(name)
     invalidate_node_order(state)
     state.new_epoch()
     sim.changed()
     return removed
-
-
-def _collect_orphans(sim: Simulation, node: NodeState) -> int:
-    """PodGC's gcOrphaned for one node: every pod bound there is force-deleted."""
-    count = 0
-    for ps in sorted(node.pods.values(), key=lambda p: p.key):
-        ps.conditions["DisruptionTarget"] = POD_GC_REASON
-        if ps.terminating:
-            ps.deletion_time = sim.now
-            sim.record("deleted", ps, node.name, "pod-gc", POD_GC_REASON, POD_GC_MESSAGE,
-                       ("sweep.fail.pod-gc",))
-            sim._finish(ps)  # its grace period is cut short: nothing is left to run it
-        else:
-            sim.terminate(ps, "deleted", by="pod-gc", reason=POD_GC_REASON,
-                          message=POD_GC_MESSAGE, grace=0, rules=("sweep.fail.pod-gc",))
-        count += 1
-    return count
 
 
 def guard_removed(sim: Simulation) -> None:
