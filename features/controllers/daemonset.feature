@@ -9,7 +9,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
+      include "ds-v1.yaml"
       expect pod agent-n1 running on n1
       expect pods agent-* running count=3
       expect daemonset agent desired=3 current=3 ready=3 available=3 updated=3 misscheduled=0
@@ -21,8 +21,8 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
-      at 10s apply "features/controllers/ds-v2.yaml"
+      include "ds-v1.yaml"
+      at 10s apply "ds-v2.yaml"
       at 20s expect pods agent-* terminating count=1
       at 20s expect pod agent-n1 terminating
       at 50s expect pod agent-n2 terminating
@@ -36,8 +36,8 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
-      at 10s apply "features/controllers/ds-v2-unavailable-2.yaml"
+      include "ds-v1.yaml"
+      at 10s apply "ds-v2-unavailable-2.yaml"
       at 20s expect pods agent-* terminating count=2
       at 50s expect pod agent-n3 terminating
       expect daemonset agent updated=3 available=3
@@ -50,8 +50,8 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
-      at 10s apply "features/controllers/ds-v2-percent.yaml"
+      include "ds-v1.yaml"
+      at 10s apply "ds-v2-percent.yaml"
       at 20s expect pods agent-* terminating count=1
       expect daemonset agent updated=3
       run until 3m
@@ -63,8 +63,8 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
-      at 10s apply "features/controllers/ds-v2-surge.yaml"
+      include "ds-v1.yaml"
+      at 10s apply "ds-v2-surge.yaml"
       at 10s expect pod agent-n1-2 running on n1
       at 10s expect pod agent-n1 terminating
       at 20s expect pods agent-* running count=3
@@ -77,8 +77,8 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1-ondelete.yaml"
-      at 10s apply "features/controllers/ds-v2-ondelete.yaml"
+      include "ds-v1-ondelete.yaml"
+      at 10s apply "ds-v2-ondelete.yaml"
       at 15s expect pods agent-* terminating count=0
       at 20s delete pod agent-n2
       expect pod agent-n2 running on n2
@@ -91,7 +91,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
+      include "ds-v1.yaml"
       at 10s delete node n3
       expect pods agent-* running count=2
       expect daemonset agent desired=2 current=2 available=2
@@ -103,7 +103,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
+      include "ds-v1.yaml"
       at 10s fail pod agent-n2
       at 10s expect pod agent-n2 running on n2
       """
@@ -114,7 +114,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/ds-bad-both-zero.yaml"
+      include "ds-bad-both-zero.yaml"
       """
     Then the scenario is refused with "spec.updateStrategy.rollingUpdate.maxUnavailable: may not be 0 when maxSurge is 0"
 
@@ -122,7 +122,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/ds-bad-negative.yaml"
+      include "ds-bad-negative.yaml"
       """
     Then the scenario is refused with "spec.updateStrategy.rollingUpdate.maxSurge: -1 may not be negative"
 
@@ -131,7 +131,7 @@ Feature: The DaemonSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/ds-v1.yaml"
+      include "ds-v1.yaml"
       at 10s fail pod agent-n2
       at 10s expect pod agent-n2 running on n2
       at 10500ms fail pod agent-n2

@@ -11,7 +11,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-backoff-2.yaml"
+      include "job-backoff-2.yaml"
       at 5s fail pod pi-1 exit-code=1
       at 14s expect pods pi-* running count=0
       at 15s expect pod pi-2 running
@@ -28,7 +28,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-backoff-2.yaml"
+      include "job-backoff-2.yaml"
       at 5s fail pod pi-1
       at 20s fail pod pi-2
       at 50s fail pod pi-3
@@ -44,7 +44,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-backoff-0.yaml"
+      include "job-backoff-0.yaml"
       at 5s fail pod pi-1 exit-code=2
       at 5s expect job pi failed reason=BackoffLimitExceeded
       run until 1m
@@ -56,7 +56,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-completions-3.yaml"
+      include "job-completions-3.yaml"
       at 0s expect pods pi-* running count=2
       at 10s complete pod pi-1
       at 10s expect pod pi-3 running
@@ -73,7 +73,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-no-completions.yaml"
+      include "job-no-completions.yaml"
       at 10s complete pod pi-1
       at 15s expect pods pi-* running count=1
       at 20s complete pod pi-2
@@ -87,7 +87,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-deadline.yaml"
+      include "job-deadline.yaml"
       at 30s expect job pi condition FailureTarget reason=DeadlineExceeded
       at 30s expect pods pi-* terminating count=2
       at 60s expect job pi failed reason=DeadlineExceeded
@@ -100,7 +100,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-policy.yaml"
+      include "job-policy.yaml"
       at 5s fail pod pi-1 exit-code=42
       expect job pi failed reason=PodFailurePolicy
       expect job pi condition FailureTarget reason=PodFailurePolicy
@@ -113,7 +113,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-policy.yaml"
+      include "job-policy.yaml"
       at 5s evict pod pi-1
       at 20s expect pods pi-* running count=0
       expect job pi failed=0 active=1
@@ -127,7 +127,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-policy-count.yaml"
+      include "job-policy-count.yaml"
       at 5s fail pod pi-1 exit-code=3
       at 30s fail pod pi-2 exit-code=1
       at 30s expect job pi failed=1
@@ -142,7 +142,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-indexed.yaml"
+      include "job-indexed.yaml"
       at 0s expect pod pi-0-1 running
       at 0s expect pod pi-2-1 running
       at 5s fail pod pi-1-1
@@ -159,7 +159,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-per-index.yaml"
+      include "job-per-index.yaml"
       at 5s fail pod pi-0-1
       at 30s expect pods pi-0-* running count=0
       at 40s complete pod pi-1-1
@@ -173,7 +173,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..2] cpu=4 memory=8Gi
-      include "features/controllers/job-backoff-2.yaml"
+      include "job-backoff-2.yaml"
       at 5s delete node n1
       at 14s expect pods pi-* running count=0
       at 15s expect pod pi-2 running on n2
@@ -186,7 +186,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-backoff.yaml"
+      include "job-bad-backoff.yaml"
       """
     Then the scenario is refused with "spec.backoffLimit: -1 is below the minimum 0"
 
@@ -194,7 +194,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-indexed.yaml"
+      include "job-bad-indexed.yaml"
       """
     Then the scenario is refused with "spec.completions: required when completion mode is Indexed"
 
@@ -202,7 +202,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-policy-both.yaml"
+      include "job-bad-policy-both.yaml"
       """
     Then the scenario is refused with "specifying both OnExitCodes and OnPodConditions is not supported"
 
@@ -210,7 +210,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-policy-zero.yaml"
+      include "job-bad-policy-zero.yaml"
       """
     Then the scenario is refused with "must not be 0 for the In operator"
 
@@ -218,7 +218,7 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-policy-restart.yaml"
+      include "job-bad-policy-restart.yaml"
       """
     Then the scenario is refused with "is supported when podFailurePolicy is specified"
 
@@ -226,6 +226,6 @@ Feature: The Job controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/job-bad-failindex.yaml"
+      include "job-bad-failindex.yaml"
       """
     Then the scenario is refused with "requires the backoffLimitPerIndex to be set"

@@ -12,8 +12,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
-      at 10s apply "features/controllers/sts-v2.yaml"
+      include "sts-v1.yaml"
+      at 10s apply "sts-v2.yaml"
       at 20s expect pod db-2 terminating
       at 20s expect pod db-1 running
       at 20s expect statefulset db replicas=3 current=2 updated=0
@@ -31,8 +31,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
-      at 10s apply "features/controllers/sts-v2-partition.yaml"
+      include "sts-v1.yaml"
+      at 10s apply "sts-v2-partition.yaml"
       at 20s expect pod db-2 terminating
       at 60s delete pod db-0
       expect pods db-* running count=3
@@ -46,8 +46,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
-      at 10s apply "features/controllers/sts-partition-above-replicas.yaml"
+      include "sts-v1.yaml"
+      at 10s apply "sts-partition-above-replicas.yaml"
       expect pods db-* deleted count=0
       expect statefulset db current=3 updated=0
       run until 3m
@@ -59,8 +59,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1-ondelete.yaml"
-      at 10s apply "features/controllers/sts-v2-ondelete.yaml"
+      include "sts-v1-ondelete.yaml"
+      at 10s apply "sts-v2-ondelete.yaml"
       at 30s expect pods db-* terminating count=0
       at 30s expect statefulset db current=3 updated=0
       at 40s delete pod db-1
@@ -75,7 +75,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-ordinals.yaml"
+      include "sts-ordinals.yaml"
       expect pod db-5 running
       expect pod db-7 running
       expect pods db-* running count=3
@@ -88,7 +88,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-big-ordered.yaml"
+      include "sts-big-ordered.yaml"
       expect pod db-0 running
       expect pod db-1 pending
       expect pods db-* pending count=1
@@ -101,7 +101,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-big-parallel.yaml"
+      include "sts-big-parallel.yaml"
       expect pod db-0 running
       expect pods db-* pending count=2
       expect statefulset db replicas=3 ready=1
@@ -113,8 +113,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..4] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1-4.yaml"
-      at 10s apply "features/controllers/sts-v2-maxunavailable.yaml"
+      include "sts-v1-4.yaml"
+      at 10s apply "sts-v2-maxunavailable.yaml"
       at 20s expect pod db-3 terminating
       at 20s expect pod db-2 terminating
       at 20s expect pods db-* terminating count=2
@@ -130,7 +130,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-min-ready.yaml"
+      include "sts-min-ready.yaml"
       at 5s expect statefulset db replicas=1 ready=1 available=0
       at 15s expect statefulset db replicas=2 ready=2 available=1
       expect statefulset db replicas=3 ready=3 available=3
@@ -143,8 +143,8 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
-      at 10s apply "features/controllers/sts-v1-1.yaml"
+      include "sts-v1.yaml"
+      at 10s apply "sts-v1-1.yaml"
       at 20s expect pod db-2 terminating
       at 20s expect pod db-1 running
       at 45s expect pod db-1 terminating
@@ -159,7 +159,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
+      include "sts-v1.yaml"
       at 10s fail pod db-1 exit-code=1
       at 10s expect pod db-1 running
       expect statefulset db replicas=3 ready=3
@@ -171,7 +171,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       nodes n[1..3] cpu=4 memory=8Gi
-      include "features/controllers/sts-v1.yaml"
+      include "sts-v1.yaml"
       at 30s delete node n2
       at 30s expect pods db-* running count=3
       expect statefulset db replicas=3 ready=3
@@ -183,7 +183,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-bad-partition.yaml"
+      include "sts-bad-partition.yaml"
       """
     Then the scenario is refused with "spec.updateStrategy.rollingUpdate.partition"
 
@@ -191,7 +191,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-bad-policy.yaml"
+      include "sts-bad-policy.yaml"
       """
     Then the scenario is refused with "'Burst' is not one of OrderedReady, Parallel"
 
@@ -199,7 +199,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-bad-strategy.yaml"
+      include "sts-bad-strategy.yaml"
       """
     Then the scenario is refused with "'Recreate' is not one of RollingUpdate, OnDelete"
 
@@ -207,7 +207,7 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-bad-ondelete-rolling.yaml"
+      include "sts-bad-ondelete-rolling.yaml"
       """
     Then the scenario is refused with "only allowed for updateStrategy 'RollingUpdate'"
 
@@ -215,6 +215,6 @@ Feature: The StatefulSet controller, as v1.35 decides
     Given the scenario:
       """
       node n1 cpu=4 memory=8Gi
-      include "features/controllers/sts-bad-maxunavailable.yaml"
+      include "sts-bad-maxunavailable.yaml"
       """
     Then the scenario is refused with "must be greater than 0"
