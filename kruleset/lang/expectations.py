@@ -23,6 +23,7 @@ form                      args
 ``critical``              (``negated`` for ``not critical``)
 ``oom-score-adj``         ``value``, ``container`` (absent for the
                           single-container form)
+``attempts``              ``value``: scheduling attempts made so far
 ========================  ==================================================
 
 ``ref`` is ``ns/name`` for pods and PDBs (globs kept as written, namespace
@@ -184,8 +185,12 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
         if key == "oom-score-adj":
             args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
             return "oom-score-adj", "", False
-        raise src.unknown("pod expectation", key, w, ("qos", "priority", "oom-score-adj"),
-                          expected="qos=…, priority=…, oom-score-adj=…")
+        if key == "attempts":
+            args["value"] = integer(src, _kv(cur, "attempts"), "attempts", minimum=0)
+            return "attempts", "", False
+        raise src.unknown("pod expectation", key, w,
+                          ("qos", "priority", "oom-score-adj", "attempts"),
+                          expected="qos=…, priority=…, oom-score-adj=…, attempts=…")
     if word == "not":
         what = cur.keyword("preempted", "evicted", "critical").value
         if what == "critical":

@@ -143,6 +143,11 @@ class Simulation:
         self._wakes: list[int] = []
         self._terminations: list[tuple[int, int, str]] = []
         self.extra: dict[str, Any] = {}
+        # The scheduling queue (kruleset.rules.scheduler.queue), set by the
+        # scheduler controller: cluster events go to it (see cluster_event).
+        self.queue: Any = None
+        # Every scheduling attempt, as the queue ran it (kruleset.sim.scheduler).
+        self.attempts: list[Any] = []
         # Called once each instant has settled, before that instant's
         # expectations; True settles the instant again.  kruleset.sweep uses it
         # to fail a node in a copy of a simulation paused there.
@@ -162,6 +167,33 @@ class Simulation:
     def changed(self) -> None:
         """Something changed that may let a pending pod schedule: retry them."""
         self.version += 1
+
+    def cluster_event(self, occ: Any, pre_check: Callable[[PodState], bool] | None = None
+                      ) -> None:
+        """An event the scheduling queue hears (upstream's event handlers call
+        ``MoveAllToActiveOrBackoffQueue``): unschedulable pods whose rejecting
+        plugins' QueueingHints say Queue are retried."""
+        if self.queue is not None:
+            self.queue.event(occ, pre_check)
+
+    def wildcard_event(self, what: str) -> None:
+        """A change kruleset does not name a cluster event for (DRA objects,
+        ElasticQuotas): every unschedulable pod is retried after its backoff."""
+        if self.queue is not None:
+            from ..rules.scheduler.queue.events import ALL, WILDCARD, ClusterEvent, Occurrence
+
+            self.queue.event(Occurrence(ClusterEvent(WILDCARD, ALL), None, None, what))
+
+    def node_changed(self, name: str, before: Any) -> None:
+        """``before`` (a NodeView) changed into the node's state now: upstream
+        ``updateNodeInCache``'s events, one by one."""
+        if self.queue is None or not self.queue.unschedulable:
+            return
+        from ..rules.scheduler.queue.events import Occurrence, node_update_events, node_view
+
+        after = node_view(self.state.nodes[name])
+        for ev in node_update_events(before, after):
+            self.queue.event(Occurrence(ev, before, after, _node_words(name, ev)))
 
     def wake(self, time: int) -> None:
         """Make sure the simulation stops at ``time``."""
@@ -227,6 +259,15 @@ class Simulation:
                 self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
         self.state.bind(ps, node, self.now)
         self.bind_version += 1
+        queue = self.queue
+        if queue is not None:
+            queue.delete(ps.key)
+            if queue.unschedulable:
+                from ..rules.scheduler.queue.events import (
+                    ADD, ASSIGNED_POD, ClusterEvent, Occurrence, pod_view)
+
+                queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, ADD), None, pod_view(ps),
+                                       f"pod {ps.pod.name} was bound to {node}"))
         return True
 
     def add_running(self, pods: list[Any], node: str) -> None:
@@ -251,6 +292,30 @@ class Simulation:
         ps.gone = False
         self.record("rejected", ps, ps.node, "kubelet", reason, message, rules)
         self._pod_ended(ps)
+        self.pod_deleted(ps, ps.node)
+
+    def pod_deleted(self, ps: PodState, node: str | None) -> None:
+        """``ps`` left the scheduler's view (deleted, or terminal), from ``node`` if it
+        was bound: upstream ``deletePodFromCache`` (AssignedPodDelete) or
+        ``deletePodFromSchedulingQueue`` (UnscheduledPodDelete when it was nominated)."""
+        queue = self.queue
+        if queue is None:
+            return
+        queue.delete(ps.key)
+        if not queue.unschedulable:
+            return
+        from ..rules.scheduler.queue.events import (
+            ASSIGNED_POD, DELETE, UNSCHEDULED_POD, ClusterEvent, Occurrence, pod_view)
+
+        if node is not None:
+            queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, DELETE), pod_view(ps, node), None,
+                                   f"{node}'s pod {ps.pod.name} was deleted"))
+        elif ps.nominated is not None:
+            prio = ps.pod.effective_priority
+            queue.event(Occurrence(ClusterEvent(UNSCHEDULED_POD, DELETE), pod_view(ps), None,
+                                   f"pod {ps.pod.name} nominated to {ps.nominated} was "
+                                   "deleted"),
+                        lambda other: other.pod.effective_priority <= prio)
 
     def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
                   message: str = "", grace: int | None = None,
@@ -285,8 +350,10 @@ class Simulation:
         return done
 
     def _finish(self, ps: PodState) -> None:
+        node = ps.node
         self.state.unbind(ps, FAILED if ps.outcome != "deleted" else ps.phase)
         ps.gone = True
+        self.pod_deleted(ps, node)
         self.state.nominee_gone(ps)  # a nomination no longer holds room
         self.changed()
 
@@ -402,6 +469,16 @@ def _describe(action: Any) -> str:
         "NodeReadiness": "taint-based eviction (`node NAME not-ready`)",
     }
     return names.get(type(action).__name__, f"the statement {type(action).__name__}")
+
+
+def _node_words(name: str, event: Any) -> str:
+    from ..rules.scheduler.queue.events import (
+        UPDATE_NODE_ALLOCATABLE, UPDATE_NODE_LABEL, UPDATE_NODE_TAINT)
+
+    return {UPDATE_NODE_ALLOCATABLE: f"node {name}'s allocatable changed",
+            UPDATE_NODE_LABEL: f"node {name}'s labels changed",
+            UPDATE_NODE_TAINT: f"node {name}'s taints or unschedulable flag changed",
+            }.get(event.action, f"node {name} changed")
 
 
 def span_of(obj: Any) -> Span | None:

@@ -125,6 +125,20 @@ def _pod(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return (not bad), "; ".join(bad)
 
 
+def _attempts(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    pods = _matching(sim, x.ref)
+    if not pods:
+        return False, f"no pod matches {x.ref}"
+    want = x.args["value"]
+    keys = {ps.key for ps in pods}
+    counts = dict.fromkeys(sorted(keys), 0)
+    for a in sim.attempts:
+        if a.pod in keys:
+            counts[a.pod] += 1
+    bad = [f"{k} had {n} scheduling attempt(s)" for k, n in counts.items() if n != want]
+    return (not bad), "; ".join(bad)
+
+
 def _is_in(ps: PodState, state: str, args: Any) -> bool:
     """``pod_in_state(…)[0]`` without describing the pod (counts run over whole clusters)."""
     if state == "running" and not args.get("node"):
@@ -293,6 +307,7 @@ def _device(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
 
 
 _CHECKS = {
+    "attempts": _attempts,
     "claim": _claim,  # DRA
     "claims-count": _claims_count,
     "device": _device,
