@@ -241,11 +241,14 @@ class SchedulerController:
             rules = tuple(sorted(r for r in failed_rules if r))
             sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
         record.nominated = ps.nominated or ""
+        if pf is not None and pf.nominated_node and pf.victims:
+            # The victims chosen (`expect victims of`), terminating already or not.
+            known = sim.victims.setdefault(ps.key, [])
+            known.extend(v.key for v in pf.victims if v.key not in known)
         if todo:
             assert pf is not None
-            before = len(sim.victims.get(ps.key, ()))
             changed |= self._evict(sim, ps, pf, todo)
-            record.victims = tuple(sorted(sim.victims.get(ps.key, ())[before:]))
+            record.victims = tuple(sorted(v.key for v in todo))
         queue.preempting.discard(ps.key)
         record.queue = queue.where(ps.key)
         return changed
@@ -277,8 +280,6 @@ class SchedulerController:
             sim.terminate(v, "preempted", by=ps.key, reason="Preempted",
                           message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
                           rules=rules)
-        known = sim.victims.setdefault(ps.key, [])
-        known.extend(v.key for v in pf.victims if v.key not in known)
         # Lower-priority pods nominated to the node lose their nomination.
         for other in pf.clear_nominations:
             if other.nominated == pf.nominated_node:
