@@ -96,7 +96,7 @@ class SchedulerController:
         profile = sim.profile
         self._gates = profile.active(PREENQUEUE.name)
         self.queue = SchedulingQueue(
-            profile.active(QUEUE.name).key(None), self._gate, sim.trace,
+            profile.active(QUEUE.name).key(None), self._gate, sim.trace, lambda: sim.now,
             initial_ms=int(profile.setting("podInitialBackoffSeconds", 1)) * 1000,
             max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000)
         sim.queue = self.queue
@@ -236,6 +236,11 @@ class SchedulerController:
         record.queue = queue.failed(qp, plugins, in_flight)
         if pf is not None:
             changed |= self._nominate(sim, ps, pf)
+        # The victims' deletions reach the queue once the preemption's API calls
+        # are done and its gate is lifted (the timeline oracle's order, measured:
+        # a victim deleted at once requeues its preemptor to backoffQ); only the
+        # preemptor's own status update above finds the gate up.
+        queue.preempting.discard(ps.key)
         if ps.schedule_message != message:
             ps.schedule_message = message
             rules = tuple(sorted(r for r in failed_rules if r))
@@ -249,7 +254,6 @@ class SchedulerController:
             assert pf is not None
             changed |= self._evict(sim, ps, pf, todo)
             record.victims = tuple(sorted(v.key for v in todo))
-        queue.preempting.discard(ps.key)
         record.queue = queue.where(ps.key)
         return changed
 
@@ -267,15 +271,9 @@ class SchedulerController:
     def _evict(self, sim: Simulation, ps: PodState, pf: PostFilterResult,
                todo: list[PodState]) -> bool:
         """The asynchronous preemption's API calls (upstream prepareCandidateAsync)."""
-        queue = self.queue
         rules = (pf.plugin or "scheduler.postfilter",) + (
             (pf.decided_by.split(":")[0],) if pf.decided_by else ())
-        # DefaultPreemption's PreEnqueue keeps the preemptor out while the
-        # victims but the last are deleted; the gate is lifted before the last
-        # one, whose deletion may requeue it.
-        for i, v in enumerate(todo):
-            if i == len(todo) - 1:
-                queue.preempting.discard(ps.key)
+        for v in todo:
             v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
             sim.terminate(v, "preempted", by=ps.key, reason="Preempted",
                           message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",

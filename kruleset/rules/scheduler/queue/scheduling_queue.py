@@ -95,8 +95,8 @@ _doc_rule(REQUEUE_RULE, "An event moves an unschedulable pod when a rejecting pl
           "for it and its QueueingHint says Queue: to backoffQ while backing off, else activeQ.",
           "pkg/scheduler/backend/queue/scheduling_queue.go movePodsToActiveOrBackoffQueue, "
           "isPodWorthRequeuing, requeuePodWithQueueingStrategy")
-_doc_rule(PREEMPTION_GATE_RULE, "While its asynchronous preemption deletes victims, the "
-          "preemptor is kept out of the queues (lifted before the last victim's deletion).",
+_doc_rule(PREEMPTION_GATE_RULE, "While its asynchronous preemption runs, the preemptor is kept "
+          "out of the queues; once gated it hears only pod deletions.",
           "pkg/scheduler/framework/plugins/defaultpreemption PreEnqueue; "
           "pkg/scheduler/framework/preemption prepareCandidateAsync")
 
@@ -125,13 +125,14 @@ class SchedulingQueue:
 
     def __init__(self, sort_key: Callable[[PodState], tuple[Any, ...]],
                  gate: Callable[[PodState], tuple[str, str] | None],
-                 trace: Trace | None, initial_ms: int = 1_000, max_ms: int = 10_000) -> None:
+                 trace: Trace | None, clock: Callable[[], int],
+                 initial_ms: int = 1_000, max_ms: int = 10_000) -> None:
+        self.clock = clock  # the simulation's time: events arrive between the queue's steps
         self.sort_key = sort_key
         self.gate = gate
         self.trace = trace
         self.initial_ms = initial_ms
         self.max_ms = max_ms
-        self.now = 0
         self.tick = 0
         self.pods: dict[str, QueuedPod] = {}
         self.unschedulable: dict[str, QueuedPod] = {}
@@ -147,6 +148,11 @@ class SchedulingQueue:
         self._new: list[tuple[PodState, tuple[int, int]]] = []
 
     # --- bookkeeping -------------------------------------------------------------------
+    @property
+    def now(self) -> int:
+        """The simulated time (ms)."""
+        return self.clock()
+
     def _stamp(self) -> tuple[int, int]:
         self.tick += 1
         return (self.now, self.tick)
@@ -349,7 +355,8 @@ class SchedulingQueue:
         if occ.event.wildcard:
             return _AFTER_BACKOFF, occ.what
         pod = qp.ps.pod
-        for plugin in sorted(qp.plugins):
+        # The gating plugin last: the words name the rejecting plugin that queued it.
+        for plugin in sorted(qp.plugins, key=lambda p: (p == qp.gated_by, p)):
             for hint in self._hints(plugin, occ.event):
                 if hint is None or hint(pod, occ.old, occ.new):
                     return _AFTER_BACKOFF, f"{occ.what} ({plugin}: Queue)"
@@ -402,7 +409,6 @@ class SchedulingQueue:
     # --- the clock ------------------------------------------------------------------------
     def flush(self, now: int) -> None:
         """The timer steps due at ``now`` (once per instant)."""
-        self.now = now
         if now % WINDOW_MS == 0 and self._flushed[0] != now:
             self._flushed = (now, self._flushed[1])
             for heap, where in ((self._backoff, BACKOFF), (self._error, ERROR_BACKOFF)):
