@@ -122,12 +122,27 @@ def scenario_of(case: dict[str, Any], folder: Path) -> Scenario:
     taints: dict[str, list[Taint]] = {}
     for n in case.get("nodes") or ():
         taints[n["metadata"]["name"]] = [_taint(t) for t in n.get("spec", {}).get("taints", ())]
+    gates: dict[str, list[str]] = {}
+    made = list(case.get("pods") or ()) + [ev["pod"] for ev in case.get("timeline") or ()
+                                           if ev["op"] == "create" and "pod" in ev]
+    for pod in made:
+        meta = pod["metadata"]
+        gates[f"{meta.get('namespace', 'default')}/{meta['name']}"] = [
+            g["name"] for g in pod["spec"].get("schedulingGates", ())]
     events: list[Event] = []
     for i, ev in enumerate(sorted(case.get("timeline") or (), key=lambda e: e["at"])):
+        if ev["op"] == "ungate" and "gates" not in ev:  # every gate the pod still has
+            ev = {**ev, "gates": list(gates.get(ev["name"], ()))}
+        if ev["op"] == "ungate":
+            gates[ev["name"]] = [g for g in gates.get(ev["name"], ()) if g not in ev["gates"]]
         for action in _actions(ev, folder, i, taints):
             events.append(Event(ev["at"], len(events), action))
+    # The oracle's default end: the last event + 60 s.
+    until = case.get("until")
+    if until is None:
+        until = max([ev["at"] for ev in case.get("timeline") or ()] + [0]) + 60_000
     return Scenario(title="timeline differential", file=str(folder / "cluster.json"),
-                    objects=tuple(objects), events=tuple(events), run_until=case.get("until"))
+                    objects=tuple(objects), events=tuple(events), run_until=until)
 
 
 def _actions(ev: dict[str, Any], folder: Path, i: int,
