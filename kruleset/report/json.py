@@ -34,6 +34,7 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         "expectations": [x.to_json() for x in report.expectations],
         "decisions": list(report.decisions),
         "claims": list(report.claims),
+        "queue": list(report.queue),
     }
     if report.attempts is not None:  # a traced run
         entry["attempts"] = list(report.attempts)

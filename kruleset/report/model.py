@@ -88,6 +88,8 @@ class FileReport:
     notices: tuple[str, ...] = ()
     # DRA: each ResourceClaim's allocation and reservations at the end of the run.
     claims: tuple[dict[str, Any], ...] = ()
+    # Each pod's scheduling attempts, with why each was made (the queue's reason).
+    queue: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

@@ -412,7 +412,8 @@ class Simulation:
         for x, res in check_expectations(self, None):
             outcomes[id(x)] = res
         ordered = [outcomes[id(x)] for x in self.scenario.expectations if id(x) in outcomes]
-        return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now)
+        return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now,
+                      self.attempts)
 
     def _next_time(self, event_time: int | None, exp_index: int, timed: list[int]) -> int | None:
         cands = [x for x in (event_time, self.next_termination()) if x is not None]

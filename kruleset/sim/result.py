@@ -69,6 +69,8 @@ class Result:
     state: ClusterState
     trace: Trace | None
     end_time: int
+    # Every scheduling attempt as the queue ran it (kruleset.sim.scheduler.AttemptRecord).
+    attempts: list[Any] = attrs.field(factory=list)
 
     @property
     def passed(self) -> bool:

@@ -117,7 +117,7 @@ class QueuedPod:
         self.where = ""
         self.stamp = 0                      # heap entries with another stamp are stale
         self.gated_by = ""                  # the PreEnqueue plugin keeping it out
-        self.why = "created"                # why it is in activeQ/backoffQ (for attempts)
+        self.why = "it was created"         # why it is in activeQ/backoffQ (for attempts)
 
 
 class SchedulingQueue:
