@@ -4,7 +4,7 @@ A pod a plugin rejected waits in unschedulablePods until an event that plugin
 registered for happens and the plugin's hint for it says Queue
 (``isPodWorthRequeuing``).  A plugin absent from :data:`REGISTRATIONS`
 (a plugin without ``EnqueueExtensions``, or one kruleset does not know the
-registrations of: CapacityScheduling, DynamicResources) is registered, as
+registrations of: DynamicResources) is registered, as
 upstream registers such plugins, for every event without a hint: any event
 queues its pods.
 
@@ -180,6 +180,9 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
         (ClusterEvent(NODE, ADD | DELETE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT),
          _cross_node_change),
     ),
+    # scheduler-plugins' CapacityScheduling: pod deletions and ElasticQuota
+    # changes (kruleset sends those as events for every plugin), without hints.
+    "CapacityScheduling": ((ClusterEvent(_POD, DELETE), None),),
     # Only as a gating plugin (its PreEnqueue during an asynchronous
     # preemption): a pod it gates hears pod deletions only.
     "DefaultPreemption": ((ClusterEvent(_POD, DELETE), None),),
