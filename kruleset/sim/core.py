@@ -264,7 +264,12 @@ class Simulation:
             queue.delete(ps.key)
             if queue.unschedulable:
                 from ..rules.scheduler.queue.events import (
-                    ADD, ASSIGNED_POD, ClusterEvent, Occurrence, pod_view)
+                    ADD,
+                    ASSIGNED_POD,
+                    ClusterEvent,
+                    Occurrence,
+                    pod_view,
+                )
 
                 queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, ADD), None, pod_view(ps),
                                        f"pod {ps.pod.name} was bound to {node}"))
@@ -305,7 +310,13 @@ class Simulation:
         if not queue.unschedulable:
             return
         from ..rules.scheduler.queue.events import (
-            ASSIGNED_POD, DELETE, UNSCHEDULED_POD, ClusterEvent, Occurrence, pod_view)
+            ASSIGNED_POD,
+            DELETE,
+            UNSCHEDULED_POD,
+            ClusterEvent,
+            Occurrence,
+            pod_view,
+        )
 
         if node is not None:
             queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, DELETE), pod_view(ps, node), None,
@@ -474,7 +485,10 @@ def _describe(action: Any) -> str:
 
 def _node_words(name: str, event: Any) -> str:
     from ..rules.scheduler.queue.events import (
-        UPDATE_NODE_ALLOCATABLE, UPDATE_NODE_LABEL, UPDATE_NODE_TAINT)
+        UPDATE_NODE_ALLOCATABLE,
+        UPDATE_NODE_LABEL,
+        UPDATE_NODE_TAINT,
+    )
 
     return {UPDATE_NODE_ALLOCATABLE: f"node {name}'s allocatable changed",
             UPDATE_NODE_LABEL: f"node {name}'s labels changed",

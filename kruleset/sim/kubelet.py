@@ -29,7 +29,6 @@ from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
 from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
-from ..rules.scheduler.queue.events import node_view
 from ..rules.kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
@@ -47,6 +46,7 @@ from ..rules.kubelet.eviction.signals import (
     set_pod_usage,
     usage_index,
 )
+from ..rules.scheduler.queue.events import node_view
 from .core import Simulation, register_action, register_controller
 
 __all__ = ["KubeletController", "apply_conditions"]

@@ -16,7 +16,6 @@ from typing import Any
 import attrs
 
 from ..model.state import PodState
-from ..rules.engine import ActiveRuleSet
 from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
 from ..rules.scheduler.fast.cycle_cache import CycleCache
 from ..rules.scheduler.filters.topology_index import pod_index
@@ -169,7 +168,10 @@ class SchedulerController:
         record = AttemptRecord(sim.now, ps.key, qp.attempts, "", qp.why)
         sim.attempts.append(record)
         if not sim.state.nodes:
+            # ErrNoNodesAvailable: an UnschedulableAndUnresolvable status naming no
+            # plugin, so the pod goes to the error backoffQ.
             self._error(sim, qp, record, NO_NODES, ())
+            record.result = "unschedulable"
             return False
         try:
             result = schedule_one(ctx, ps)

@@ -44,8 +44,8 @@ from kruleset.model.selectors import Taint
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
-__all__ = ["TIMELINE_ENV", "Outcome", "check_timeline", "compare_timeline", "find_timeline_oracle", "oracle_case",
-           "run_kruleset_timeline", "run_timeline_oracle"]
+__all__ = ["TIMELINE_ENV", "Outcome", "check_timeline", "compare_timeline",
+           "find_timeline_oracle", "oracle_case", "run_kruleset_timeline", "run_timeline_oracle"]
 
 TIMELINE_ENV = "KRULESET_TIMELINE_ORACLE"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -137,9 +137,7 @@ def _cross_pod_change(pod: Pod, old: PodView | None, new: PodView | None) -> boo
     # Simplified (module doc): another assigned pod appeared, changed or went.
     view = new if new is not None else old
     assert view is not None
-    if view.node is None or view.key == pod.key:
-        return False
-    return True
+    return view.node is not None and view.key != pod.key
 
 
 def _cross_node_change(pod: Pod, old: NodeView | None, new: NodeView | None) -> bool:
