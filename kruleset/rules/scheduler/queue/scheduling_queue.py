@@ -295,14 +295,20 @@ class SchedulingQueue:
         source = "activeQ"
         if qp is None:
             qp = self._pop_heap(self._backoff, BACKOFF)
-            source = "backoffQ (activeQ empty)"
+            source = "backoffQ, activeQ being empty"
         if qp is None:
             return None
         self._leave(qp)
         qp.where = IN_FLIGHT
         qp.attempts += 1
         qp.expiry = None
-        self._note(POP_RULE, qp, f"attempt {qp.attempts}", f"from {source}: {qp.why}")
+        if self.trace is not None:
+            from kruleset.model.quantity import format_duration
+
+            verb = "retried" if qp.attempts > 1 else "tried"
+            self._note(POP_RULE, qp, f"attempt {qp.attempts}",
+                       f"{qp.key.split('/', 1)[1]}: {verb} at {format_duration(self.now)} "
+                       f"because {qp.why} (from {source})")
         return qp
 
     def _pop_heap(self, heap: list[tuple[Any, ...]], where: str) -> QueuedPod | None:
