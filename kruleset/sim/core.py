@@ -49,6 +49,7 @@ __all__ = [
 
 MAX_AFTER_LAST_EVENT = 3_600_000  # 1h (LANGUAGE.md §5)
 MAX_LOOPS_PER_INSTANT = 10_000
+_ONE_BY_ONE_ROUNDS = 1_000
 _WATCHED_LOOPS = 50  # the last rounds of an instant that did not settle, for the report
 
 
@@ -142,6 +143,7 @@ class Simulation:
         self.bind_version = 0      # bumps on every bind (helps affinity-bound pods)
         self._wakes: list[int] = []
         self._terminations: list[tuple[int, int, str]] = []
+        self._deletions = 0
         self.extra: dict[str, Any] = {}
         # The scheduling queue (kruleset.rules.scheduler.queue), set by the
         # scheduler controller: cluster events go to it (see cluster_event).
@@ -344,13 +346,18 @@ class Simulation:
             return
         ps.deletion_time = self.now + g
         self.state.touch(ps.node)  # it is terminating now, which victim selection reads
-        heapq.heappush(self._terminations, (ps.deletion_time, ps.seq, ps.key))
+        # Same-instant ends in the order of the deletions (upstream's deletion
+        # timestamps differ by the writes between them).
+        self._deletions += 1
+        heapq.heappush(self._terminations, (ps.deletion_time, self._deletions, ps.key))
         self._pod_ended(ps)
         if g == 0:
-            self.finish_terminations()
+            # Gone at once; other grace periods ending now are not hurried with it.
+            self._finish(ps)
 
-    def finish_terminations(self) -> bool:
-        """Pods whose grace period has ended go away; True if any did."""
+    def finish_terminations(self, one: bool = False) -> bool:
+        """Pods whose grace period has ended go away; True if any did (``one``: only
+        the first, so the scheduler sees each removal apart)."""
         done = False
         while self._terminations and self._terminations[0][0] <= self.now:
             _, _, key = heapq.heappop(self._terminations)
@@ -358,6 +365,8 @@ class Simulation:
             if not ps.gone:
                 self._finish(ps)
                 done = True
+                if one:
+                    break
         return done
 
     def _finish(self, ps: PodState) -> None:
@@ -397,10 +406,11 @@ class Simulation:
             self.state.new_epoch()
             if self.trace is not None:
                 self.trace.now = t
+            applied = i
             while i < len(events) and events[i].time == t:
                 self._apply(events[i])
                 i += 1
-            self._settle()
+            self._settle(late_terminations=i > applied)
             if self.on_settled is not None and self.on_settled(self):
                 self._settle()
             if t == 0:
@@ -441,14 +451,28 @@ class Simulation:
         later = [c for c in cands if c > self.now]
         return min(later) if later else None
 
-    def _settle(self) -> None:
+    def _settle(self, late_terminations: bool = False) -> None:
+        """Run the controllers until nothing changes.
+
+        ``late_terminations``: timeline events were applied at this instant, so
+        grace periods ending now end after the first round.  A deletion's
+        timestamp carries the instant it was made plus the writes before it
+        (upstream's clock never stands still), so a pod deleted at D with grace
+        g goes a moment after D + g: after the API writes made at D + g and the
+        scheduling cycles they start (measured on the timeline oracle).
+        """
         watch_from = MAX_LOOPS_PER_INSTANT - _WATCHED_LOOPS
         watched: dict[str, int] = {}  # controller -> rounds it changed something
         mark = 0
         for n in range(MAX_LOOPS_PER_INSTANT):
             if n == watch_from:
                 mark = len(self.decisions)
-            changed = self.finish_terminations()
+            # While pods wait in the queue, grace periods ending together end one
+            # per round: upstream's clock orders them by their deletions, and the
+            # scheduler's cycles run between (bounded, for mass evictions).
+            one = n < _ONE_BY_ONE_ROUNDS and self.queue is not None and \
+                bool(self.queue.unschedulable)
+            changed = False if late_terminations and n == 0 else self.finish_terminations(one)
             state = self.state
             for c in self.controllers:
                 if not getattr(c, "tracked", False):
@@ -458,6 +482,8 @@ class Simulation:
                     changed = True
                     if n >= watch_from:
                         watched[c.name] = watched.get(c.name, 0) + 1
+            if late_terminations and n == 0:
+                changed |= self.finish_terminations(one)
             if not changed:
                 return
         raise SimulationDidNotSettle(self.now, watched, self.decisions[mark:])
