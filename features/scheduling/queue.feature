@@ -148,3 +148,17 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
       expect pod p attempts=2
       """
     Then the expectations hold
+
+  # B-003-07-04
+  # The same check written as steps: a pending pod's creation is no event for NodeResourcesFit,
+  # so waiting is not retried when another pod is created; the deletion of a bound pod is.
+  Scenario: B-003-07-04 another pending pod's creation does not retry a pod, a bound pod's deletion does
+    Given node n1 cpu=2 memory=8Gi
+    And pod big on n1 requests(cpu=2)
+    And pod waiting requests(cpu=1)
+    And run until 10s
+    When at 5s create pod other requests(cpu=3)
+    And at 8s delete pod big grace-period=0s
+    Then expect pod waiting running on n1
+    And expect pod waiting attempts=2
+    And expect pod other attempts=2
