@@ -238,10 +238,10 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
     settle = sim._settle
     spent = [0.0]
 
-    def timed_settle() -> None:
+    def timed_settle(*args: Any, **kw: Any) -> None:
         t0 = time.perf_counter()
         try:
-            settle()
+            settle(*args, **kw)
         finally:
             spent[0] += time.perf_counter() - t0
 
