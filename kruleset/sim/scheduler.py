@@ -11,7 +11,7 @@ cluster events reach it through :meth:`Simulation.cluster_event`.
 from __future__ import annotations
 
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -47,9 +47,12 @@ TIMINGS = "scheduler.timings"
 NO_NODES = "no nodes available to schedule pods"
 
 
-@attrs.define(slots=True)
-class AttemptRecord:
-    """One scheduling attempt as the report lists it (upstream: one ``ScheduleOne``)."""
+class AttemptRecord(NamedTuple):
+    """One scheduling attempt as the report lists it (upstream: one ``ScheduleOne``).
+
+    A tuple of strings and numbers: a run keeps one per attempt, and the
+    garbage collector stops tracking such tuples.
+    """
 
     time: int
     pod: str
@@ -73,6 +76,26 @@ class AttemptRecord:
         if self.victims:
             out["victims"] = list(self.victims)
         return out
+
+
+@attrs.define(slots=True)
+class _Draft:
+    """An attempt's record while it is being made."""
+
+    time: int
+    pod: str
+    attempt: int
+    result: str
+    why: str
+    node: str = ""
+    message: str = ""
+    nominated: str = ""
+    victims: tuple[str, ...] = ()
+    queue: str = ""
+
+    def done(self) -> AttemptRecord:
+        return AttemptRecord(self.time, self.pod, self.attempt, self.result, self.why,
+                             self.node, self.message, self.nominated, self.victims, self.queue)
 
 
 class SchedulerController:
@@ -160,13 +183,19 @@ class SchedulerController:
 
     def _attempt(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod) -> bool:
         """One scheduling attempt for ``qp``'s pod; True if the cluster changed."""
+        record = _Draft(sim.now, qp.key, qp.attempts, "", qp.why)
+        try:
+            return self._cycle(sim, ctx, qp, record)
+        finally:
+            sim.attempts.append(record.done())
+
+    def _cycle(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
+               record: _Draft) -> bool:
         # DRA's plugin (imported here: at import time the rule modules may not be
         # loaded yet, and they register in builtin.py's order).
         from ..rules.dra import dynamicresources as dra_plugin
 
         ps = qp.ps
-        record = AttemptRecord(sim.now, ps.key, qp.attempts, "", qp.why)
-        sim.attempts.append(record)
         if not sim.state.nodes:
             # ErrNoNodesAvailable: an UnschedulableAndUnresolvable status naming no
             # plugin, so the pod goes to the error backoffQ.
@@ -190,7 +219,7 @@ class SchedulerController:
             return True
         return self._failed(sim, ctx, qp, record, result.fit_error)
 
-    def _error(self, sim: Simulation, qp: QueuedPod, record: AttemptRecord, message: str,
+    def _error(self, sim: Simulation, qp: QueuedPod, record: _Draft, message: str,
                rules: tuple[str, ...]) -> None:
         ps = qp.ps
         record.result, record.message = "error", message
@@ -200,7 +229,7 @@ class SchedulerController:
             sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
 
     def _failed(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
-                record: AttemptRecord, fit: Any) -> bool:
+                record: _Draft, fit: Any) -> bool:
         from ..rules.dra import dynamicresources as dra_plugin
 
         ps = qp.ps
