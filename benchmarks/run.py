@@ -99,6 +99,7 @@ def suite(quick: bool, scale: str = "default") -> dict[str, Callable[[], w.Workl
             "DeploymentSchedulingBasic": lambda: w.deployment_scheduling_basic(300, 10, 50),
             "Preemption": lambda: w.preemption(100, 4, 100),
             "AffinitySpread": lambda: w.affinity_spread(100, 10, 150),
+            "QueuePending": lambda: w.queue_pending(50, 200, 20),
             "EvictionStorm": lambda: w.eviction_storm(50, 30),
             "QuotaReclaim": lambda: w.quota_reclaim(50, 20, 100),
             "DRA": lambda: w.dra_gpus(40, 8, 200),
@@ -112,6 +113,7 @@ def suite(quick: bool, scale: str = "default") -> dict[str, Callable[[], w.Workl
         "DeploymentSchedulingBasic": lambda: w.deployment_scheduling_basic(5000, 200, 100),
         "Preemption": lambda: w.preemption(5000, 4, 5000),
         "AffinitySpread": lambda: w.affinity_spread(1000, 10, 5000),
+        "QueuePending": lambda: w.queue_pending(500, 2000, 60),
         "EvictionStorm": lambda: w.eviction_storm(1000, 30),
         "QuotaReclaim": lambda: w.quota_reclaim(1000, 20, 2000),
         "DRA": lambda: w.dra_gpus(1000, 8, 5000),
@@ -240,10 +242,10 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
     settle = sim._settle
     spent = [0.0]
 
-    def timed_settle() -> None:
+    def timed_settle(*args: Any, **kw: Any) -> None:
         t0 = time.perf_counter()
         try:
-            settle()
+            settle(*args, **kw)
         finally:
             spent[0] += time.perf_counter() - t0
 
@@ -302,6 +304,14 @@ def measure_simulation(wl: w.Workload, trace: bool, budget: float,
             "rate": len(times) / total if total else 0.0,
             "p50": _percentile(rates, 50), "p90": _percentile(rates, 90),
             "p99": _percentile(rates, 99),
+        })
+    elif wl.kind == "attempts":
+        total = sum(timings.values())
+        attempts = len(sim.attempts)
+        out.update({
+            "measured": attempts, "measured_seconds": total,
+            "rate": attempts / total if total else 0.0,
+            "p50": None, "p90": None, "p99": None,
         })
     elif wl.kind in ("drain", "rollout"):
         took = marks.get("drain_end", 0.0) - marks.get("drain_start", 0.0)

@@ -190,11 +190,27 @@ def _simulated(path: str, result: Any, opts: FileOptions) -> FileReport:
 
         pdbs = tuple(pdbs_json(result.state, result.end_time))
     workloads = result.workloads if opts.decisions else ()
+    queue: tuple[dict[str, Any], ...] = ()
+    if opts.decisions:
+        queue = _queue_json(result)
     return FileReport(path, status, code, title=result.scenario.title,
                       expectations=expectations, decisions=decisions, text=text,
                       quiet_text=quiet, attempts=attempts, claims=claims, pdbs=pdbs,
                       state=state if opts.decisions else None, state_yaml=state_yaml,
-                      workloads=workloads)
+                      workloads=workloads, queue=queue)
+
+
+def _queue_json(result: Any) -> tuple[dict[str, Any], ...]:
+    """Per pod, in the order pods were first tried, every attempt with its simulated
+    time, outcome and why the queue let the pod be tried then."""
+    from .model.quantity import format_duration
+
+    per: dict[str, list[dict[str, Any]]] = {}
+    for a in getattr(result, "attempts", ()):
+        row = a.as_json()
+        row["time"] = format_duration(a.time)
+        per.setdefault(a.pod, []).append(row)
+    return tuple({"pod": pod, "attempts": rows} for pod, rows in per.items())
 
 
 def _related(result: Any, expectation: Any) -> tuple[str, ...]:

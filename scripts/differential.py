@@ -3,6 +3,7 @@
     python scripts/differential.py --count 2000 --seed 1 [--group spread] [--jobs 2]
                                    [--out differential-out] [--no-scores] [--no-shrink]
     python scripts/differential.py --replay differential-out/3-spread-17/case.json
+    python scripts/differential.py --timeline --count 2000 --seed 1 [--jobs 2]
 
 Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
 turn (or from ``--group`` only), run through kruleset and through the oracle
@@ -17,6 +18,13 @@ and written to ``--out``/``N-CLASS/``: ``case.json`` (the oracle's input),
 kruleset's inputs (``cluster.json``, ``incoming-*.json``,
 ``scheduler.json``) and ``diff.txt``.  Exit status 0 when every compared pod
 agreed, 1 otherwise, 2 when the oracle is absent.
+
+``--timeline`` compares random timelines instead (the scheduling queue over
+simulated time) with the timeline oracle
+(``../shared/oracle-timeline/bin/kr-timeline-oracle`` or
+``$KRULESET_TIMELINE_ORACLE``), every attempt of every pod and the final
+placement (``tests/differential/timeline.py``); each disagreeing timeline's
+case is written to ``--out``/``timeline-SEED.json``.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ from differential.generator import GROUPS, generate  # noqa: E402
 from differential.kr_side import write_inputs  # noqa: E402
 from differential.oracle import find_oracle  # noqa: E402
 from differential.shrink import shrink  # noqa: E402
+from differential.timeline import check_timeline, find_timeline_oracle  # noqa: E402
+from differential.timeline_generator import generate_timeline  # noqa: E402
 from differential.verdict import Verdict, check  # noqa: E402
 
 ALL_GROUPS = [*GROUPS, "mixed"]
@@ -54,6 +64,42 @@ def _one(job: tuple[str, str, int, bool]) -> dict[str, Any]:
             "agreeing": comp.agreeing if comp else 0,
             "forgiven": (comp.instants - (len(bad) if v.unexplained else 0)) if comp else 0,
             "parted": comp.parted if comp else None}
+
+
+def _one_timeline(job: tuple[str, int]) -> dict[str, Any]:
+    binary, seed = job
+    out = check_timeline(Path(binary), generate_timeline(seed))
+    return {"seed": seed, "pods": out.pods, "agreeing": out.agreeing, "attempts": out.attempts,
+            "tie": out.tie, "varied": out.varied, "mismatches": out.mismatches}
+
+
+def timelines(args: argparse.Namespace) -> int:
+    """``--timeline``: random timelines against the timeline oracle."""
+    binary, why = find_timeline_oracle()
+    if binary is None:
+        print(f"skipped: {why}", file=sys.stderr)
+        return 2
+    jobs = [(str(binary), args.seed + i) for i in range(args.count)]
+    began = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(_one_timeline, jobs, chunksize=4))
+    took = time.perf_counter() - began
+    agree = sum(1 for r in results if not r["mismatches"])
+    pods = sum(r["pods"] for r in results)
+    pods_ok = sum(r["agreeing"] for r in results)
+    print(f"{len(results)} timelines in {took:.0f} s: {agree} agree entirely "
+          f"({100 * agree / max(1, len(results)):.1f}%); pods {pods_ok}/{pods} agree on "
+          f"every attempt and placement; {sum(r['attempts'] for r in results)} oracle "
+          f"attempts compared; stopped at a score tie: {sum(r['tie'] for r in results)}; "
+          f"oracle outcome varied between runs: {sum(r['varied'] for r in results)}")
+    bad = [r for r in results if r["mismatches"]]
+    if bad:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for r in bad:
+            print(f"\nseed {r['seed']}:\n  " + "\n  ".join(r["mismatches"][:5]))
+            path = args.out / f"timeline-{r['seed']}.json"
+            path.write_text(json.dumps(generate_timeline(r["seed"]), indent=1) + "\n")
+    return 0 if not bad else 1
 
 
 def _slug(text: str) -> str:
@@ -93,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--shrink-budget", type=int, default=250)
     ap.add_argument("--replay", type=Path, help="compare one case.json and print the differences")
+    ap.add_argument("--timeline", action="store_true",
+                    help="random timelines against the timeline oracle (the scheduling queue)")
     args = ap.parse_args(argv)
+    if args.timeline:
+        return timelines(args)
     binary, why = find_oracle()
     if binary is None:
         print(f"skipped: {why}", file=sys.stderr)

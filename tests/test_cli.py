@@ -74,9 +74,12 @@ def test_json_report_has_the_documented_shape(tmp_path: Path,
     assert data["version"] == 1
     first, second = data["files"]
     assert set(first) == {"path", "status", "error", "errors", "expectations", "decisions",
-                          "claims", "state"}
+                          "claims", "state", "queue"}
     assert "state" not in second  # a refused file has no end state
     assert first["claims"] == []  # DRA claims: none in this scenario
+    # Each pod's scheduling attempts, with why the queue made each.
+    assert all(set(q) == {"pod", "attempts"} and q["attempts"] for q in first["queue"])
+    assert first["queue"][0]["attempts"][0]["why"] == "it was created"
     assert first["status"] == "passed" and first["error"] is None
     assert first["expectations"][0] == {"line": 5, "text": "expect pod a running on n1",
                                         "passed": True, "message": ""}

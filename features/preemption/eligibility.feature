@@ -65,6 +65,9 @@ Feature: Who may preempt (seed 002 §1-§2; seed 003 §11.2)
     Then the expectations hold
 
   # B-002-02-02: a nominated pod whose victims are still terminating does not preempt again.
+  # v1.35's queue retries p at 11s for tiny's deletion (NodeResourcesFit's hint queues it for a
+  # deleted assigned pod); a node label alone is no event NodeResourcesFit registers for
+  # (checked with the timeline oracle).
   Scenario: B-002-02-02 a nominated pod waits for its terminating victims instead of preempting again
     Given the scenario:
       """
@@ -72,8 +75,11 @@ Feature: Who may preempt (seed 002 §1-§2; seed 003 §11.2)
       node n2 cpu=2 memory=4Gi
       pod low on n1 priority=10 requests(cpu=1500m)
       pod other on n2 priority=10 requests(cpu=1500m)
+      pod tiny on n2 priority=10 requests(cpu=100m)
       at 10s create pod p priority=1000 requests(cpu=1)
       at 11s label node n1 zone=a
+      at 11s delete pod tiny grace-period=0s
+      at 11s expect pod p attempts=2
       at 11s expect pod p pending reason="preemption: not eligible due to a terminating pod on the nominated node."
       expect victims of default/p = [default/low]
       expect pod other not preempted
@@ -82,6 +88,9 @@ Feature: Who may preempt (seed 002 §1-§2; seed 003 §11.2)
     Then the expectations hold
 
   # B-002-02-02: the exception: the nominated node became UnschedulableAndUnresolvable.
+  # v1.35's queue: a taint is no event NodeResourcesFit (p's rejecting plugin) registers for, so
+  # tiny's deletion retries p at 12s; p is retried again at 40s (low gone: still no room, other
+  # terminating) and binds at 42s when other is gone (checked with the timeline oracle).
   Scenario: B-002-02-02 a nominated pod preempts again when its node becomes unresolvable
     Given the scenario:
       """
@@ -89,11 +98,15 @@ Feature: Who may preempt (seed 002 §1-§2; seed 003 §11.2)
       node n2 cpu=2 memory=4Gi
       pod low on n1 priority=10 requests(cpu=1500m)
       pod other on n2 priority=20 requests(cpu=1500m)
+      pod tiny on n2 priority=10 requests(cpu=100m)
       at 10s create pod p priority=1000 requests(cpu=1)
       at 10s expect pod p nominated n1
       at 12s taint node n1 maintenance=true:NoSchedule
+      at 12s delete pod tiny grace-period=0s
       at 12s expect pod p nominated n2
+      at 41s expect pod p attempts=3
       expect victims of default/p = [default/low, default/other]
       expect pod p running on n2
+      expect pod p attempts=4
       """
     Then the expectations hold

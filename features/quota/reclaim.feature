@@ -231,16 +231,21 @@ Feature: Reclaiming borrowed quota (seed 004 §2-§4)
       """
     Then the expectations hold
 
+  # v1.35's queue retries q at 20s for tiny's deletion (an assigned pod deleted: NodeResourcesFit
+  # queues it); the creation of an unscheduled pod, which this scenario used before, retries
+  # nothing upstream.
   Scenario: a nominated preemptor waits while its victims terminate instead of preempting again
     Given the scenario:
       """
       node n1 cpu=4 memory=16Gi
+      node n2 cpu=1 memory=1Gi
       quota ns-a min(cpu=1) max(cpu=4)
       quota ns-b min(cpu=3) max(cpu=4)
       pod ns-a/p-1 on n1 requests(cpu=2) grace-period=60s started=-2h
       pod ns-a/p-2 on n1 requests(cpu=2) grace-period=60s started=-1h
+      pod free/tiny on n2 requests(cpu=500m)
       at 10s create pod ns-b/q requests(cpu=2)
-      at 20s create pod free/other requests(cpu=1)
+      at 20s delete pod free/tiny grace-period=0s
       at 30s expect pod ns-a/p-2 terminating
       at 30s expect pod ns-b/q nominated n1
       at 30s expect pod ns-b/q pending reason="not eligible due to a terminating pod on the nominated node."

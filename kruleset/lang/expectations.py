@@ -32,6 +32,7 @@ form                      args
                           ``unavailable`` (those given)
 ``workload-status``,      see :mod:`.expect_workloads`
 ``job-condition``
+``attempts``              ``value``: scheduling attempts made so far
 ========================  ==================================================
 
 Any form but ``victims``, ``evictions``, ``eviction`` and ``drain`` may be
@@ -275,8 +276,12 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
         if key == "oom-score-adj":
             args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
             return "oom-score-adj", "", False
-        raise src.unknown("pod expectation", key, w, ("qos", "priority", "oom-score-adj"),
-                          expected="qos=…, priority=…, oom-score-adj=…")
+        if key == "attempts":
+            args["value"] = integer(src, _kv(cur, "attempts"), "attempts", minimum=0)
+            return "attempts", "", False
+        raise src.unknown("pod expectation", key, w,
+                          ("qos", "priority", "oom-score-adj", "attempts"),
+                          expected="qos=…, priority=…, oom-score-adj=…, attempts=…")
     if word == "not":
         what = cur.keyword("preempted", "evicted", "critical").value
         if what == "critical":

@@ -309,10 +309,8 @@ SCHEDULER_CONFIGURATION: dict[str, Any] = {
     "leaderElection": ANY, "clientConnection": ANY, "healthzBindAddress": ANY,
     "metricsBindAddress": ANY, "enableProfiling": ANY, "enableContentionProfiling": ANY,
     "percentageOfNodesToScore": int,
-    "podInitialBackoffSeconds": Unsimulated(int, "a pending pod is retried when the cluster "
-                                                 "changes, without backoff"),
-    "podMaxBackoffSeconds": Unsimulated(int, "a pending pod is retried when the cluster "
-                                             "changes, without backoff"),
+    "podInitialBackoffSeconds": int,
+    "podMaxBackoffSeconds": int,
     "extenders": Unsimulated(ANY, "scheduler extenders are not called"),
     "delayCacheUntilActive": ANY,
     "profiles": [{"schedulerName": str, "percentageOfNodesToScore": int,

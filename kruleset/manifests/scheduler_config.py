@@ -6,6 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ..errors import NO_SPAN, ManifestError, Span, did_you_mean, notice
 from ..model.config import PluginSet, SchedulerConfig
 from ._fields import Doc, integer, mapping, seq, string
@@ -138,10 +140,13 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
                  "kubescheduler.config.k8s.io/v1 (the fields are the same)")
     vet(doc, body, SCHEDULER_CONFIGURATION, types=True)
     top = _percentage(doc, body.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
+    backoff = _backoff(doc, body)
     profiles = seq(doc, body.get("profiles"), "profiles")
     if not profiles:
-        return SchedulerConfig(percentage_of_nodes_to_score=top, source=source,
-                               span=span or NO_SPAN)
+        return attrs.evolve(SchedulerConfig(percentage_of_nodes_to_score=top, source=source,
+                                            span=span or NO_SPAN),
+                            pod_initial_backoff_seconds=backoff[0],
+                            pod_max_backoff_seconds=backoff[1])
     names: dict[str, int] = {}
     for i, p in enumerate(profiles):
         p = mapping(doc, p, f"profiles[{i}]")
@@ -151,5 +156,19 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
             doc.fail(f"profiles[{i}].schedulerName", f"duplicate profile '{name}'")
         names[name] = i
     chosen = names.get(DEFAULT_SCHEDULER, 0)
-    return _profile(doc, profiles[chosen], f"profiles[{chosen}]", top, source, span)
+    return attrs.evolve(_profile(doc, profiles[chosen], f"profiles[{chosen}]", top, source, span),
+                        pod_initial_backoff_seconds=backoff[0], pod_max_backoff_seconds=backoff[1])
+
+
+def _backoff(doc: Doc, body: dict[str, Any]) -> tuple[int, int]:
+    """podInitialBackoffSeconds and podMaxBackoffSeconds (v1 defaults 1 and 10; upstream's
+    validation: both positive, the initial one at most the maximum)."""
+    initial = integer(doc, body.get("podInitialBackoffSeconds"), "podInitialBackoffSeconds",
+                      1, 1, None) or 1
+    most = integer(doc, body.get("podMaxBackoffSeconds"), "podMaxBackoffSeconds", 10, 1,
+                   None) or 10
+    if initial > most:
+        doc.fail("podMaxBackoffSeconds", f"must be at least podInitialBackoffSeconds "
+                                         f"({initial}), found {most}")
+    return initial, most
 

@@ -117,5 +117,7 @@ class SchedulerConfig:
     plugin_args: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict,
                                                                 converter=_frozen_map)
     percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
     source: str = ""  # the file it came from, for explanations
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)

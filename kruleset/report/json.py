@@ -34,6 +34,7 @@ def file_entry(report: FileReport) -> dict[str, Any]:
         "expectations": [x.to_json() for x in report.expectations],
         "decisions": list(report.decisions),
         "claims": list(report.claims),
+        "queue": list(report.queue),
     }
     if report.pdbs:  # only files with budgets, so other reports keep their bytes
         entry["pdbs"] = list(report.pdbs)

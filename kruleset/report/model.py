@@ -96,6 +96,8 @@ class FileReport:
     state_yaml: str | None = None
     # StatefulSets, DaemonSets and Jobs: each one's status at the end of the run.
     workloads: tuple[dict[str, Any], ...] = ()
+    # Each pod's scheduling attempts, with why each was made (the queue's reason).
+    queue: tuple[dict[str, Any], ...] = ()
 
     @property
     def problem(self) -> Problem | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from ..model import scenario as sc
@@ -48,25 +50,37 @@ def _delete(sim: Simulation, a: sc.DeletePod) -> None:
                       rules=("api.delete",))
 
 
+def _before(sim: Simulation, node: str) -> Any:
+    from ..rules.scheduler.queue.events import node_view
+
+    return node_view(sim.state.nodes[node])
+
+
 def _cordon(sim: Simulation, a: sc.Cordon) -> None:
+    before = _before(sim, a.node)
     sim.state.nodes[a.node].unschedulable = a.unschedulable
+    sim.node_changed(a.node, before)
     sim.record("cordoned" if a.unschedulable else "uncordoned", a.node, a.node)
     sim.changed()
 
 
 def _taint(sim: Simulation, a: sc.TaintNode) -> None:
     node = sim.state.nodes[a.node]
+    before = _before(sim, a.node)
     if a.add:
         if a.taint not in node.taints:
             node.taints.append(a.taint)
     else:
         node.taints[:] = [t for t in node.taints
                           if not (t.key == a.taint.key and t.effect == a.taint.effect)]
+    sim.node_changed(a.node, before)
     sim.changed()
 
 
 def _label(sim: Simulation, a: sc.LabelNode) -> None:
+    before = _before(sim, a.node)
     sim.state.relabel_node(a.node, a.key, a.value)  # a zone change moves it in the node tree
+    sim.node_changed(a.node, before)
     sim.changed()
 
 
@@ -74,6 +88,8 @@ def _ungate(sim: Simulation, a: sc.Ungate) -> None:
     ps = _pod(sim, a.ref)
     if ps is not None and a.gate in ps.pod.gates:
         ps.pod = attrs.evolve(ps.pod, gates=tuple(g for g in ps.pod.gates if g != a.gate))
+        if sim.queue is not None and not ps.pod.gates:
+            sim.queue.gates_eliminated(ps)
         sim.changed()
 
 
@@ -88,6 +104,7 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
     ps = _pod(sim, a.ref)
     if ps is None:
         return
+    node = ps.node
     sim.state.unbind(ps, SUCCEEDED if a.phase == SUCCEEDED else "Failed")
     ps.ready_since = None
     containers = [c.name for c in ps.pod.containers]
@@ -102,6 +119,7 @@ def _phase(sim: Simulation, a: sc.PodPhase) -> None:
     message = f"exit code {a.exit_code}" if a.exit_code is not None else ""
     sim.record(a.phase.lower(), ps, ps.node, message=message)
     ps.extra["ended_by_user"] = True
+    sim.pod_deleted(ps, node)  # a terminal pod leaves the scheduler's cache
     sim.changed()
 
 
@@ -125,6 +143,8 @@ def _delete_object(sim: Simulation, a: sc.DeleteObject) -> None:
     store = table[a.kind]
     key = pod_ref(a.name) if a.kind == "pdb" else a.name
     store.pop(key, None)
+    if a.kind == "quota":
+        sim.wildcard_event(f"elasticquota {a.name} was deleted")
     sim.changed()
 
 

@@ -49,6 +49,7 @@ __all__ = [
 
 MAX_AFTER_LAST_EVENT = 3_600_000  # 1h (LANGUAGE.md §5)
 MAX_LOOPS_PER_INSTANT = 10_000
+_ONE_BY_ONE_ROUNDS = 1_000
 _WATCHED_LOOPS = 50  # the last rounds of an instant that did not settle, for the report
 
 
@@ -144,7 +145,13 @@ class Simulation:
         self.bind_version = 0      # bumps on every bind (helps affinity-bound pods)
         self._wakes: list[int] = []
         self._terminations: list[tuple[int, int, str]] = []
+        self._deletions = 0
         self.extra: dict[str, Any] = {}
+        # The scheduling queue (kruleset.rules.scheduler.queue), set by the
+        # scheduler controller: cluster events go to it (see cluster_event).
+        self.queue: Any = None
+        # Every scheduling attempt, as the queue ran it (kruleset.sim.scheduler).
+        self.attempts: list[Any] = []
         # Called once each instant has settled, before that instant's
         # expectations; True settles the instant again.  kruleset.sweep uses it
         # to fail a node in a copy of a simulation paused there.
@@ -164,6 +171,33 @@ class Simulation:
     def changed(self) -> None:
         """Something changed that may let a pending pod schedule: retry them."""
         self.version += 1
+
+    def cluster_event(self, occ: Any, pre_check: Callable[[PodState], bool] | None = None
+                      ) -> None:
+        """An event the scheduling queue hears (upstream's event handlers call
+        ``MoveAllToActiveOrBackoffQueue``): unschedulable pods whose rejecting
+        plugins' QueueingHints say Queue are retried."""
+        if self.queue is not None:
+            self.queue.event(occ, pre_check)
+
+    def wildcard_event(self, what: str) -> None:
+        """A change kruleset does not name a cluster event for (DRA objects,
+        ElasticQuotas): every unschedulable pod is retried after its backoff."""
+        if self.queue is not None:
+            from ..rules.scheduler.queue.events import ALL, WILDCARD, ClusterEvent, Occurrence
+
+            self.queue.event(Occurrence(ClusterEvent(WILDCARD, ALL), None, None, what))
+
+    def node_changed(self, name: str, before: Any) -> None:
+        """``before`` (a NodeView) changed into the node's state now: upstream
+        ``updateNodeInCache``'s events, one by one."""
+        if self.queue is None or not self.queue.unschedulable:
+            return
+        from ..rules.scheduler.queue.events import Occurrence, node_update_events, node_view
+
+        after = node_view(self.state.nodes[name])
+        for ev in node_update_events(before, after):
+            self.queue.event(Occurrence(ev, before, after, _node_words(name, ev)))
 
     def wake(self, time: int) -> None:
         """Make sure the simulation stops at ``time``."""
@@ -229,6 +263,20 @@ class Simulation:
                 self.victims.setdefault(ps.key, []).extend(v.key for v in result.victims)
         self.state.bind(ps, node, self.now)
         self.bind_version += 1
+        queue = self.queue
+        if queue is not None:
+            queue.delete(ps.key)
+            if queue.unschedulable:
+                from ..rules.scheduler.queue.events import (
+                    ADD,
+                    ASSIGNED_POD,
+                    ClusterEvent,
+                    Occurrence,
+                    pod_view,
+                )
+
+                queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, ADD), None, pod_view(ps),
+                                       f"pod {ps.pod.name} was bound to {node}"))
         return True
 
     def add_running(self, pods: list[Any], node: str) -> None:
@@ -253,6 +301,36 @@ class Simulation:
         ps.gone = False
         self.record("rejected", ps, ps.node, "kubelet", reason, message, rules)
         self._pod_ended(ps)
+        self.pod_deleted(ps, ps.node)
+
+    def pod_deleted(self, ps: PodState, node: str | None) -> None:
+        """``ps`` left the scheduler's view (deleted, or terminal), from ``node`` if it
+        was bound: upstream ``deletePodFromCache`` (AssignedPodDelete) or
+        ``deletePodFromSchedulingQueue`` (UnscheduledPodDelete when it was nominated)."""
+        queue = self.queue
+        if queue is None:
+            return
+        queue.delete(ps.key)
+        if not queue.unschedulable:
+            return
+        from ..rules.scheduler.queue.events import (
+            ASSIGNED_POD,
+            DELETE,
+            UNSCHEDULED_POD,
+            ClusterEvent,
+            Occurrence,
+            pod_view,
+        )
+
+        if node is not None:
+            queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, DELETE), pod_view(ps, node), None,
+                                   f"{node}'s pod {ps.pod.name} was deleted"))
+        elif ps.nominated is not None:
+            prio = ps.pod.effective_priority
+            queue.event(Occurrence(ClusterEvent(UNSCHEDULED_POD, DELETE), pod_view(ps), None,
+                                   f"pod {ps.pod.name} nominated to {ps.nominated} was "
+                                   "deleted"),
+                        lambda other: other.pod.effective_priority <= prio)
 
     def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
                   message: str = "", grace: int | None = None,
@@ -270,13 +348,18 @@ class Simulation:
             return
         ps.deletion_time = self.now + g
         self.state.touch(ps.node)  # it is terminating now, which victim selection reads
-        heapq.heappush(self._terminations, (ps.deletion_time, ps.seq, ps.key))
+        # Same-instant ends in the order of the deletions (upstream's deletion
+        # timestamps differ by the writes between them).
+        self._deletions += 1
+        heapq.heappush(self._terminations, (ps.deletion_time, self._deletions, ps.key))
         self._pod_ended(ps)
         if g == 0:
-            self.finish_terminations()
+            # Gone at once; other grace periods ending now are not hurried with it.
+            self._finish(ps)
 
-    def finish_terminations(self) -> bool:
-        """Pods whose grace period has ended go away; True if any did."""
+    def finish_terminations(self, one: bool = False) -> bool:
+        """Pods whose grace period has ended go away; True if any did (``one``: only
+        the first, so the scheduler sees each removal apart)."""
         done = False
         while self._terminations and self._terminations[0][0] <= self.now:
             _, _, key = heapq.heappop(self._terminations)
@@ -284,11 +367,15 @@ class Simulation:
             if not ps.gone:
                 self._finish(ps)
                 done = True
+                if one:
+                    break
         return done
 
     def _finish(self, ps: PodState) -> None:
+        node = ps.node
         self.state.unbind(ps, FAILED if ps.outcome != "deleted" else ps.phase)
         ps.gone = True
+        self.pod_deleted(ps, node)
         self.state.nominee_gone(ps)  # a nomination no longer holds room
         self.changed()
 
@@ -324,10 +411,11 @@ class Simulation:
             self.state.new_epoch()
             if self.trace is not None:
                 self.trace.now = t
+            applied = i
             while i < len(events) and events[i].time == t:
                 self._apply(events[i])
                 i += 1
-            self._settle()
+            self._settle(late_terminations=i > applied)
             if self.on_settled is not None and self.on_settled(self):
                 self._settle()
             if t == 0:
@@ -364,7 +452,7 @@ class Simulation:
 
             workloads = statuses_json(self)
         return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now,
-                      workloads)
+                      workloads, self.attempts)
 
     def _next_time(self, event_time: int | None, exp_index: int, timed: list[int]) -> int | None:
         cands = [x for x in (event_time, self.next_termination()) if x is not None]
@@ -381,14 +469,28 @@ class Simulation:
         later = [c for c in cands if c > self.now]
         return min(later) if later else None
 
-    def _settle(self) -> None:
+    def _settle(self, late_terminations: bool = False) -> None:
+        """Run the controllers until nothing changes.
+
+        ``late_terminations``: timeline events were applied at this instant, so
+        grace periods ending now end after the first round.  A deletion's
+        timestamp carries the instant it was made plus the writes before it
+        (upstream's clock never stands still), so a pod deleted at D with grace
+        g goes a moment after D + g: after the API writes made at D + g and the
+        scheduling cycles they start (measured on the timeline oracle).
+        """
         watch_from = MAX_LOOPS_PER_INSTANT - _WATCHED_LOOPS
         watched: dict[str, int] = {}  # controller -> rounds it changed something
         mark = 0
         for n in range(MAX_LOOPS_PER_INSTANT):
             if n == watch_from:
                 mark = len(self.decisions)
-            changed = self.finish_terminations()
+            # While pods wait in the queue, grace periods ending together end one
+            # per round: upstream's clock orders them by their deletions, and the
+            # scheduler's cycles run between (bounded, for mass evictions).
+            one = n < _ONE_BY_ONE_ROUNDS and self.queue is not None and \
+                bool(self.queue.unschedulable)
+            changed = False if late_terminations and n == 0 else self.finish_terminations(one)
             state = self.state
             for c in self.controllers:
                 if not getattr(c, "tracked", False):
@@ -398,6 +500,8 @@ class Simulation:
                     changed = True
                     if n >= watch_from:
                         watched[c.name] = watched.get(c.name, 0) + 1
+            if late_terminations and n == 0:
+                changed |= self.finish_terminations(one)
             if not changed:
                 return
         raise SimulationDidNotSettle(self.now, watched, self.decisions[mark:])
@@ -421,6 +525,19 @@ def _describe(action: Any) -> str:
         "NodeReadiness": "taint-based eviction (`node NAME not-ready`)",
     }
     return names.get(type(action).__name__, f"the statement {type(action).__name__}")
+
+
+def _node_words(name: str, event: Any) -> str:
+    from ..rules.scheduler.queue.events import (
+        UPDATE_NODE_ALLOCATABLE,
+        UPDATE_NODE_LABEL,
+        UPDATE_NODE_TAINT,
+    )
+
+    return {UPDATE_NODE_ALLOCATABLE: f"node {name}'s allocatable changed",
+            UPDATE_NODE_LABEL: f"node {name}'s labels changed",
+            UPDATE_NODE_TAINT: f"node {name}'s taints or unschedulable flag changed",
+            }.get(event.action, f"node {name} changed")
 
 
 def span_of(obj: Any) -> Span | None:

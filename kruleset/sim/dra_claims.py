@@ -57,6 +57,7 @@ def create_dra_object(sim: SimulationView, obj: Any) -> bool:
         if not isinstance(obj, FeatureGates):
             return False
         dra_of(sim.state).gates.update(obj.gates)
+    _dra_event(sim, f"{type(obj).__name__} {getattr(obj, 'name', '')} was created")
     sim.changed()
     return True
 
@@ -77,7 +78,14 @@ def delete_dra_object(sim: SimulationView, kind: str, name: str) -> None:
                 cs.deleting = True  # the finalizer holds it while pods use it
             else:
                 dra.delete_claim(cs)
+    _dra_event(sim, f"{kind} {name} was deleted")
     sim.changed()
+
+
+def _dra_event(sim: SimulationView, what: str) -> None:
+    # DynamicResources' registrations are not transcribed: every DRA change
+    # retries every unschedulable pod (after its backoff).
+    sim.wildcard_event(what)
 
 
 def watch_pod(sim: SimulationView, ps: PodState) -> None:
@@ -181,6 +189,7 @@ class ClaimController:
                     changed = True
         dra.watched = keep
         if changed:
+            sim.wildcard_event("resource claims changed")
             sim.changed()
         return changed
 

@@ -182,6 +182,20 @@ def _pod(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
     return (not bad), "; ".join(f"{key} is {now}" for key, now in bad)
 
 
+def _attempts(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
+    pods = _matching(sim, x.ref)
+    if not pods:
+        return False, f"no pod matches {x.ref}"
+    want = x.args["value"]
+    keys = {ps.key for ps in pods}
+    counts = dict.fromkeys(sorted(keys), 0)
+    for a in sim.attempts:
+        if a.pod in keys:
+            counts[a.pod] += 1
+    bad = [f"{k} had {n} scheduling attempt(s)" for k, n in counts.items() if n != want]
+    return (not bad), "; ".join(bad)
+
+
 def _is_in(ps: PodState, state: str, args: Any) -> bool:
     """``pod_in_state(…)[0]`` without describing the pod (counts run over whole clusters)."""
     if state == "running" and not args.get("node"):
@@ -446,6 +460,7 @@ def _job_condition(sim: SimulationView, x: Expectation) -> tuple[bool, str]:
 _CHECKS = {
     "workload-status": _workload_status,
     "job-condition": _job_condition,
+    "attempts": _attempts,
     "claim": _claim,  # DRA
     "claims-count": _claims_count,
     "device": _device,

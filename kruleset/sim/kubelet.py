@@ -47,6 +47,7 @@ from ..rules.kubelet.eviction.signals import (
     set_pod_usage,
     usage_index,
 )
+from ..rules.scheduler.queue.events import node_view
 from .core import Simulation, register_action, register_controller
 
 __all__ = ["KubeletController", "apply_conditions"]
@@ -168,6 +169,7 @@ def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bo
         # first pass on a large quiet cluster): nothing changes.
         return False
     st = manager_state(node)
+    view = node_view(node)
     before = set(node.conditions)
     node.conditions = {c: st.last_observed[c] for c in result.conditions}
     changed = before != set(node.conditions)
@@ -181,6 +183,7 @@ def apply_conditions(sim: Simulation, node: NodeState, result: PassResult) -> bo
             node.taints.remove(taint)
             changed = True
     if changed:
+        sim.node_changed(node.name, view)
         sim.changed()
         if sim.trace is not None:
             sim.trace.add("kubelet.eviction.pass.conditions", node.name,
@@ -243,12 +246,14 @@ def _readiness(sim: Simulation, a: sc.NodeReadiness) -> None:
     node = sim.state.nodes.get(a.node)
     if node is None:
         raise ScenarioError(f"unknown node '{a.node}'", a.span)
+    view = node_view(node)
     node.ready = a.ready
     for taint in NOT_READY_TAINTS:
         if a.ready and taint in node.taints:
             node.taints.remove(taint)
         elif not a.ready and taint not in node.taints:
             node.taints.append(taint)
+    sim.node_changed(node.name, view)
     sim.changed()
 
 

@@ -71,6 +71,8 @@ class Result:
     end_time: int
     # Each StatefulSet's, DaemonSet's and Job's status at the end of the run.
     workloads: tuple[dict[str, Any], ...] = ()
+    # Every scheduling attempt as the queue ran it (kruleset.sim.scheduler.AttemptRecord).
+    attempts: list[Any] = attrs.field(factory=list)
 
     @property
     def passed(self) -> bool:

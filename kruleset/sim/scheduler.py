@@ -1,17 +1,21 @@
-"""The scheduler controller: takes pending pods in queue order, binds or preempts.
+"""The scheduler controller: kube-scheduler's loop over its scheduling queue.
 
-A pod that could not be placed is retried when the cluster changed in a way
-that may help (a pod went away, a node/class/quota/gate changed: see
-:meth:`Simulation.changed`), or, for pods whose failure came from inter-pod
-affinity or topology spread, when another pod was bound.
+Phase 4 of every instant: the queue's timer steps due now (the whole-second
+backoff flush, the 30 s leftover flush), then ``ScheduleOne`` while ``Pop``
+would not block (activeQ or backoffQ holds a pod), as upstream's
+``Scheduler.Run`` does with zero-duration cycles.  Which pod is tried, when,
+and why is the queue's (:mod:`kruleset.rules.scheduler.queue.scheduling_queue`);
+cluster events reach it through :meth:`Simulation.cluster_event`.
 """
 
 from __future__ import annotations
 
 from time import perf_counter
+from typing import Any, NamedTuple
+
+import attrs
 
 from ..model.state import PodState
-from ..rules.engine import ActiveRuleSet
 from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
 from ..rules.scheduler.fast.cycle_cache import CycleCache
 from ..rules.scheduler.filters.topology_index import pod_index
@@ -20,9 +24,19 @@ from ..rules.scheduler.preemption.postfilter import (
     PostFilterResult,
     run_postfilter,
 )
+from ..rules.scheduler.queue.events import (
+    ALL,
+    DELETE,
+    UNSCHEDULED_POD,
+    WILDCARD,
+    ClusterEvent,
+    Occurrence,
+    PodView,
+)
+from ..rules.scheduler.queue.scheduling_queue import QueuedPod, SchedulingQueue
 from .core import Simulation, register_controller
 
-__all__ = ["TIMINGS", "SchedulerController"]
+__all__ = ["TIMINGS", "AttemptRecord", "SchedulerController"]
 
 # ``sim.extra[TIMINGS]``: when a caller (the benchmark runner) puts a dict
 # there before the run, every scheduling attempt adds its wall time (seconds:
@@ -30,7 +44,58 @@ __all__ = ["TIMINGS", "SchedulerController"]
 # the scheduler reads no clock: one ``is None`` test per attempt.
 TIMINGS = "scheduler.timings"
 
-_BIND_SENSITIVE = ("InterPodAffinity", "PodTopologySpread")
+NO_NODES = "no nodes available to schedule pods"
+
+
+class AttemptRecord(NamedTuple):
+    """One scheduling attempt as the report lists it (upstream: one ``ScheduleOne``).
+
+    A tuple of strings and numbers: a run keeps one per attempt, and the
+    garbage collector stops tracking such tuples.
+    """
+
+    time: int
+    pod: str
+    attempt: int
+    result: str                      # scheduled | unschedulable | error
+    why: str                         # why the pod was in activeQ/backoffQ then
+    node: str = ""
+    message: str = ""
+    nominated: str = ""
+    victims: tuple[str, ...] = ()
+    queue: str = ""                  # where it waits afterwards
+
+    def as_json(self) -> dict[str, Any]:
+        """The report's form (empty fields left out)."""
+        out: dict[str, Any] = {"time": self.time, "attempt": self.attempt,
+                               "result": self.result, "why": self.why}
+        for name in ("node", "message", "nominated", "queue"):
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        if self.victims:
+            out["victims"] = list(self.victims)
+        return out
+
+
+@attrs.define(slots=True)
+class _Draft:
+    """An attempt's record while it is being made."""
+
+    time: int
+    pod: str
+    attempt: int
+    result: str
+    why: str
+    node: str = ""
+    message: str = ""
+    nominated: str = ""
+    victims: tuple[str, ...] = ()
+    queue: str = ""
+
+    def done(self) -> AttemptRecord:
+        return AttemptRecord(self.time, self.pod, self.attempt, self.result, self.why,
+                             self.node, self.message, self.nominated, self.victims, self.queue)
 
 
 class SchedulerController:
@@ -45,170 +110,238 @@ class SchedulerController:
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
-        # pod key -> (version, bind_version, bind-sensitive) at its last failed attempt
-        self.tried: dict[str, tuple[int, int, bool]] = {}
         self.memo = CycleCache(sim.state)
-        self._none_pending_at = -1  # state.created when no pod was pending
         # Subscribed before the declarations bind their pods, the topology
         # filters' pod index is kept at each bind instead of replayed over
         # every bound pod at the first cycle (a million pods: seconds).
         pod_index(sim.state)
+        profile = sim.profile
+        self._gates = profile.active(PREENQUEUE.name)
+        self.queue = SchedulingQueue(
+            profile.active(QUEUE.name).key(None), self._gate, sim.trace, lambda: sim.now,
+            initial_ms=int(profile.setting("podInitialBackoffSeconds", 1)) * 1000,
+            max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000)
+        sim.queue = self.queue
+        queue = self.queue
+        sim.state.pod_added.append(lambda ps, old: queue.created(ps, sim.now))
+        self._gate_ctx: ScheduleContext | None = None
 
-    def _due(self, sim: Simulation, ps: PodState) -> bool:
-        last = self.tried.get(ps.key)
-        if last is None:
-            return True
-        version, bind_version, sensitive = last
-        return version != sim.version or (sensitive and bind_version != sim.bind_version)
-
-    def step(self, sim: Simulation) -> bool:
-        state = sim.state
-        # A pod is pending only from when it is added: with none pending at the
-        # last look and none added since, there is nothing to scan for (a
-        # kubelet storm steps thousands of times over a cluster of bound pods).
-        if self._none_pending_at == state.created:
-            return False
-        waiting = list(state.pending())
-        if not waiting:
-            self._none_pending_at = state.created
-            return False
-        pending = [ps for ps in waiting if self._due(sim, ps)]
-        if not pending:
-            return False
+    def _context(self) -> ScheduleContext:
+        sim = self.sim
         ctx = ScheduleContext(sim.state, sim.profile, sim.trace, sim.now)
         ctx.fast = sim.fast
         ctx.memo = self.memo if sim.fast.cycle_cache else None
-        queue = sim.profile.active(QUEUE.name)
-        gates = sim.profile.active(PREENQUEUE.name)
+        return ctx
+
+    def _gate(self, ps: PodState) -> tuple[str, str] | None:
+        """PreEnqueue: the gating plugin and its message, or None."""
+        sim = self.sim
+        ctx = self._gate_ctx
+        if ctx is None or ctx.now != sim.now:
+            ctx = self._gate_ctx = self._context()
+        gated = self._gates.first_failure(ctx, ps.pod, subject=ps.key)
+        if gated is None:
+            return None
+        # Scheduling gates show as SchedulingGated; other PreEnqueue plugins
+        # (DynamicResources) leave their own message, without a node count.
+        shown = "SchedulingGated" if gated.detail and gated.detail.get("gated") \
+            else gated.reason
+        if ps.schedule_message != shown:
+            ps.schedule_message = shown
+            sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
+                       (gated.rule,))
+        return gated.rule.split(".")[-1] if gated.rule else "PreEnqueue", gated.reason
+
+    def step(self, sim: Simulation) -> bool:
+        queue = self.queue
+        if queue._new:
+            queue.intake()
+        queue.flush(sim.now)
+        if not queue.can_pop():
+            return False
+        ctx = self._context()
         changed = False
         timings: dict[str, float] | None = sim.extra.get(TIMINGS)
-        for ps in queue.sort(ctx, pending):
-            if ps.node is not None or ps.gone or not self._due(sim, ps):
+        while True:
+            if queue._new:
+                queue.intake()
+            qp = queue.pop()
+            if qp is None:
+                break
+            ps = qp.ps
+            if ps.node is not None or ps.gone:  # skipPodSchedule
+                queue.scheduled(qp)
                 continue
             if timings is not None:
                 began = perf_counter()
-                changed |= self._attempt(sim, ctx, gates, ps)
+                changed |= self._attempt(sim, ctx, qp)
                 key = ps.key
                 timings[key] = timings.get(key, 0.0) + (perf_counter() - began)
             else:
-                changed |= self._attempt(sim, ctx, gates, ps)
+                changed |= self._attempt(sim, ctx, qp)
         return changed
 
-    def _attempt(self, sim: Simulation, ctx: ScheduleContext, gates: ActiveRuleSet,
-                 ps: PodState) -> bool:
-        """One scheduling attempt for ``ps``; True if the cluster changed."""
+    def _attempt(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod) -> bool:
+        """One scheduling attempt for ``qp``'s pod; True if the cluster changed."""
+        record = _Draft(sim.now, qp.key, qp.attempts, "", qp.why)
+        try:
+            return self._cycle(sim, ctx, qp, record)
+        finally:
+            sim.attempts.append(record.done())
+
+    def _cycle(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
+               record: _Draft) -> bool:
         # DRA's plugin (imported here: at import time the rule modules may not be
         # loaded yet, and they register in builtin.py's order).
         from ..rules.dra import dynamicresources as dra_plugin
 
-        changed = False
-        gated = gates.first_failure(ctx, ps.pod, subject=ps.key)
-        if gated is not None:
-            # Scheduling gates show as SchedulingGated; other PreEnqueue plugins
-            # (DynamicResources) leave their own message, without a node count.
-            shown = "SchedulingGated" if gated.detail and gated.detail.get("gated") \
-                else gated.reason
-            if ps.schedule_message != shown:
-                ps.schedule_message = shown
-                sim.record("gated", ps, None, "scheduler", "SchedulingGated", gated.reason,
-                           (gated.rule,))
-            self.tried[ps.key] = (sim.version, sim.bind_version, False)
-            return changed
+        ps = qp.ps
+        if not sim.state.nodes:
+            # ErrNoNodesAvailable: an UnschedulableAndUnresolvable status naming no
+            # plugin, so the pod goes to the error backoffQ.
+            self._error(sim, qp, record, NO_NODES, ())
+            record.result = "unschedulable"
+            return False
         try:
             result = schedule_one(ctx, ps)
         except dra_plugin.SchedulingAborted as exc:  # DRA: a plugin error ends the attempt
-            self.tried[ps.key] = (sim.version, sim.bind_version, False)
-            if ps.schedule_message != str(exc):
-                ps.schedule_message = str(exc)
-                sim.record("pending", ps, None, "scheduler", "FailedScheduling", str(exc),
-                           (dra_plugin.FILTER_RULE,))
-            return changed
+            self._error(sim, qp, record, str(exc), (dra_plugin.FILTER_RULE,))
+            return False
         if result.node is not None:
             rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
             if dra_plugin.CYCLE in ctx.extra:  # DRA Reserve + PreBind before binding
                 dra_plugin.reserve(ctx, ps.pod, sim.state.nodes[result.node])
+            self.queue.scheduled(qp)
+            record.result, record.node = "scheduled", result.node
             if sim.bind(ps, result.node, rules):
                 sim.record("scheduled", ps, result.node, "scheduler", "Scheduled",
                            f"Successfully assigned {ps.key} to {result.node}", rules)
-                self.tried.pop(ps.key, None)
             return True
-        fit = result.fit_error
+        return self._failed(sim, ctx, qp, record, result.fit_error)
+
+    def _error(self, sim: Simulation, qp: QueuedPod, record: _Draft, message: str,
+               rules: tuple[str, ...]) -> None:
+        ps = qp.ps
+        record.result, record.message = "error", message
+        record.queue = self.queue.failed(qp, ())
+        if ps.schedule_message != message:
+            ps.schedule_message = message
+            sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
+
+    def _failed(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
+                record: _Draft, fit: Any) -> bool:
+        from ..rules.dra import dynamicresources as dra_plugin
+
+        ps = qp.ps
         assert fit is not None
         message = fit.message
-        before = sim.version
         pf = run_postfilter(ctx, ps, fit)
-        deallocated = ctx.extra.pop(dra_plugin.DEALLOCATED, False)
-        if deallocated:  # DRA PostFilter freed a claim: the claim event requeues the pod
+        changed = False
+        in_flight: list[Occurrence] = []
+        if ctx.extra.pop(dra_plugin.DEALLOCATED, False):
+            # DRA PostFilter freed a claim: the claim's event arrives while the
+            # pod is in flight, so the pod goes back to the queue at once.
+            in_flight.append(Occurrence(ClusterEvent(WILDCARD, ALL), None, None,
+                                        "a resource claim was deallocated"))
             sim.changed()
             changed = True
-        if pf is not None:
-            changed |= self._act(sim, ps, pf)
-            if pf.message:
-                message = f"{message} {pf.message}"
-        else:
+        if pf is not None and pf.message:
+            message = f"{message} {pf.message}"
+        elif pf is None:
             # Not eligible: upstream still appends the plugin's status message.
             note = ctx.extra.get(POSTFILTER_MESSAGE)
             if note:
                 message = f"{message} {note}"
         failed_rules = fit.rules()
-        sensitive = any(r.endswith(_BIND_SENSITIVE) for r in failed_rules)
-        version = sim.version
-        if pf is not None and any(v.gone for v in pf.victims) or deallocated:
-            # Victims with a zero grace period are already gone: try again at once.
-            version = before
-        self.tried[ps.key] = (version, sim.bind_version, sensitive)
+        plugins = {_plugin_of(r) for r in failed_rules}
+        record.result, record.message = "unschedulable", message
+        queue = self.queue
+        todo = [] if pf is None or not pf.nominated_node else \
+            [v for v in pf.victims if not (v.terminating or v.gone)]
+        if todo:
+            # prepareCandidateAsync marks the preemption as running before
+            # the failure is handled: DefaultPreemption's PreEnqueue gates the pod.
+            queue.preempting.add(ps.key)
+        # handleSchedulingFailure: the pod goes back to the queue, then its
+        # status (condition, nominated node) is written.
+        record.queue = queue.failed(qp, plugins, in_flight)
+        if pf is not None:
+            changed |= self._nominate(sim, ps, pf)
+        # The victims' deletions reach the queue once the preemption's API calls
+        # are done and its gate is lifted (the timeline oracle's order, measured:
+        # a victim deleted at once requeues its preemptor to backoffQ); only the
+        # preemptor's own status update above finds the gate up.
+        queue.preempting.discard(ps.key)
         if ps.schedule_message != message:
             ps.schedule_message = message
             rules = tuple(sorted(r for r in failed_rules if r))
             sim.record("pending", ps, None, "scheduler", "FailedScheduling", message, rules)
+        record.nominated = ps.nominated or ""
+        if pf is not None and pf.nominated_node and pf.victims:
+            # The victims chosen (`expect victims of`), terminating already or not.
+            known = sim.victims.setdefault(ps.key, [])
+            known.extend(v.key for v in pf.victims if v.key not in known)
+        if todo:
+            assert pf is not None
+            changed |= self._evict(sim, ps, pf, todo)
+            record.victims = tuple(sorted(v.key for v in todo))
+        record.queue = queue.where(ps.key)
         return changed
 
-    def _act(self, sim: Simulation, ps: PodState, pf: PostFilterResult) -> bool:
-        """Carry out a preemption decision (upstream prepareCandidate)."""
-        if not pf.nominated_node:
-            if ps.nominated is not None:
-                ps.nominated = None
-                return True
+    def _nominate(self, sim: Simulation, ps: PodState, pf: PostFilterResult) -> bool:
+        """The preemptor's nomination (set by handleSchedulingFailure's status update)."""
+        node = pf.nominated_node or None
+        if ps.nominated == node:
             return False
-        # Nothing new (every victim already terminating, the same nomination):
-        # no change, or every pending pod would be retried at once, forever.
-        acted = False
-        for v in pf.victims:
-            if v.terminating or v.gone:
-                continue
-            acted = True
+        renominate(sim, ps, node)
+        if node is not None:
+            sim.record("nominated", ps, node, "scheduler", "Nominated",
+                       pf.decided_by, (pf.plugin,) if pf.plugin else ())
+        return True
+
+    def _evict(self, sim: Simulation, ps: PodState, pf: PostFilterResult,
+               todo: list[PodState]) -> bool:
+        """The asynchronous preemption's API calls (upstream prepareCandidateAsync)."""
+        rules = (pf.plugin or "scheduler.postfilter",) + (
+            (pf.decided_by.split(":")[0],) if pf.decided_by else ())
+        for v in todo:
             v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
-            sim.terminate(
-                v, "preempted", by=ps.key, reason="Preempted",
-                message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
-                rules=(pf.plugin or "scheduler.postfilter",) + ((pf.decided_by.split(":")[0],)
-                                                               if pf.decided_by else ()),
-            )
-        if pf.victims:
-            sim.victims.setdefault(ps.key, []).extend(
-                v.key for v in pf.victims if v.key not in sim.victims.get(ps.key, ()))
-        # Nominations are status updates of pending pods: upstream they move
-        # only the pods whose nomination was cleared back to the active queue
-        # (prepareCandidate), not every pending pod.  Retrying every pod on a
-        # nomination let two nominated pods take the node from each other
-        # forever once the victim's DisruptionTarget no longer said preemption.
-        renominated = False
+            sim.terminate(v, "preempted", by=ps.key, reason="Preempted",
+                          message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
+                          rules=rules)
+        # Lower-priority pods nominated to the node lose their nomination.
         for other in pf.clear_nominations:
             if other.nominated == pf.nominated_node:
-                other.nominated = None
-                self.tried.pop(other.key, None)
-                renominated = True
-        if ps.nominated != pf.nominated_node:
-            ps.nominated = pf.nominated_node
-            sim.record("nominated", ps, pf.nominated_node, "scheduler", "Nominated",
-                       pf.decided_by, (pf.plugin,) if pf.plugin else ())
-            renominated = True
-        if acted:
-            sim.changed()
-        return acted or renominated
+                renominate(sim, other, None)
+        sim.changed()
+        return True
 
     def next_time(self, sim: Simulation) -> int | None:
-        return None
+        return self.queue.next_time(sim.now)
+
+
+def renominate(sim: Simulation, ps: PodState, node: str | None) -> None:
+    """Change a pending pod's ``status.nominatedNodeName``.  When it had one, upstream's
+    update handler treats the room it held as freed: pods of lower or equal priority
+    hear an ``UnschedulablePodDelete`` for the old nomination (the pod itself too)."""
+    old = ps.nominated
+    ps.nominated = node
+    if old is None or sim.queue is None:
+        return
+    view = PodView(ps.pod, None, old)
+    prio = ps.pod.effective_priority
+    sim.queue.event(
+        Occurrence(ClusterEvent(UNSCHEDULED_POD, DELETE), view, None,
+                   f"pod {ps.pod.name}'s nomination to {old} " +
+                   (f"moved to {node}" if node else "was cleared")),
+        lambda other: other.pod.effective_priority <= prio)
+
+
+def _plugin_of(rule_name: str) -> str:
+    """The plugin a failing rule belongs to (``scheduler.filter.NodeResourcesFit`` ->
+    ``NodeResourcesFit``); an unnamed failure counts as an unknown plugin."""
+    parts = rule_name.split(".")
+    return parts[2] if len(parts) > 2 else (rule_name or "unknown")
 
 
 register_controller(SchedulerController)

@@ -161,7 +161,10 @@ def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> Po
         labels = {**(old.labels if old else {}), **obj.labels}
         st.namespaces[obj.name] = Namespace(obj.name, labels, obj.span)
     elif isinstance(obj, Node):
+        existed = obj.name in st.nodes
         st.add_node(_with_kubelet_reserved(sim, obj))
+        if not existed:
+            _node_added(sim, obj.name)
     elif isinstance(obj, Deployment):
         st.deployments[obj.key] = obj
         sim.extra.setdefault("deployment_counter", {}).setdefault(obj.key, 0)
@@ -175,6 +178,7 @@ def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> Po
         st.pdbs[obj.key] = obj
     elif isinstance(obj, ElasticQuota):
         st.quotas[obj.namespace] = obj
+        sim.wildcard_event(f"elasticquota {obj.namespace}/{obj.name} changed")
     else:
         # DRA objects (slices, classes, claims, templates, feature gates).
         from .dra_claims import create_dra_object
@@ -184,6 +188,17 @@ def create_object(sim: SimulationView, obj: Any, *, initial: bool = False) -> Po
         return None
     sim.changed()
     return None
+
+
+def _node_added(sim: SimulationView, name: str) -> None:
+    """Upstream ``addNodeToCache``: a ``NodeAdd`` event for the queue."""
+    queue = sim.queue
+    if queue is None or not queue.unschedulable:
+        return
+    from ..rules.scheduler.queue.events import ADD, NODE, ClusterEvent, Occurrence, node_view
+
+    queue.event(Occurrence(ClusterEvent(NODE, ADD), None, node_view(sim.state.nodes[name]),
+                           f"node {name} was added"))
 
 
 def _with_kubelet_reserved(sim: SimulationView, node: Node) -> Node:

@@ -33,6 +33,8 @@ class SimulationView(Protocol):
     default_kubelet: KubeletConfig
     extra: dict[str, Any]
     fast: FastPaths
+    attempts: list[Any]  # every scheduling attempt (kruleset.sim.scheduler.AttemptRecord)
+    queue: Any  # the scheduling queue (None until the scheduler controller exists)
 
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
                reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Any:
@@ -40,6 +42,9 @@ class SimulationView(Protocol):
 
     def changed(self) -> None:
         """Something changed that may let a pending pod schedule."""
+
+    def wildcard_event(self, what: str) -> None:
+        """A change that retries every unschedulable pod after its backoff."""
 
     def kubelet_config(self, node: str) -> KubeletConfig:
         """The kubelet settings in force on ``node``."""

@@ -78,6 +78,7 @@ def remove_nodes(sim: Simulation, names: Iterable[str], why: str) -> int:
         gone.add(name)
     invalidate_node_order(state)
     state.new_epoch()
+    sim.wildcard_event("nodes failed: " + ", ".join(sorted(names)))
     sim.changed()
     return removed
 

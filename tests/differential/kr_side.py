@@ -103,13 +103,13 @@ def _recording(attempts: list[Attempt]) -> Iterator[None]:
     """Record every attempt of the scheduler controller (a test-only wrapper)."""
     original = SchedulerController._attempt
 
-    def attempt(self: SchedulerController, sim: Simulation, ctx: Any, gates: Any,
-                ps: Any) -> bool:
+    def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
+        ps = qp.ps
         trace = sim.trace
         assert trace is not None
         start = len(trace.attempts)
         before = (ps.node, ps.nominated, len(sim.victims.get(ps.key, ())))
-        changed = original(self, sim, ctx, gates, ps)
+        changed = original(self, sim, ctx, qp)
         attempts.append(_attempt_of(sim, ps, trace.attempts[start:], before))
         return changed
 

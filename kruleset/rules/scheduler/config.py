@@ -187,6 +187,8 @@ def profile_for(cfg: SchedulerConfig | None, *, quotas_present: bool) -> Profile
     settings: dict[str, Any] = {}
     if cfg.percentage_of_nodes_to_score is not None:
         settings["percentageOfNodesToScore"] = cfg.percentage_of_nodes_to_score
+    settings["podInitialBackoffSeconds"] = cfg.pod_initial_backoff_seconds
+    settings["podMaxBackoffSeconds"] = cfg.pod_max_backoff_seconds
     return Profile(overrides, settings)
 
 

@@ -36,7 +36,7 @@ __all__ = [
 # --- rule names of the default plugins, by extension point ----------------------------------
 
 QUEUE_PRIORITY_SORT = "scheduler.queue.PrioritySort"
-QUEUE_CREATION_ORDER = "scheduler.queue.CreationOrder"
+QUEUE_TIME = "scheduler.queue.QueueTime"
 PREENQUEUE_SCHEDULING_GATES = "scheduler.preenqueue.SchedulingGates"
 
 PREENQUEUE_DYNAMIC_RESOURCES = "scheduler.preenqueue.DynamicResources"
@@ -77,7 +77,7 @@ NODE_ONLY_FILTERS = frozenset({FILTER_NODE_UNSCHEDULABLE, FILTER_NODE_NAME,
 # (volumes, binding).
 IN_TREE_PLUGINS: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "SchedulingGates": {"preEnqueue": (PREENQUEUE_SCHEDULING_GATES,)},
-    "PrioritySort": {"queueSort": (QUEUE_PRIORITY_SORT, QUEUE_CREATION_ORDER)},
+    "PrioritySort": {"queueSort": (QUEUE_PRIORITY_SORT, QUEUE_TIME)},
     "NodeUnschedulable": {"filter": (FILTER_NODE_UNSCHEDULABLE,)},
     "NodeName": {"filter": (FILTER_NODE_NAME,)},
     "TaintToleration": {"filter": (FILTER_TAINT_TOLERATION,),

@@ -3,9 +3,10 @@
 Upstream ``pkg/scheduler/framework/plugins/queuesort`` (``Less``): the pod
 with the higher priority first, then the one queued first.  Each rule gives a
 pod a sort key (lower first); the queue compares them in rule order, so
-``scheduler.queue.CreationOrder`` only breaks ties of
-``scheduler.queue.PrioritySort``.  kruleset's queue time is the order pods
-were created in.
+``scheduler.queue.QueueTime`` only breaks ties of
+``scheduler.queue.PrioritySort``.  The queue timestamp is upstream's
+``QueuedPodInfo.Timestamp``: when the pod was created, or when its last
+attempt failed (:mod:`.scheduling_queue`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kruleset.model.state import PodState
 from kruleset.rules.registry import rule
 
 from ..framework import QUEUE
+from .scheduling_queue import QUEUE_TIME
 
 __all__: list[str] = []
 
@@ -29,9 +31,16 @@ def _queue_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
     return -ps.pod.effective_priority
 
 
-@rule(QUEUE, "scheduler.queue.CreationOrder",
-      doc="Then the pod created first (upstream: the earlier queue timestamp).",
-      source="pkg/scheduler/framework/plugins/queuesort Less",
-      describe=lambda k: f"created #{k}")
-def _queue_creation(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
-    return ps.seq
+def _describe_time(k: tuple[int, int]) -> str:
+    from kruleset.model.quantity import format_duration
+
+    return f"queued at {format_duration(k[0])}"
+
+
+@rule(QUEUE, "scheduler.queue.QueueTime",
+      doc="Then the pod queued first: created, or failed its last attempt, earlier.",
+      source="pkg/scheduler/framework/plugins/queuesort Less (QueuedPodInfo.Timestamp)",
+      describe=_describe_time)
+def _queue_time(ctx: Any, args: Mapping[str, Any], ps: PodState) -> tuple[int, int]:
+    got = ps.extra.get(QUEUE_TIME)
+    return got if got is not None else (ps.created, ps.seq)  # type: ignore[return-value]

@@ -1,0 +1,164 @@
+# The scheduling queue as kube-scheduler v1.35 runs it: activeQ, backoffQ, unschedulablePods,
+# QueueingHints, the leftover flush, PreEnqueue.  Each scenario was run through the real
+# scheduler with its queue (the timeline oracle) and agrees with it attempt by attempt.
+Feature: The scheduling queue decides who gets freed capacity, and when (B-003-07-02, B-003-07-04)
+
+  # B-003-07-04
+  # B-003-07-05
+  # B-003-07-02
+  # low failed at 0s, high at 2.5s; old's deletion at 3.2s requeues both (NodeResourcesFit
+  # queues a pod for a deleted assigned pod).  low's backoff (1s from 0s) is over: activeQ.
+  # high's expiry is 3.5s truncated to the second, 3s, not before now's window: backoffQ.
+  # activeQ is popped first, so low gets the node; high, popped from backoffQ at once
+  # (SchedulerPopFromBackoffQ), preempts low and binds after low's 30s grace period.
+  Scenario: B-003-07-04 a pod whose backoff is over wins freed capacity over a higher-priority pod still backing off
+    Given the scenario:
+      """
+      priorityclass top value=1000
+      priorityclass high value=100
+      priorityclass low value=10
+      node n1 cpu=4 memory=8Gi
+      pod old on n1 priorityclass=top requests(cpu=4)
+      pod low priorityclass=low requests(cpu=4)
+      at 2500ms create pod high priorityclass=high requests(cpu=4)
+      at 3200ms delete pod old grace-period=0s
+      at 3200ms expect pod low preempted by high
+      at 3200ms expect pod high nominated n1
+      at 3200ms expect pod low terminating
+      at 33199ms expect pod high pending
+      at 33200ms expect pod high running on n1
+      expect victims of high = [low]
+      expect pod low attempts=2
+      expect pod high attempts=3
+      """
+    Then the expectations hold
+
+  # B-003-07-05
+  # Both backoffs are over when old goes at 20s: both go to activeQ, PrioritySort pops high
+  # first.  high's creation at 2.5s does not retry low: an unscheduled pod's creation is no
+  # event NodeResourcesFit registers for.
+  Scenario: B-003-07-05 when both backoffs are over, the higher priority pod is popped first
+    Given the scenario:
+      """
+      priorityclass top value=1000
+      priorityclass high value=100
+      priorityclass low value=10
+      node n1 cpu=4 memory=8Gi
+      pod old on n1 priorityclass=top requests(cpu=4)
+      pod low priorityclass=low requests(cpu=4)
+      at 2500ms create pod high priorityclass=high requests(cpu=4)
+      at 2500ms expect pod low attempts=1
+      at 20s delete pod old grace-period=0s
+      expect pod high running on n1
+      expect pod low pending
+      at 20s expect pod low attempts=2
+      """
+    Then the expectations hold
+
+  # B-003-07-04
+  # B-003-07-02
+  # small's deletion at 5s requeues waiting (still no room); old's deletion at 10s only sets
+  # a deletionTimestamp (an update NodeResourcesFit does not requeue for) and old keeps its
+  # CPU until its grace period ends at 40s, when its removal requeues waiting.
+  Scenario: B-003-07-04 a bound pod's deletion retries the pods NodeResourcesFit rejected, a terminating one only when it is gone
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi
+      pod old on n1 requests(cpu=3)
+      pod small on n1 requests(cpu=500m)
+      pod waiting requests(cpu=2)
+      at 5s delete pod small grace-period=0s
+      at 5s expect pod waiting attempts=2
+      at 10s delete pod old
+      at 39s expect pod waiting attempts=2
+      at 40s expect pod waiting running on n1
+      expect pod waiting attempts=3
+      """
+    Then the expectations hold
+
+  # B-003-07-02
+  # With activeQ empty, Pop takes backoffQ's head before its backoff ends: each deletion
+  # retries p at once, not after the 1-2-4 s backoff.
+  Scenario: B-003-07-02 an idle scheduler retries a pod at each event, backoff or not
+    Given the scenario:
+      """
+      node n1 cpu=2 memory=8Gi
+      pod a on n1 requests(cpu=500m)
+      pod b on n1 requests(cpu=500m)
+      pod c on n1 requests(cpu=500m)
+      pod p requests(cpu=2)
+      at 300ms delete pod a grace-period=0s
+      at 300ms expect pod p attempts=2
+      at 600ms delete pod b grace-period=0s
+      at 600ms expect pod p attempts=3
+      at 900ms delete pod c grace-period=0s
+      expect pod p running on n1
+      expect pod p attempts=4
+      """
+    Then the expectations hold
+
+  # B-003-07-02
+  # No event helps p: it is retried only by the leftover flush, every 30s, once it waited
+  # more than 5 minutes in unschedulablePods: at 5m30s, then 11m.
+  Scenario: B-003-07-02 a pod no event helps is retried by the 5-minute leftover flush
+    Given the scenario:
+      """
+      node n1 cpu=1 memory=8Gi
+      pod p requests(cpu=2)
+      at 5m29s expect pod p attempts=1
+      at 5m30s expect pod p attempts=2
+      at 10m59s expect pod p attempts=2
+      at 11m expect pod p attempts=3
+      """
+    Then the expectations hold
+
+  # B-003-07-03
+  # SchedulingGates keeps gated pods in unschedulablePods without an attempt; only the removal
+  # of the last gate (UpdatePodSchedulingGatesEliminated) moves the pod to activeQ.
+  Scenario: B-003-07-03 a gated pod is never attempted until its last gate goes
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi
+      pod g1 requests(cpu=1) gates(a)
+      pod g2 requests(cpu=1) gates(a, b)
+      at 5s ungate pod g1 a
+      at 5s ungate pod g2 a
+      at 5s expect pod g1 running on n1
+      at 5s expect pod g2 pending
+      at 5s expect pod g2 attempts=0
+      at 8s ungate pod g2 b
+      expect pod g2 running on n1
+      expect pod g2 attempts=1
+      """
+    Then the expectations hold
+
+  # B-003-07-04
+  # A node added that fits p's requests: NodeResourcesFit's hint queues p.  A node too small
+  # for p, and a label change, are not events that help it: no attempt.
+  Scenario: B-003-07-04 a node added retries a pod only if it could hold it
+    Given the scenario:
+      """
+      node n1 cpu=1 memory=8Gi
+      pod p requests(cpu=2)
+      at 5s create node tiny cpu=1 memory=8Gi
+      at 6s label node n1 disk=ssd
+      at 6s expect pod p attempts=1
+      at 10s create node n2 cpu=4 memory=8Gi
+      expect pod p running on n2
+      expect pod p attempts=2
+      """
+    Then the expectations hold
+
+  # B-003-07-04
+  # The same check written as steps: a pending pod's creation is no event for NodeResourcesFit,
+  # so waiting is not retried when another pod is created; the deletion of a bound pod is.
+  Scenario: B-003-07-04 another pending pod's creation does not retry a pod, a bound pod's deletion does
+    Given node n1 cpu=2 memory=8Gi
+    And pod big on n1 requests(cpu=2)
+    And pod waiting requests(cpu=1)
+    And run until 10s
+    When at 5s create pod other requests(cpu=3)
+    And at 8s delete pod big grace-period=0s
+    Then expect pod waiting running on n1
+    And expect pod waiting attempts=2
+    And expect pod other attempts=2

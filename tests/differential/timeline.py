@@ -1,0 +1,345 @@
+"""kruleset against the timeline oracle: one case through both, compared pod by pod.
+
+The case (the oracle's JSON, see ``timeline_generator.py``) is written as
+kruleset's own inputs: priority classes, nodes and bound pods as a
+``kind: List`` read by the manifest loader; every timeline event as the
+timeline statement a ``.kr`` file would use (``create``, ``delete pod …
+grace-period=``, ``ungate``, ``label``/``taint``/``untaint``/``cordon``/
+``uncordon node``).  Compared for every pod: each scheduling attempt (time,
+result, node, message word for word, nominated node, victims deleted) and
+the final placement (bound where, pending, terminating or deleted).
+
+Score ties: kruleset takes the first of the best nodes in node order, the
+oracle upstream's score heap (its README, "Comparing with it"); where the two
+place a pod on different nodes and kruleset's traced scores show the
+oracle's node tied at the best score, the comparison stops there, counted as
+a tie, not a disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kruleset.manifests import load_objects
+from kruleset.model.objects import Node, Pod
+from kruleset.model.scenario import (
+    Cordon,
+    Create,
+    DeletePod,
+    Event,
+    LabelNode,
+    Scenario,
+    TaintNode,
+    Ungate,
+)
+from kruleset.model.selectors import Taint
+from kruleset.sim.core import Simulation
+from kruleset.sim.scheduler import SchedulerController
+
+__all__ = ["TIMELINE_ENV", "Outcome", "check_timeline", "compare_timeline",
+           "find_timeline_oracle", "oracle_case", "run_kruleset_timeline", "run_timeline_oracle"]
+
+TIMELINE_ENV = "KRULESET_TIMELINE_ORACLE"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def find_timeline_oracle() -> tuple[Path | None, str]:
+    """The timeline oracle binary, or None with the reason it is absent."""
+    env = os.environ.get(TIMELINE_ENV)
+    if env:
+        path = Path(env)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path, ""
+        return None, f"${TIMELINE_ENV} is set to {env}, which is not an executable file"
+    path = REPO_ROOT.parent / "shared" / "oracle-timeline" / "bin" / "kr-timeline-oracle"
+    if path.is_file() and os.access(path, os.X_OK):
+        return path, ""
+    return None, ("the timeline oracle is absent: neither "
+                  "../shared/oracle-timeline/bin/kr-timeline-oracle (beside the repository) "
+                  f"nor ${TIMELINE_ENV} names it")
+
+
+def run_timeline_oracle(binary: Path, case: dict[str, Any]) -> dict[str, Any]:
+    """The oracle's output for ``case``."""
+    proc = subprocess.run([str(binary)], input=json.dumps(case).encode(), capture_output=True,
+                          timeout=120, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the timeline oracle failed (exit {proc.returncode}): "
+                           f"{proc.stderr.decode(errors='replace')[-2000:]}")
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out
+
+
+def oracle_case(binary: Path, case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run the oracle; a deletion of a pod already gone (a victim of a preemption the
+    generator could not foresee) is an API error there, so such events are dropped
+    from the case, and the case the oracle ran is returned with its output."""
+    case = json.loads(json.dumps(case))
+    for _ in range(50):
+        try:
+            return case, run_timeline_oracle(binary, case)
+        except RuntimeError as e:
+            m = re.search(r"at (\d+) ms, delete pod ([^\s:]+).*not found", str(e))
+            if m is None:
+                raise
+            at, name = int(m.group(1)), m.group(2)
+            case["timeline"] = [ev for ev in case["timeline"]
+                                if not (ev["at"] == at and ev["op"] == "delete"
+                                        and ev["name"] == name)]
+    raise RuntimeError("too many events dropped")
+
+
+# --- kruleset's side ----------------------------------------------------------------------
+
+def _objects(items: list[dict[str, Any]], folder: Path, name: str) -> list[Any]:
+    path = folder / name
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return list(load_objects(path))
+
+
+def _taint(t: dict[str, Any]) -> Taint:
+    return Taint(t["key"], t.get("value", ""), t["effect"])
+
+
+def scenario_of(case: dict[str, Any], folder: Path) -> Scenario:
+    """The kruleset scenario of a timeline case (its files written to ``folder``)."""
+    for obj in case.get("pods") or ():
+        obj.setdefault("apiVersion", "v1")
+        obj.setdefault("kind", "Pod")
+    items = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", **pc}
+             for pc in case.get("priorityClasses") or ()]
+    items += [{"apiVersion": "v1", "kind": "Node", **n} for n in case.get("nodes") or ()]
+    items += list(case.get("pods") or ())
+    objects = _objects(items, folder, "cluster.json")
+    taints: dict[str, list[Taint]] = {}
+    for n in case.get("nodes") or ():
+        taints[n["metadata"]["name"]] = [_taint(t) for t in n.get("spec", {}).get("taints", ())]
+    gates: dict[str, list[str]] = {}
+    made = list(case.get("pods") or ()) + [ev["pod"] for ev in case.get("timeline") or ()
+                                           if ev["op"] == "create" and "pod" in ev]
+    for pod in made:
+        meta = pod["metadata"]
+        gates[f"{meta.get('namespace', 'default')}/{meta['name']}"] = [
+            g["name"] for g in pod["spec"].get("schedulingGates", ())]
+    events: list[Event] = []
+    for i, ev in enumerate(sorted(case.get("timeline") or (), key=lambda e: e["at"])):
+        if ev["op"] == "ungate" and "gates" not in ev:  # every gate the pod still has
+            ev = {**ev, "gates": list(gates.get(ev["name"], ()))}
+        if ev["op"] == "ungate":
+            gates[ev["name"]] = [g for g in gates.get(ev["name"], ()) if g not in ev["gates"]]
+        for action in _actions(ev, folder, i, taints):
+            events.append(Event(ev["at"], len(events), action))
+    # The oracle's default end: the last event + 60 s.
+    until = case.get("until")
+    if until is None:
+        until = max([ev["at"] for ev in case.get("timeline") or ()] + [0]) + 60_000
+    return Scenario(title="timeline differential", file=str(folder / "cluster.json"),
+                    objects=tuple(objects), events=tuple(events), run_until=until)
+
+
+def _actions(ev: dict[str, Any], folder: Path, i: int,
+             taints: dict[str, list[Taint]]) -> list[Any]:
+    op = ev["op"]
+    if op == "create":
+        if "pod" in ev:
+            item = {"apiVersion": "v1", "kind": "Pod", **ev["pod"]}
+        else:
+            item = {"apiVersion": "v1", "kind": "Node", **ev["node"]}
+            name = ev["node"]["metadata"]["name"]
+            taints[name] = [_taint(t) for t in ev["node"].get("spec", {}).get("taints", ())]
+        (obj,) = [o for o in _objects([item], folder, f"event-{i}.json")
+                  if isinstance(o, Pod | Node)]
+        return [Create(obj)]
+    if op == "delete":
+        grace = ev.get("gracePeriodSeconds")
+        return [DeletePod(ev["name"], None if grace is None else grace * 1000)]
+    if op == "ungate":
+        return [Ungate(ev["name"], g) for g in ev["gates"]]
+    if op == "patchNode":
+        name = ev["name"]
+        out: list[Any] = []
+        for key, value in (ev.get("labels") or {}).items():
+            out.append(LabelNode(name, key, value))
+        if "taints" in ev:
+            new = [_taint(t) for t in ev["taints"]]
+            old = taints[name]
+            out += [TaintNode(name, t, False) for t in old if t not in new]
+            out += [TaintNode(name, t, True) for t in new if t not in old]
+            taints[name] = new
+        if "unschedulable" in ev:
+            out.append(Cordon(name, bool(ev["unschedulable"])))
+        return out
+    raise ValueError(f"timeline op {op!r} is not generated")
+
+
+def run_kruleset_timeline(case: dict[str, Any]) -> tuple[list[Any], dict[str, dict[str, Any]],
+                                                          list[set[str]]]:
+    """kruleset's attempts, final states, and per attempt the nodes tied at the best score."""
+    ties: list[set[str]] = []
+    original = SchedulerController._attempt
+
+    def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
+        trace = sim.trace
+        assert trace is not None
+        start = len(trace.attempts)
+        changed = original(self, sim, ctx, qp)
+        best: set[str] = set()
+        for rec in trace.attempts[start:]:
+            scored = rec[-1]
+            if scored is not None:
+                names, totals, _ = scored
+                top = max(totals)
+                best = {n for n, t in zip(names, totals, strict=True) if t == top}
+        ties.append(best)
+        return changed
+
+    with tempfile.TemporaryDirectory(prefix="kr-timeline-") as tmp:
+        scenario = scenario_of(json.loads(json.dumps(case)), Path(tmp))
+        SchedulerController._attempt = attempt  # type: ignore[method-assign]
+        try:
+            sim = Simulation(scenario, trace=True)
+            sim.run()
+        finally:
+            SchedulerController._attempt = original  # type: ignore[method-assign]
+    final: dict[str, dict[str, Any]] = {}
+    for key, ps in sim.state.pods.items():
+        if ps.gone:
+            state = "deleted"
+        elif ps.terminating:
+            state = "terminating"
+        elif ps.node is not None:
+            state = "bound"
+        else:
+            state = "pending"
+        final[key] = {"state": state, "node": ps.node or ""}
+    return sim.attempts, final, ties
+
+
+# --- the comparison -----------------------------------------------------------------------
+
+@attrs.define
+class Outcome:
+    """How one case compared."""
+
+    pods: int = 0                # pods compared
+    agreeing: int = 0            # pods whose every attempt and final state agreed
+    attempts: int = 0            # oracle attempts compared
+    tie: bool = False            # stopped at a score tie
+    varied: bool = False         # the oracle's runs differed; kruleset matched one of them
+    mismatches: list[str] = attrs.field(factory=list)
+
+    @property
+    def agreed(self) -> bool:
+        """No disagreement."""
+        return not self.mismatches
+
+
+_FIELDS = ("time", "result", "node", "message", "nominated", "victims")
+
+
+def _oracle_row(a: dict[str, Any]) -> tuple[Any, ...]:
+    return (a["time"], a["result"], a.get("node", ""), a.get("message", ""),
+            a.get("nominated", ""), tuple(sorted(a.get("victims") or ())))
+
+
+def _kr_row(a: Any) -> tuple[Any, ...]:
+    return (a.time, a.result, a.node, a.message, a.nominated, tuple(a.victims))
+
+
+def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6) -> Outcome:
+    """Compare kruleset with the oracle on ``case``.
+
+    The oracle is not always deterministic: whether a victim deleted at once
+    by an asynchronous preemption is seen by the queue before or after the
+    preemptor's PreEnqueue gate is lifted is a race its harness does not pin
+    (measured: the same input gives either outcome).  On a disagreement the
+    oracle is run again; kruleset agreeing with one of its outcomes counts as
+    agreement, marked ``varied``.
+    """
+    case, first = oracle_case(binary, case)
+    run = run_kruleset_timeline(case)
+    out = compare_timeline(case, first, run)
+    if out.agreed:
+        return out
+    seen = {json.dumps(first, sort_keys=True)}
+    for _ in range(reruns):
+        again = run_timeline_oracle(binary, case)
+        key = json.dumps(again, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        other = compare_timeline(case, again, run)
+        if other.agreed:
+            other.varied = True
+            return other
+    return out
+
+
+def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
+                     run: tuple[list[Any], dict[str, dict[str, Any]], list[set[str]]]
+                     | None = None) -> Outcome:
+    """Compare kruleset's run of ``case`` (made here if not given) with the oracle's output."""
+    attempts, final, ties = run if run is not None else run_kruleset_timeline(case)
+    want = [a for a in oracle["attempts"] if a["result"] != "skipped"]
+    out = Outcome()
+    # Attempts in order, until the first score tie the two resolve differently.
+    stop_time: int | None = None
+    for i, (o, k) in enumerate(zip(want, attempts, strict=False)):
+        if (o["pod"], o.get("node")) != (k.pod, k.node or None) and o["result"] == "scheduled" \
+                and k.result == "scheduled" and o["time"] == k.time \
+                and o.get("node") in ties[i] and k.node in ties[i]:
+            out.tie = True
+            stop_time = o["time"]
+            want, attempts = want[:i], attempts[:i]
+            break
+    pods = sorted({a["pod"] for a in want} | {a.pod for a in attempts} | set(final))
+    for pod in pods:
+        o_rows = [_oracle_row(a) for a in want if a["pod"] == pod]
+        k_rows = [_kr_row(a) for a in attempts if a.pod == pod]
+        out.pods += 1
+        out.attempts += len(o_rows)
+        bad = _diff_rows(pod, o_rows, k_rows)
+        if stop_time is None:
+            bad += _diff_final(pod, oracle, final)
+        if bad:
+            out.mismatches += bad
+        else:
+            out.agreeing += 1
+    return out
+
+
+def _diff_rows(pod: str, o_rows: list[tuple[Any, ...]], k_rows: list[tuple[Any, ...]]
+               ) -> list[str]:
+    bad = []
+    for n, (o, k) in enumerate(zip(o_rows, k_rows, strict=False), 1):
+        if o != k:
+            diffs = [f"{f}: oracle {ov!r} kruleset {kv!r}"
+                     for f, ov, kv in zip(_FIELDS, o, k, strict=True) if ov != kv]
+            bad.append(f"{pod} attempt {n}: " + "; ".join(diffs))
+            return bad
+    if len(o_rows) != len(k_rows):
+        bad.append(f"{pod}: oracle made {len(o_rows)} attempt(s) at "
+                   f"{[r[0] for r in o_rows]}, kruleset {len(k_rows)} at "
+                   f"{[r[0] for r in k_rows]}")
+    return bad
+
+
+def _diff_final(pod: str, oracle: dict[str, Any], final: dict[str, dict[str, Any]]
+                ) -> list[str]:
+    o = next((f for f in oracle["final"] if f["pod"] == pod), None)
+    k = final.get(pod)
+    if o is None or k is None:
+        return [f"{pod}: final state only in {'kruleset' if o is None else 'the oracle'}"]
+    o_state = (o["state"], o.get("node", "") if o["state"] in ("bound", "terminating") else "")
+    k_state = (k["state"], k["node"] if k["state"] in ("bound", "terminating") else "")
+    if o_state != k_state:
+        return [f"{pod}: final oracle {o_state} kruleset {k_state}"]
+    return []
