@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from contextvars import ContextVar
+from typing import TypeVar
 
 import attrs
 
@@ -23,6 +24,8 @@ __all__ = [
     "Span",
     "combined",
     "did_you_mean",
+    "internal",
+    "is_bug",
     "notice",
 ]
 
@@ -67,7 +70,10 @@ class ScenarioError(KrulesetError, ValueError):
     Fields: ``file``, ``line``, ``column`` (1-based; 0 when unknown), ``message``
     (what is wrong), ``expected`` (what would have been accepted, may be empty),
     ``suggestion`` (a near name or a fix, may be empty) and ``source_line``.
+    ``internal`` is true for a bug met while reading (exit status 3, not 2).
     """
+
+    internal = False
 
     def __init__(
         self,
@@ -164,7 +170,26 @@ def combined(errors: list[ScenarioError]) -> ScenarioError:
     err.message = (f"{first.message}\nand {len(more)} more error{'s' if len(more) > 1 else ''}:"
                    + "".join(f"\n  {m}" for m in more))
     err.errors = list(errors)  # type: ignore[attr-defined]
+    err.internal = any(e.internal for e in errors)
     Exception.__init__(err, err.render())
+    return err
+
+
+_E = TypeVar("_E", bound=ScenarioError)
+
+
+def is_bug(exc: BaseException) -> bool:
+    """Whether ``exc`` caught by a broad handler is a bug to report as an internal error.
+
+    Any ``BaseException`` is (a library's panic derives from it, not from
+    ``Exception``), but Ctrl-C, ``sys.exit`` and a generator being closed.
+    """
+    return not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit))
+
+
+def internal(err: _E) -> _E:
+    """``err`` marked as a bug of kruleset met while reading (exit status 3)."""
+    err.internal = True
     return err
 
 

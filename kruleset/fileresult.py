@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from .errors import KrulesetError, NotImplementedMechanism, ScenarioError
+from .errors import KrulesetError, NotImplementedMechanism, ScenarioError, did_you_mean, is_bug
 from .exitcode import ExitCode
 from .model.quantity import format_duration
 from .report.model import ExpectationReport, FileReport, Problem
@@ -50,6 +50,18 @@ def _problem(path: str, e: ScenarioError) -> Problem:
 def _failure(path: str, message: str, kind: str) -> FileReport:
     return FileReport(path, "error", ExitCode.ERROR,
                       problems=(Problem(path, 0, 0, message, f"{path}: {message}", kind),))
+
+
+def check_explained(ref: str, result: Any) -> None:
+    """Refuse ``--explain REF`` when the run has no pod or node called REF (a typo)."""
+    st = result.state
+    key = ref if "/" in ref else f"default/{ref}"
+    if key in st.pods or ref in st.nodes:
+        return
+    names = [*st.pods, *(k.removeprefix("default/") for k in st.pods), *st.nodes]
+    raise ScenarioError(f"--explain {ref}: no pod or node called {ref} in this run",
+                        expected="a pod (NAME or NAMESPACE/NAME) or a node of the scenario",
+                        suggestion=did_you_mean(ref, names))
 
 
 def report_file(path: str, opts: FileOptions) -> FileReport:
@@ -87,7 +99,11 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
                          trace=opts.trace or opts.explain is not None, until=opts.until)
         progress.ACTIVITY.simulating(sim)
         result = sim.run()
+        if opts.explain is not None:
+            check_explained(opts.explain, result)
     except ScenarioError as e:
+        if e.internal:  # a bug met while reading: not the file's fault
+            return _failure(path, e.message, "internal"), None
         errors = every_error(e, path) if Path(path).is_file() else [e]
         return FileReport(path, "refused", ExitCode.REFUSED,
                           problems=tuple(_problem(path, x) for x in errors)), None
@@ -95,7 +111,9 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
         return _failure(path, str(e), "not simulated"), None
     except KrulesetError as e:
         return _failure(path, str(e), "error"), None
-    except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
+    except BaseException as e:  # an internal error is a bug: say so, no traceback unless asked
+        if not is_bug(e):
+            raise
         detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
         msg = (f"internal error (a bug in kruleset, please report it): "
                f"{type(e).__name__}: {e}")

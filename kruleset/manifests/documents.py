@@ -26,32 +26,12 @@ from typing import Any, TextIO
 import yaml
 
 from ..errors import ManifestError, Span
+from ..readfile import check_regular
+from ..yamlload import load_all
 from ._fields import Doc
 from ._jsonitems import ItemDecoder
 
 __all__ = ["file_label", "iter_documents", "read_documents", "read_text"]
-
-_MERGE = "tag:yaml.org,2002:merge"
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last)."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        keys = [k.value for k, _ in node.value
-                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE]
-        if len(keys) != len(set(keys)):
-            seen: set[str] = set()
-            for k, _ in node.value:
-                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE:
-                    if k.value in seen:
-                        raise yaml.constructor.ConstructorError(
-                            None, None, f"the key {k.value!r} is given twice", k.start_mark)
-                    seen.add(k.value)
-        return super().construct_mapping(node, deep)
-
-
-_LOADER: Any = _Loader
 
 
 def file_label(path: Path) -> str:
@@ -81,6 +61,12 @@ def iter_documents(path: Path, span: Span | None,
     file = file_label(path)
     json_file = path.suffix.lower() == ".json"
     skip = 0
+    try:
+        check_regular(path)
+    except FileNotFoundError:
+        raise ManifestError("no such file", file=file, span=span) from None
+    except OSError as e:
+        raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if json_file and items is not None and CHUNK > 0:
         # Read a chunk at a time; on anything unusual (a syntax error
         # included) the whole text is read and decoded as below, from the
@@ -113,7 +99,7 @@ def iter_documents(path: Path, span: Span | None,
                                 "large", file=file, document=1, span=span) from None
         return
     number = 0
-    docs = yaml.load_all(text, Loader=_LOADER)
+    docs = load_all(text)
     while True:
         try:
             value = next(docs)
@@ -137,6 +123,7 @@ def read_text(path: Path) -> str:
     Read whole, not mapped into memory: a file truncated while it is read
     must give a short text (and a syntax error), not a bus error.
     """
+    check_regular(path)
     with open(path, encoding="utf-8-sig") as f:
         return f.read()
 

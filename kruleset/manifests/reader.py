@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from ..errors import NO_SPAN, ManifestError
+from ..errors import NO_SPAN, ManifestError, internal, is_bug
 from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
@@ -438,7 +438,9 @@ class Reader:
                     objects.append(rec)  # type: ignore[arg-type]
             except ManifestError:
                 raise
-            except Exception as err:
+            except BaseException as err:
+                if not is_bug(err):
+                    raise
                 raise internal_error(rec.doc, err) from err  # type: ignore[union-attr]
         return self._result(objects)
 
@@ -480,11 +482,11 @@ def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
     return string_map(doc, used, "metadata.annotations") if used else used
 
 
-def internal_error(doc: Doc, err: Exception) -> ManifestError:
+def internal_error(doc: Doc, err: BaseException) -> ManifestError:
     """The error naming the object being read when reading it raised ``err`` (a bug)."""
-    return doc.error("", f"internal error while reading this object "
-                         f"({type(err).__name__}: {err}); this is a bug in kruleset, "
-                         "please report it with the file")
+    return internal(doc.error("", f"internal error while reading this object "
+                                  f"({type(err).__name__}: {err}); this is a bug in "
+                                  "kruleset, please report it with the file"))
 
 
 def _labels_and_static(doc: Doc, meta: dict[str, Any]) -> tuple[Any, bool]:

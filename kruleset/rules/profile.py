@@ -32,6 +32,8 @@ import attrs
 import yaml
 
 from ..errors import ScenarioError, did_you_mean
+from ..readfile import read_regular_text
+from ..yamlload import load as load_yaml
 from .engine import ActiveRule, ActiveRuleSet
 from .registry import get_ruleset, rulesets
 
@@ -119,8 +121,8 @@ def load_profile(path: str | Path) -> Profile:
     """Read a kruleset profile YAML file; unknown rule sets and rules are refused."""
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
+        data = load_yaml(read_regular_text(p)) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ScenarioError(f"cannot read profile: {e}", None) from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{p}: a profile is a mapping with 'rulesets' and 'settings'")

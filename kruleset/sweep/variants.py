@@ -57,7 +57,9 @@ from ..model.objects import Deployment, ElasticQuota, Pod, PodDisruptionBudget, 
 from ..model.quantity import QuantityError, parse_quantity
 from ..model.resources import Resources
 from ..model.scenario import Create, Event, KubeletBlock, Scenario
+from ..readfile import read_regular_text
 from ..rules.profile import Profile
+from ..yamlload import load as load_yaml
 from .axes import SetPath, SweepError, Variant
 
 __all__ = ["Choice", "apply_sets", "load_choice", "prepare", "shuffle_arrivals"]
@@ -78,12 +80,12 @@ def load_choice(path: str) -> Choice:
 
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SweepError(f"--profile {path}: cannot read it ({e.strerror})",
+        text = read_regular_text(p)
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError(f"--profile {path}: cannot read it ({getattr(e, 'strerror', None) or e})",
                          suggestion="give a YAML file") from None
     try:
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)
     except yaml.YAMLError:
         doc = None  # load_profile reports the YAML error with its position
     kind = doc.get("kind") if isinstance(doc, dict) else None
