@@ -94,6 +94,9 @@ def iter_documents(path: Path, span: Span | None,
         except RecursionError:
             raise ManifestError("the JSON is nested too deeply to read", file=file,
                                 document=1, span=span) from None
+        except _DuplicateKey as e:
+            raise ManifestError(f"not valid JSON: {e}", file=file, document=1,
+                                span=span) from None
         except ValueError:  # an integer of more than 4,300 digits
             raise ManifestError("a number has more than 4,300 digits: no quantity is that "
                                 "large", file=file, document=1, span=span) from None
@@ -130,6 +133,27 @@ def read_text(path: Path) -> str:
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object giving a key twice (the json module keeps the last)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(f"the key {k!r} is given twice")
+            seen.add(k)
+    return out
+
+
+# Files read whole without an item reader (configurations, a few objects):
+# a key given twice is refused, as the strict decoding of kube-scheduler and
+# the kubelet does; a large dump's items are not checked (the hook costs).
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 # Characters of a JSON file read at a time by the item-by-item reading (0: the
 # whole file at once).  A few megabytes: the file is never held whole, and the
 # window being decoded stays small.
@@ -250,7 +274,7 @@ def _json_documents(doc: Doc, src: _Text,
     the json module, which also reports malformed text.  In a window
     (:class:`_Text`) anything but an object fails with ``ValueError``.
     """
-    decode = _DECODER.raw_decode
+    decode = (_DECODER if items is not None else _STRICT_DECODER).raw_decode
     fast = items.item if items is not None else None
 
     def read_item(text: str, pos: int) -> tuple[Any, int]:
@@ -311,6 +335,8 @@ def _json_documents(doc: Doc, src: _Text,
                         break
                     raise json.JSONDecodeError("Expecting ',' delimiter", src.text, pos)
         else:
+            if key in top and fast is None:
+                raise _DuplicateKey(f"the key {key!r} is given twice")
             top[key], pos = src.value(pos, decode)
         pos = src.ws(pos)
         if src.text.startswith(",", pos):
