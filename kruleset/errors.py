@@ -60,6 +60,19 @@ class Span:
 NO_SPAN = Span()
 
 
+#: The longest source line an error quotes (a caret further right quotes none).
+MAX_SHOWN_LINE = 4096
+
+
+def _shown_line(text: str, column: int) -> str:
+    """The line an error quotes: cut after :data:`MAX_SHOWN_LINE` characters."""
+    if len(text) <= MAX_SHOWN_LINE:
+        return text
+    if column > MAX_SHOWN_LINE - 80:
+        return ""
+    return text[:MAX_SHOWN_LINE] + " …"
+
+
 class KrulesetError(Exception):
     """Base class of every error kruleset raises on purpose."""
 
@@ -89,7 +102,7 @@ class ScenarioError(KrulesetError, ValueError):
         self.file = span.file
         self.line = span.line
         self.column = span.column
-        self.source_line = span.text
+        self.source_line = _shown_line(span.text, span.column)
         self.expected = expected
         self.suggestion = suggestion
         super().__init__(self.render())
@@ -195,5 +208,10 @@ def internal(err: _E) -> _E:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``"did you mean 'x'?"`` for the nearest choice, or ``""`` when none is near."""
-    found = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    names = sorted(set(choices))
+    # A ratio of 0.6 needs the word at most 7/3 as long as the name: a longer
+    # one (a stray megabyte) is near nothing, and difflib would index it all.
+    if not names or len(word) * 3 > 7 * max(map(len, names)):
+        return ""
+    found = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     return f"did you mean '{found[0]}'?" if found else ""

@@ -423,6 +423,9 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         "resource_claims": _resource_claims(doc, g("resourceClaims"), f"{sf}.resourceClaims")
         if g("resourceClaims") else (),
     }
+    if any(c.claims for c in (*containers, *inits)):
+        _check_container_claims(doc, sf, containers, inits,
+                                fields["resource_claims"])  # type: ignore[arg-type]
     shape = None
     if container_keys is not None and init_keys is not None:
         shape = (container_keys, init_keys, overhead, priority)
@@ -431,6 +434,26 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         raw = dict(spec)
         del raw["nodeName"]
     return SpecFields(fields, shape, raw, runtime_overhead)
+
+
+def _check_container_claims(doc: Doc, sf: str, containers: Any, inits: Any,
+                            pod_claims: tuple[Any, ...]) -> None:
+    """Each container's ``resources.claims`` names a pod claim (validateResourceClaimNames)."""
+    names = sorted({c.name for c in pod_claims})
+    detail = "must be one of the names in pod.spec.resourceClaims" + (
+        ": " + ", ".join(names) if names else " which is empty")
+    for part, group in (("containers", containers), ("initContainers", inits)):
+        for i, c in enumerate(group):
+            seen: set[str] = set()
+            for j, name in enumerate(c.claims):
+                field = f"{sf}.{part}[{i}].resources.claims[{j}]"
+                if not name:
+                    doc.fail(field, "Required value")
+                if name in seen:
+                    doc.fail(field, f'Duplicate value: "{name}"')
+                seen.add(name)
+                if name not in names:
+                    doc.fail(field, f'Not found: "{name}": {detail}')
 
 
 def _resource_claims(doc: Doc, raw: object, field: str) -> tuple[Any, ...]:
