@@ -202,12 +202,13 @@ def _override(p: Path, rs: Any, body: Any, field: str) -> Override:
         if type(w) is not int or not 1 <= w <= MAX_WEIGHT:
             raise ScenarioError(f"{p}: field {field}.weights.{rn}: a weight is a positive "
                                 f"integer of at most {MAX_WEIGHT}, found {w!r:.60}")
-    args = _mapping(p, body.get("args"), f"{field}.args")
-    for rn, value in args.items():
+    args: dict[str, dict[str, Any]] = {}
+    for rn, value in _mapping(p, body.get("args"), f"{field}.args").items():
         if rn not in names:
             raise ScenarioError(f"{p}: rule set '{rs.name}' has no rule '{rn}'",
                                 suggestion=did_you_mean(rn, names))
-        _check_args(p, rn, _mapping(p, value, f"{field}.args.{rn}"), f"{field}.args.{rn}")
+        args[rn] = _mapping(p, value, f"{field}.args.{rn}")  # null: no args
+        _check_args(p, rn, args[rn], f"{field}.args.{rn}")
     return Override(enable=lists["enable"], disable=lists["disable"], order=lists["order"],
                     args=args, weights=weights)
 
