@@ -52,6 +52,18 @@ def _failure(path: str, message: str, kind: str) -> FileReport:
                       problems=(Problem(path, 0, 0, message, f"{path}: {message}", kind),))
 
 
+def _check_file(path: str) -> None:
+    """Refuse a path that is no regular file (missing, a device, a FIFO) before reading it."""
+    from .readfile import check_regular
+
+    try:
+        check_regular(path)
+    except OSError as e:
+        what = "no such file" if isinstance(e, FileNotFoundError) else e.strerror
+        raise ScenarioError(f"{path}: {what}", None,
+                            suggestion="give a .kr file or a folder holding .kr files") from None
+
+
 def check_explained(ref: str, result: Any) -> None:
     """Refuse ``--explain REF`` when the run has no pod or node called REF (a typo)."""
     st = result.state
@@ -85,9 +97,7 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
 
     progress.ACTIVITY.begin(path)
     try:
-        if not Path(path).is_file():
-            raise ScenarioError(f"{path}: no such file", None,
-                                suggestion="give a .kr file or a folder holding .kr files")
+        _check_file(path)
         scenario = api.load(path, allow_unknown_fields=opts.allow_unknown_fields)
         if opts.check:
             return FileReport(path, "passed", ExitCode.OK, title=scenario.title,
