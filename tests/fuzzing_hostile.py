@@ -122,9 +122,78 @@ def _config_statement(rng: random.Random, text: str) -> str:
                        'at 5s apply "F"\nat 10s delete "F"'])
 
 
+# Kinds the corpus has few of, so that each is changed often enough.
+_EXTRA = [("yaml", """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: a100}}
+    capacity: {memory: {value: 80Gi}}
+  - name: gpu-1
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one-gpu}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com, count: 1}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: per-pod}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: one-gpu}]
+  containers:
+  - name: c
+    resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}
+"""), ("yaml", """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr}
+spec:
+  limits:
+  - type: Container
+    min: {cpu: 100m}
+    default: {cpu: 500m, memory: 1Gi}
+    defaultRequest: {cpu: 200m}
+    max: {cpu: "2", memory: 2Gi}
+    maxLimitRequestRatio: {cpu: "4"}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq}
+spec: {hard: {requests.cpu: "4", pods: "10"}}
+""")]
+
+
 def structural_yaml(rng: random.Random, corpus: tuple[tuple[str, str], ...]) -> Case:
     """A corpus YAML/JSON file changed structurally, fed by the statement that reads it."""
-    kind, text = rng.choice([c for c in corpus if c[0] != "kr"])
+    kind, text = rng.choice([c for c in corpus if c[0] != "kr"] + _EXTRA * 10)
     try:
         docs = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError:
