@@ -485,3 +485,17 @@ def test_explain_of_an_unknown_pod_is_refused_with_did_you_mean(
     assert "no pod or node called web1" in err and "did you mean 'web-1'?" in err
     assert _run(capsys, "--explain", "web-1", scenario)[0] == ExitCode.OK
     assert _run(capsys, "--explain", "n1", scenario)[0] == ExitCode.OK
+
+
+# --- found by the 100,000-input campaign ------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["9" * 300, "2147483648"])
+def test_a_spread_max_skew_beyond_int32_is_refused(value: str) -> None:
+    e = _refused(f"node n1 cpu=4\npod p labels(a=b) {{\n  spread max-skew={value} topology=zone "
+                 "selector(a=b)\n}\n")
+    assert "max-skew must be at most 2147483647" in e.message
+
+
+def test_an_integer_beyond_int64_is_refused_everywhere() -> None:
+    e = _refused("node n1 cpu=4 pid-max=" + "9" * 5000 + "\n")
+    assert "must be at most 9223372036854775807" in e.message and len(e.message) < 200

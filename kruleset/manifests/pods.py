@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import NO_SPAN
+from ..model.limits import INT32_MAX
 from ..model.objects import (
     Container,
     EmptyDir,
@@ -278,7 +279,7 @@ def _tolerations(doc: Doc, raw: object, field: str) -> tuple[Toleration, ...]:
 
 def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
     c = mapping(doc, raw, field)
-    max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1)
+    max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1, INT32_MAX)
     if max_skew is None:
         doc.fail(f"{field}.maxSkew", "a topology spread constraint needs maxSkew (1 or more)")
     key = string(doc, c.get("topologyKey"), f"{field}.topologyKey")
@@ -290,7 +291,8 @@ def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
                  "(DoNotSchedule or ScheduleAnyway)")
     when = choice(doc, c.get("whenUnsatisfiable"), f"{field}.whenUnsatisfiable",
                   ("DoNotSchedule", "ScheduleAnyway"), "DoNotSchedule")
-    min_domains = integer(doc, c.get("minDomains"), f"{field}.minDomains", None, 1)
+    min_domains = integer(doc, c.get("minDomains"), f"{field}.minDomains", None, 1,
+                          INT32_MAX)
     if min_domains is not None and when != "DoNotSchedule":
         doc.fail(f"{field}.minDomains", "minDomains needs whenUnsatisfiable DoNotSchedule")
     selector = label_selector(doc, c.get("labelSelector"), f"{field}.labelSelector")

@@ -11,11 +11,13 @@ import re
 
 from .objects import MAX_REPLICAS
 
-__all__ = ["INT32_MAX", "INT32_MIN", "MAX_REPLICAS", "MAX_SEEDS", "MAX_VARIANTS",
-           "replicas_problem", "whole_number"]
+__all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "MAX_REPLICAS", "MAX_SEEDS",
+           "MAX_VARIANTS", "replicas_problem", "whole_number"]
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
 #: The most arrival orders ``sweep --seeds`` tries (each is a whole simulation).
 MAX_SEEDS = 10_000
 #: The most variants one sweep runs (the grid of all its axes).
