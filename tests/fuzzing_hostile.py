@@ -21,6 +21,7 @@ exit status 0, 1 or 2 without a traceback).
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import random
@@ -110,7 +111,8 @@ def _structural(rng: random.Random, doc: Any) -> Any:
             target.append(json.loads(json.dumps(rng.choice(target))))
         return doc
     path = rng.choice(paths[1:] or [()])
-    return _set(doc, path, rng.choice(_WRONG))  # type confusion
+    # A copy: the same list set twice could end up holding itself.
+    return _set(doc, path, copy.deepcopy(rng.choice(_WRONG)))  # type confusion
 
 
 def _config_statement(rng: random.Random, text: str) -> str:
