@@ -499,3 +499,11 @@ def test_a_spread_max_skew_beyond_int32_is_refused(value: str) -> None:
 def test_an_integer_beyond_int64_is_refused_everywhere() -> None:
     e = _refused("node n1 cpu=4 pid-max=" + "9" * 5000 + "\n")
     assert "must be at most 9223372036854775807" in e.message and len(e.message) < 200
+
+
+def test_pod_status_conditions_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                               "spec: {nodeName: n1, containers: [{name: c}]}\n"
+                               "status: {phase: Running, conditions: 9223372036854775808}\n")
+    e = _refused(f'node n1 cpu=4\nat 5s apply "{tmp_path / "p.yaml"}"\n')
+    assert "field status.conditions: expected a list" in e.message

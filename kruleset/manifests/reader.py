@@ -21,7 +21,7 @@ from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fastpod import checked_labels
-from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
+from ._fields import Doc, integer, mapping, seq, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
 from .dra import DRA_KINDS, dra_object
 from .entries import Entry
@@ -383,7 +383,7 @@ class Reader:
         """Whether the pod is Ready; its nomination and deletion noted."""
         ready = True
         if status:
-            for c in status.get("conditions") or ():
+            for c in seq(doc, status.get("conditions"), "status.conditions"):
                 if isinstance(c, dict) and c.get("type") == "Ready":
                     ready = c.get("status") == "True"
                     break
