@@ -39,7 +39,8 @@ def file_label(path: Path) -> str:
     return str(path)
 
 
-def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, object]]:
+def read_documents(path: Path, span: Span | None = None, *,
+                   strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """Yield ``(Doc, value)`` for every document of ``path``, expanding ``kind: List``.
 
     ``.json`` files are read with the json module, the items of a List one at
@@ -48,11 +49,11 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
     documents are skipped but still counted, so document numbers match what
     a reader counts between ``---`` lines.
     """
-    return iter_documents(path, span, None)
+    return iter_documents(path, span, None, strict=strict)
 
 
-def iter_documents(path: Path, span: Span | None,
-               items: ItemDecoder | None) -> Iterator[tuple[Doc, object]]:
+def iter_documents(path: Path, span: Span | None, items: ItemDecoder | None, *,
+                   strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """:func:`read_documents`; with ``items``, List items of a JSON file are read by it.
 
     Values read by an :class:`ItemDecoder` may share nested parts of their
@@ -86,8 +87,8 @@ def iter_documents(path: Path, span: Span | None,
         raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if json_file:
         try:
-            yield from islice(_json_documents(Doc(file, 1, "", span), _Text(text), items),
-                              skip, None)
+            yield from islice(_json_documents(Doc(file, 1, "", span), _Text(text), items,
+                                              strict), skip, None)
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
@@ -150,9 +151,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-# Files read whole without an item reader (configurations, a few objects):
-# a key given twice is refused, as the strict decoding of kube-scheduler and
-# the kubelet does; a large dump's items are not checked (the hook costs).
+# Configurations (``strict``): a key given twice is refused, as the strict
+# decoding of kube-scheduler and the kubelet does.  Manifests keep the json
+# module's reading (the last value wins), as ``kubectl`` does.
 _STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 # Characters of a JSON file read at a time by the item-by-item reading (0: the
 # whole file at once).  A few megabytes: the file is never held whole, and the
@@ -266,15 +267,15 @@ def _utf8(path: Path) -> bool:
     return True
 
 
-def _json_documents(doc: Doc, src: _Text,
-                    items: ItemDecoder | None = None) -> Iterator[tuple[Doc, object]]:
+def _json_documents(doc: Doc, src: _Text, items: ItemDecoder | None = None,
+                    strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """The objects of a JSON text; a top-level ``items`` array is decoded item by item.
 
     An item ``items`` does not recognise (or without ``items``) is decoded by
     the json module, which also reports malformed text.  In a window
     (:class:`_Text`) anything but an object fails with ``ValueError``.
     """
-    decode = (_DECODER if items is not None else _STRICT_DECODER).raw_decode
+    decode = (_STRICT_DECODER if strict else _DECODER).raw_decode
     fast = items.item if items is not None else None
 
     def read_item(text: str, pos: int) -> tuple[Any, int]:
@@ -335,7 +336,7 @@ def _json_documents(doc: Doc, src: _Text,
                         break
                     raise json.JSONDecodeError("Expecting ',' delimiter", src.text, pos)
         else:
-            if key in top and fast is None:
+            if strict and key in top:
                 raise _DuplicateKey(f"the key {key!r} is given twice")
             top[key], pos = src.value(pos, decode)
         pos = src.ws(pos)

@@ -118,7 +118,7 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
     path = Path(path)
     source = str(path)
     found: tuple[Doc, dict[str, Any]] | None = None
-    for doc, value in read_documents(path, span):
+    for doc, value in read_documents(path, span, strict=True):
         body = mapping(doc, value, "")
         kind = body.get("kind")
         if kind != "KubeSchedulerConfiguration":
