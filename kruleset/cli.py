@@ -143,7 +143,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kruleset`` console script."""
+    from .guard import guarded
+
     args = _parser().parse_args(argv)
+    return guarded(lambda: _dispatch(args))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)

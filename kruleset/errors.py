@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from contextvars import ContextVar
+from typing import TypeVar
 
 import attrs
 
@@ -23,6 +24,8 @@ __all__ = [
     "Span",
     "combined",
     "did_you_mean",
+    "internal",
+    "is_bug",
     "notice",
 ]
 
@@ -57,6 +60,19 @@ class Span:
 NO_SPAN = Span()
 
 
+#: The longest source line an error quotes (a caret further right quotes none).
+MAX_SHOWN_LINE = 4096
+
+
+def _shown_line(text: str, column: int) -> str:
+    """The line an error quotes: cut after :data:`MAX_SHOWN_LINE` characters."""
+    if len(text) <= MAX_SHOWN_LINE:
+        return text
+    if column > MAX_SHOWN_LINE - 80:
+        return ""
+    return text[:MAX_SHOWN_LINE] + " …"
+
+
 class KrulesetError(Exception):
     """Base class of every error kruleset raises on purpose."""
 
@@ -67,7 +83,10 @@ class ScenarioError(KrulesetError, ValueError):
     Fields: ``file``, ``line``, ``column`` (1-based; 0 when unknown), ``message``
     (what is wrong), ``expected`` (what would have been accepted, may be empty),
     ``suggestion`` (a near name or a fix, may be empty) and ``source_line``.
+    ``internal`` is true for a bug met while reading (exit status 3, not 2).
     """
+
+    internal = False
 
     def __init__(
         self,
@@ -83,7 +102,7 @@ class ScenarioError(KrulesetError, ValueError):
         self.file = span.file
         self.line = span.line
         self.column = span.column
-        self.source_line = span.text
+        self.source_line = _shown_line(span.text, span.column)
         self.expected = expected
         self.suggestion = suggestion
         super().__init__(self.render())
@@ -164,11 +183,35 @@ def combined(errors: list[ScenarioError]) -> ScenarioError:
     err.message = (f"{first.message}\nand {len(more)} more error{'s' if len(more) > 1 else ''}:"
                    + "".join(f"\n  {m}" for m in more))
     err.errors = list(errors)  # type: ignore[attr-defined]
+    err.internal = any(e.internal for e in errors)
     Exception.__init__(err, err.render())
+    return err
+
+
+_E = TypeVar("_E", bound=ScenarioError)
+
+
+def is_bug(exc: BaseException) -> bool:
+    """Whether ``exc`` caught by a broad handler is a bug to report as an internal error.
+
+    Any ``BaseException`` is (a library's panic derives from it, not from
+    ``Exception``), but Ctrl-C, ``sys.exit`` and a generator being closed.
+    """
+    return not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit))
+
+
+def internal(err: _E) -> _E:
+    """``err`` marked as a bug of kruleset met while reading (exit status 3)."""
+    err.internal = True
     return err
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``"did you mean 'x'?"`` for the nearest choice, or ``""`` when none is near."""
-    found = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    names = sorted(set(choices))
+    # A ratio of 0.6 needs the word at most 7/3 as long as the name: a longer
+    # one (a stray megabyte) is near nothing, and difflib would index it all.
+    if not names or len(word) * 3 > 7 * max(map(len, names)):
+        return ""
+    found = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     return f"did you mean '{found[0]}'?" if found else ""

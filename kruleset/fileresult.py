@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from .errors import KrulesetError, NotImplementedMechanism, ScenarioError
+from .errors import KrulesetError, NotImplementedMechanism, ScenarioError, did_you_mean, is_bug
 from .exitcode import ExitCode
 from .model.quantity import format_duration
 from .report.model import ExpectationReport, FileReport, Problem
@@ -56,6 +56,33 @@ def _failure(path: str, message: str, kind: str) -> FileReport:
                       problems=(Problem(path, 0, 0, message, f"{path}: {message}", kind),))
 
 
+def _check_file(path: str) -> None:
+    """Refuse a path that is no regular file (missing, a device, a FIFO) before reading it."""
+    from .readfile import check_regular
+
+    try:
+        check_regular(path)
+    except OSError as e:
+        what = "no such file" if isinstance(e, FileNotFoundError) else e.strerror
+        raise ScenarioError(f"{path}: {what}", None, suggestion=_GIVE) from None
+
+
+_GIVE = ("give a .kr file, a folder holding .kr files, a kubectl get -o yaml|json dump "
+         "or - for stdin")
+
+
+def check_explained(ref: str, result: Any) -> None:
+    """Refuse ``--explain REF`` when the run has no pod or node called REF (a typo)."""
+    st = result.state
+    key = ref if "/" in ref else f"default/{ref}"
+    if key in st.pods or ref in st.nodes:
+        return
+    names = [*st.pods, *(k.removeprefix("default/") for k in st.pods), *st.nodes]
+    raise ScenarioError(f"--explain {ref}: no pod or node called {ref} in this run",
+                        expected="a pod (NAME or NAMESPACE/NAME) or a node of the scenario",
+                        suggestion=did_you_mean(ref, names))
+
+
 def report_file(path: str, opts: FileOptions) -> FileReport:
     """Load, validate and (unless ``check``) simulate ``path``; with the format's extra."""
     from .report import formats
@@ -77,10 +104,10 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
 
     progress.ACTIVITY.begin(path)
     try:
-        if not inputs.exists(path, opts.inputs):
-            raise ScenarioError(f"{path}: no such file", None,
-                                suggestion="give a .kr file, a folder holding .kr files, "
-                                           "a kubectl get -o yaml|json dump or - for stdin")
+        if path != inputs.STDIN_LABEL:
+            _check_file(path)  # missing, a device, a FIFO: refused before reading
+        elif not inputs.exists(path, opts.inputs):
+            raise ScenarioError(f"{path}: no such file", None, suggestion=_GIVE)
         scenario = inputs.load_input(path, opts.inputs,
                                      allow_unknown_fields=opts.allow_unknown_fields)
         if opts.check:
@@ -93,7 +120,11 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
                          trace=opts.trace or opts.explain is not None, until=opts.until)
         progress.ACTIVITY.simulating(sim)
         result = sim.run()
+        if opts.explain is not None:
+            check_explained(opts.explain, result)
     except ScenarioError as e:
+        if e.internal:  # a bug met while reading: not the file's fault
+            return _failure(path, e.message, "internal"), None
         errors = every_error(e, path) if _kr_file(path, opts) else [e]
         return FileReport(path, "refused", ExitCode.REFUSED,
                           problems=tuple(_problem(path, x) for x in errors)), None
@@ -101,7 +132,9 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
         return _failure(path, str(e), "not simulated"), None
     except KrulesetError as e:
         return _failure(path, str(e), "error"), None
-    except Exception as e:  # an internal error is a bug: say so, no traceback unless asked
+    except BaseException as e:  # an internal error is a bug: say so, no traceback unless asked
+        if not is_bug(e):
+            raise
         detail = traceback.format_exc() if os.environ.get("KRULESET_DEBUG") else ""
         msg = (f"internal error (a bug in kruleset, please report it): "
                f"{type(e).__name__}: {e}")

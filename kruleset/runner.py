@@ -138,10 +138,20 @@ def _execute_to(req: RunRequest, files: list[str], inputs: Any) -> int:
               file=sys.stderr)
         return ExitCode.REFUSED
     try:
-        return _execute(req, files, fmt_cls, out, inputs)
-    finally:
+        code = _execute(req, files, fmt_cls, out, inputs)
         if out is not sys.stdout:
-            out.close()
+            out.close()  # flushes: a full disk shows here
+        return code
+    except OSError as e:
+        if out is sys.stdout:
+            raise
+        print(f"kruleset: --output: cannot write {req.output}: {e.strerror or e}",
+              file=sys.stderr)
+        return ExitCode.REFUSED
+    finally:
+        if out is not sys.stdout and not out.closed:
+            with contextlib.suppress(OSError):
+                out.close()
 
 
 def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],

@@ -5,7 +5,11 @@
 Inputs are, in turn: the project's own inputs mutated (``.kr``, YAML, JSON;
 tests/fuzzing.py), random valid scenarios (whose runs must keep the
 invariants: no preemption of an equal or higher priority, allocatable never
-exceeded, quota max respected) and texts derived from the Lark grammar.  An
+exceeded, quota max respected), hostile inputs (tests/fuzzing_hostile.py:
+null list items and wrong types in every kind kruleset reads, through
+``include``, ``config`` and ``apply``/``delete``; duplicate objects and keys;
+alias bombs; ``--profile`` files; ``sweep --set``/``--seeds`` values; over-long
+tokens; unwritable ``-o`` files) and texts derived from the Lark grammar.  An
 input fails when it raises anything but a clear refusal, takes longer than
 ``--timeout`` seconds of CPU time or more than ``--memory`` MiB.  CPU time,
 not wall-clock time: on a shared machine (and under ``nice``) a normal input
@@ -17,6 +21,7 @@ any failed.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import resource
 import signal
@@ -26,10 +31,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import attrs
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fuzzing import check_input, corpus, grammar_strategy, mutate, random_scenario  # noqa: E402
+from fuzzing_hostile import check_case, hostile_case  # noqa: E402
 
 
 class _Timeout(Exception):
@@ -72,17 +80,24 @@ def _chunk(args: tuple[int, int, int, float, int, str]) -> tuple[int, dict[str, 
     for i in range(count):
         pick = i % 10
         invariants = False
-        if pick < 6:
+        case = None
+        if pick < 5:
             kind, text = rng.choice(inputs)
             text = mutate(rng, text)
-        elif pick < 9:
+        elif pick < 7:
             kind, text, invariants = "kr", random_scenario(rng), True
+        elif pick < 9:
+            case = hostile_case(rng, inputs)
+            kind, text = f"hostile-{case.how}", json.dumps(attrs.asdict(case))
         else:
             kind, text = "kr", next(grammar, "")
         began = time.process_time()
         signal.setitimer(signal.ITIMER_PROF, timeout)
         try:
-            outcome = check_input(kind, text, folder, invariants=invariants)
+            if case is not None:
+                outcome = check_case(case, folder)
+            else:
+                outcome = check_input(kind, text, folder, invariants=invariants)
             if time.process_time() - began >= timeout:
                 # The alarm went off where Python could not raise it (a weakref
                 # callback, a __del__): it is printed as ignored, the input ran on.

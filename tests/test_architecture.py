@@ -32,6 +32,8 @@ LAYERS: dict[str, int] = {
     "kruleset._version": 0,
     "kruleset.exitcode": 0,
     "kruleset.terminal": 0,
+    "kruleset.readfile": 0,
+    "kruleset.yamlload": 0,
     "kruleset.lang": 1,
     "kruleset.manifests": 1,
     "kruleset.rules": 2,
@@ -42,6 +44,7 @@ LAYERS: dict[str, int] = {
     "kruleset.cli": 6,
     # The command line's work over files and its what-if sweeps.
     "kruleset.runner": 6,
+    "kruleset.guard": 6,
     "kruleset.batch": 6,
     "kruleset.fileresult": 6,
     "kruleset.progress": 6,

@@ -140,3 +140,28 @@ def test_output_is_byte_identical_across_runs_and_jobs(tmp_path: Path) -> None:
         assert done.returncode in (0, 1), done.stderr.decode()
         outs.append(done.stdout)
     assert outs[0] == outs[1] == outs[2]
+
+
+# --- hostile inputs: structural changes to every kind, profiles, sweep values, long tokens ------
+# What the fuzzing round of issue 33 found; a bounded sample (a few seconds), scripts/fuzz.py
+# runs any number.
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hostile_inputs_are_answered_cleanly(seed: int, tmp_path: Path) -> None:
+    from fuzzing_hostile import check_case, hostile_case
+
+    rng = random.Random(33_000 + seed)
+    outcomes = [check_case(hostile_case(rng, corpus()), tmp_path) for _ in range(40)]
+    assert "refused" in outcomes  # the generators do reach the refusals they are for
+
+
+@pytest.mark.parametrize("generator", ["structural_yaml", "profile_case", "sweep_case",
+                                       "long_token_case", "output_case"])
+def test_each_hostile_generator_is_answered_cleanly(generator: str, tmp_path: Path) -> None:
+    import fuzzing_hostile
+
+    make = getattr(fuzzing_hostile, generator)
+    rng = random.Random(generator)
+    for _ in range(8):
+        case = make(rng, corpus()) if generator == "structural_yaml" else make(rng)
+        fuzzing_hostile.check_case(case, tmp_path)

@@ -24,8 +24,9 @@ import gc
 import os
 from pathlib import Path
 
-from ..errors import KrulesetError, ScenarioError, Span
+from ..errors import KrulesetError, ScenarioError, Span, internal, is_bug
 from ..model.scenario import Scenario
+from ..readfile import read_regular_text
 from .kubelet import KubeletConfigError, make_kubelet_config
 from .loader import build_scenario
 from .values import RangeError, expand_range
@@ -75,11 +76,13 @@ def parse_text(text: str, file: str = "<text>", *, base_line: int = 0,
     except RecursionError:
         raise ScenarioError("the scenario is nested too deeply to read",
                             Span(file, 0, 0, "")) from None
-    except Exception as exc:  # noqa: BLE001 - the public entry never leaks a traceback
-        raise ScenarioError(
+    except BaseException as exc:  # the public entry never leaks a traceback
+        if not is_bug(exc):
+            raise
+        raise internal(ScenarioError(
             f"internal error while reading the scenario ({type(exc).__name__}: {exc}); "
             "this is a bug in kruleset, please report it with the file",
-            Span(file, 0, 0, "")) from exc
+            Span(file, 0, 0, ""))) from exc
     finally:
         if paused:
             gc.enable()
@@ -106,7 +109,7 @@ def load(source: str | os.PathLike[str], *, file: str | None = None,
     path = Path(source)
     name = file or str(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})",
                             Span(name, 0, 0, "")) from None

@@ -132,7 +132,9 @@ class Context:
             if len(table) == declared + len(keys):
                 origin.update(dict.fromkeys(keys, where))
                 return
-            for key in keys:  # a name given twice (a dump): refused below, as one by one
+            # A name given twice (in one dump): taken out again, each once,
+            # and refused below as one by one.
+            for key in dict.fromkeys(keys):
                 del table[key]
         for obj in pods:
             assert isinstance(obj, Pod)

@@ -42,6 +42,7 @@ from ..model.objects import (
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ..model.selectors import LabelSelector, Taint
+from ..readfile import NotRegularFile, check_regular
 from .context import Context
 from .cursor import Attr, Cursor, read_attrs
 from .dra import DRA_DECLARATIONS, DRA_HANDLERS
@@ -574,12 +575,15 @@ def resolve_path(ctx: Context, word: Word) -> Path:
     if not path.is_absolute():
         path = Path(ctx.src.folder or ".") / path
     try:
-        found = path.is_file()
+        check_regular(path)
+    except FileNotFoundError:
+        raise ctx.src.error(f"file not found: {word.text}", word,
+                            expected="a path relative to the .kr file's folder") from None
+    except NotRegularFile as e:
+        raise ctx.src.error(f"{word.text}: {e.strerror}", word,
+                            expected="a YAML or JSON file") from None
     except (OSError, ValueError) as e:  # a name too long, a NUL byte
         raise ctx.src.error(f"cannot use this file name: {getattr(e, 'strerror', None) or e}",
                             word, expected="a path relative to the .kr file's folder") from None
-    if not found:
-        raise ctx.src.error(f"file not found: {word.text}", word,
-                            expected="a path relative to the .kr file's folder")
     return path
 

@@ -12,14 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ScenarioError, Span
+from ..model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from ..model.objects import Node, Pod
 from ..model.scenario import Action, ApplyObject, DeleteObjectOf
 from .context import Context
 from .cursor import Cursor
 from .declarations import resolve_path
+from .dra import register_included
 from .syntax import Word
 
 __all__ = ["call_loader", "file_actions"]
+
+DRA_OBJECTS = (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice)
 
 
 def call_loader(name: str, path: Any, span: Span) -> Any:
@@ -43,6 +47,15 @@ def file_actions(ctx: Context, cur: Cursor, verb: str, span: object) -> list[Act
     where = f"from {w.text}"
     out: list[Action] = []
     for obj in loaded.objects:
+        if isinstance(obj, DRA_OBJECTS):
+            # Registered by the DRA reader (names for later references); the
+            # simulation applies or deletes them as the other kinds.
+            if verb == "apply":
+                register_included(ctx, obj, w)
+                out.append(ApplyObject(obj, span=span))  # type: ignore[arg-type]
+            else:
+                out.append(DeleteObjectOf(obj, span=span))  # type: ignore[arg-type]
+            continue
         if verb == "apply":
             kind, key, table = ctx._slot(obj)
             if key not in table or (kind, key) in ctx.gone:

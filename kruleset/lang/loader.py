@@ -184,7 +184,11 @@ class _Builder:
         A refusal that only follows from an earlier one (a name the refused
         statement would have declared) is not reported again.
         """
-        if len(self.errors) >= MAX_ERRORS:
+        # Refusals that only follow from earlier ones are not reported but still
+        # counted: each is checked against every refused line before it, and a
+        # file of a million bad lines must not take hours to refuse.
+        if len(self.errors) >= MAX_ERRORS or (self.errors and
+                                              len(self.failed) >= MAX_REFUSED_STATEMENTS):
             raise combined(self.errors)
         try:
             yield
@@ -448,6 +452,7 @@ class _Builder:
 
 
 MAX_ERRORS = 50  # refusals reported from one file
+MAX_REFUSED_STATEMENTS = 1000  # refused statements read before stopping, reported or not
 
 
 def _within_horizon(src: Source, word: Word, ms: int) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..model.limits import INT32_MAX
 from ..model.objects import (
     SYSTEM_CLUSTER_CRITICAL,
     SYSTEM_CRITICAL_PRIORITY,
@@ -546,7 +547,8 @@ def _spread(src: Source, cur: Cursor) -> TopologySpreadConstraint:
                             attr.key)
         if n == "max-skew":
             assert attr.value is not None
-            got["max_skew"] = integer(src, attr.value, "max-skew", minimum=1)
+            got["max_skew"] = integer(src, attr.value, "max-skew", minimum=1,
+                                       maximum=INT32_MAX)
         elif n == "topology":
             assert attr.value is not None
             got["topology_key"] = label_key(src, attr.value, attr.text)
@@ -557,7 +559,8 @@ def _spread(src: Source, cur: Cursor) -> TopologySpreadConstraint:
                                                 "when-unsatisfiable value")
         elif n == "min-domains":
             assert attr.value is not None
-            got["min_domains"] = integer(src, attr.value, "min-domains", minimum=1)
+            got["min_domains"] = integer(src, attr.value, "min-domains", minimum=1,
+                                          maximum=INT32_MAX)
         elif n == "selector":
             assert attr.group is not None
             got["selector"] = label_selector(src, attr.group)

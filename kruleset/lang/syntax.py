@@ -22,6 +22,7 @@ __all__ = [
     "Group",
     "Item",
     "LexError",
+    "MAX_TOKEN",
     "Statement",
     "Builder",
     "Word",
@@ -30,10 +31,17 @@ __all__ = [
     "last_word",
 ]
 
+#: The longest word or string a ``.kr`` file may hold (a CEL selector is at most
+#: 10 KiB, a Kubernetes name 253 characters): longer is a mistake, refused at
+#: its position before anything holds a copy of it.
+MAX_TOKEN = 65_536
+
 _PIECE = re.compile(r"\(([^()]*)\)|[^\s,|()]+|[,|]")
 _FINDITER = _PIECE.finditer
-_WORD_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])+\Z")
-_RUN_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]+\])*\Z")
+# Possessive repetitions (++, *+): a backtracking one keeps memory for every
+# character it matched, which a word of many megabytes would make gigabytes.
+_WORD_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!]|\[[0-9]+\.\.[0-9]+\])++\Z")
+_RUN_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]+\])*+\Z")
 _BAD_CHAR = re.compile(r"\[[0-9]+\.\.[0-9]+\]|[A-Za-z0-9_.\/*:%+\-@~=<>!]")
 _ESCAPE = re.compile(r"\\(.)")
 
@@ -200,7 +208,15 @@ def split_run(text: str, line: int, column: int, out: list[Item]) -> None:
         else:
             if check and _WORD_OK.match(value) is None:
                 _bad_word(value, line, col)
+            if len(value) > MAX_TOKEN:
+                _too_long("word", value, line, col)
             append(Word("WORD", value, line, col))
+
+
+def _too_long(what: str, value: str, line: int, col: int) -> None:
+    raise LexError(f"a {what} of {len(value):,} characters, longer than the {MAX_TOKEN:,} "
+                   f"kruleset reads", line, col,
+                   expected=f"a {what} of at most {MAX_TOKEN:,} characters")
 
 
 def _bad_word(value: str, line: int, col: int) -> None:
@@ -224,6 +240,8 @@ def _flatten(children: list[Any], out: list[Item]) -> list[Item]:
                 split_run(str(child), line, col, out)
             elif kind == "STRING":
                 raw = str(child)
+                if len(raw) > MAX_TOKEN:
+                    _too_long("string", raw, line, col)
                 text = _decode(raw, line, col)
                 prev = out[-1] if out else None
                 if (isinstance(prev, Word) and prev.kind == "WORD" and prev.value.endswith("=")

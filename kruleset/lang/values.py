@@ -8,6 +8,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..errors import did_you_mean
+from ..model.limits import INT64_MAX, INT64_MIN
 from ..model.quantity import QuantityError, parse_duration, parse_percentage, parse_quantity
 from ..model.selectors import (
     DOES_NOT_EXIST,
@@ -89,16 +90,24 @@ def expand_range(text: str) -> list[str]:
 
 def integer(src: Source, word: Word, what: str, *, minimum: int | None = None,
             maximum: int | None = None) -> int:
-    """A base-10 integer (may be negative unless ``minimum`` says otherwise)."""
+    """A base-10 integer (may be negative unless ``minimum`` says otherwise).
+
+    No Kubernetes integer is wider than 64 bits: without bounds of its own,
+    a value is refused outside the int64 range.
+    """
     text = word.value
     if not _INT.match(text):
-        raise src.error(f"{what} must be a whole number, found '{text}'", word,
+        raise src.error(f"{what} must be a whole number, found '{text[:60]}'", word,
                         expected="a whole number such as 3")
-    value = int(text)
-    if minimum is not None and value < minimum:
-        raise src.error(f"{what} must be at least {minimum}, found {value}", word)
-    if maximum is not None and value > maximum:
-        raise src.error(f"{what} must be at most {maximum}, found {value}", word)
+    minimum = INT64_MIN if minimum is None else minimum
+    maximum = INT64_MAX if maximum is None else maximum
+    # Beyond 40 digits a number is past every bound (and int() refuses 4,300).
+    value = int(text) if len(text) <= 40 else (minimum - 1 if text[0] == "-" else maximum + 1)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if value < minimum:
+        raise src.error(f"{what} must be at least {minimum}, found {shown}", word)
+    if value > maximum:
+        raise src.error(f"{what} must be at most {maximum}, found {shown}", word)
     return value
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, NoReturn
 
 from ..errors import ManifestError, Span
+from ..model.limits import INT64_MAX, INT64_MIN
 from ..model.quantity import QuantityError, parse_percentage, parse_quantity
 from ..model.resources import ZERO, Resources
 from ..model.selectors import LabelSelector, Requirement
@@ -130,9 +131,11 @@ def choice(doc: Doc, value: object, field: str, choices: tuple[str, ...], defaul
 
 def integer(doc: Doc, value: object, field: str, default: int | None = None,
             minimum: int | None = None, maximum: int | None = None) -> int | None:
-    """An integer (``default`` when absent), optionally within bounds."""
+    """An integer (``default`` when absent), within bounds (int64 when none is given)."""
     if value is None:
         return default
+    minimum = INT64_MIN if minimum is None else minimum
+    maximum = INT64_MAX if maximum is None else maximum
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)

@@ -27,32 +27,12 @@ from typing import Any, TextIO
 import yaml
 
 from ..errors import ManifestError, Span
+from ..readfile import check_regular
+from ..yamlload import load_all
 from ._fields import Doc
 from ._jsonitems import ItemDecoder
 
 __all__ = ["FILE_LABELS", "file_label", "iter_documents", "read_documents", "read_text"]
-
-_MERGE = "tag:yaml.org,2002:merge"
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last)."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        keys = [k.value for k, _ in node.value
-                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE]
-        if len(keys) != len(set(keys)):
-            seen: set[str] = set()
-            for k, _ in node.value:
-                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE:
-                    if k.value in seen:
-                        raise yaml.constructor.ConstructorError(
-                            None, None, f"the key {k.value!r} is given twice", k.start_mark)
-                    seen.add(k.value)
-        return super().construct_mapping(node, deep)
-
-
-_LOADER: Any = _Loader
 
 
 #: Names shown for files read under another name (stdin, kept in a temporary file).
@@ -66,7 +46,8 @@ def file_label(path: Path) -> str:
     return str(path) if not labels else labels.get(str(path), str(path))
 
 
-def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, object]]:
+def read_documents(path: Path, span: Span | None = None, *,
+                   strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """Yield ``(Doc, value)`` for every document of ``path``, expanding ``kind: List``.
 
     ``.json`` files are read with the json module, the items of a List one at
@@ -75,11 +56,11 @@ def read_documents(path: Path, span: Span | None = None) -> Iterator[tuple[Doc, 
     documents are skipped but still counted, so document numbers match what
     a reader counts between ``---`` lines.
     """
-    return iter_documents(path, span, None)
+    return iter_documents(path, span, None, strict=strict)
 
 
-def iter_documents(path: Path, span: Span | None,
-               items: ItemDecoder | None) -> Iterator[tuple[Doc, object]]:
+def iter_documents(path: Path, span: Span | None, items: ItemDecoder | None, *,
+                   strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """:func:`read_documents`; with ``items``, List items of a JSON file are read by it.
 
     Values read by an :class:`ItemDecoder` may share nested parts of their
@@ -88,6 +69,12 @@ def iter_documents(path: Path, span: Span | None,
     file = file_label(path)
     json_file = path.suffix.lower() == ".json"
     skip = 0
+    try:
+        check_regular(path)
+    except FileNotFoundError:
+        raise ManifestError("no such file", file=file, span=span) from None
+    except OSError as e:
+        raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if json_file and items is not None and CHUNK > 0:
         # Read a chunk at a time; on anything unusual (a syntax error
         # included) the whole text is read and decoded as below, from the
@@ -107,20 +94,23 @@ def iter_documents(path: Path, span: Span | None,
         raise ManifestError(f"cannot read the file: {e.strerror}", file=file, span=span) from None
     if json_file:
         try:
-            yield from islice(_json_documents(Doc(file, 1, "", span), _Text(text), items),
-                              skip, None)
+            yield from islice(_json_documents(Doc(file, 1, "", span), _Text(text), items,
+                                              strict), skip, None)
         except json.JSONDecodeError as e:
             raise ManifestError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}",
                                 file=file, document=1, span=span) from None
         except RecursionError:
             raise ManifestError("the JSON is nested too deeply to read", file=file,
                                 document=1, span=span) from None
+        except _DuplicateKey as e:
+            raise ManifestError(f"not valid JSON: {e}", file=file, document=1,
+                                span=span) from None
         except ValueError:  # an integer of more than 4,300 digits
             raise ManifestError("a number has more than 4,300 digits: no quantity is that "
                                 "large", file=file, document=1, span=span) from None
         return
     number = 0
-    docs = yaml.load_all(text, Loader=_LOADER)
+    docs = load_all(text)
     while True:
         try:
             value = next(docs)
@@ -144,12 +134,34 @@ def read_text(path: Path) -> str:
     Read whole, not mapped into memory: a file truncated while it is read
     must give a short text (and a syntax error), not a bus error.
     """
+    check_regular(path)
     with open(path, encoding="utf-8-sig") as f:
         return f.read()
 
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object giving a key twice (the json module keeps the last)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(f"the key {k!r} is given twice")
+            seen.add(k)
+    return out
+
+
+# Configurations (``strict``): a key given twice is refused, as the strict
+# decoding of kube-scheduler and the kubelet does.  Manifests keep the json
+# module's reading (the last value wins), as ``kubectl`` does.
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 # Characters of a JSON file read at a time by the item-by-item reading (0: the
 # whole file at once).  A few megabytes: the file is never held whole, and the
 # window being decoded stays small.
@@ -262,15 +274,15 @@ def _utf8(path: Path) -> bool:
     return True
 
 
-def _json_documents(doc: Doc, src: _Text,
-                    items: ItemDecoder | None = None) -> Iterator[tuple[Doc, object]]:
+def _json_documents(doc: Doc, src: _Text, items: ItemDecoder | None = None,
+                    strict: bool = False) -> Iterator[tuple[Doc, object]]:
     """The objects of a JSON text; a top-level ``items`` array is decoded item by item.
 
     An item ``items`` does not recognise (or without ``items``) is decoded by
     the json module, which also reports malformed text.  In a window
     (:class:`_Text`) anything but an object fails with ``ValueError``.
     """
-    decode = _DECODER.raw_decode
+    decode = (_STRICT_DECODER if strict else _DECODER).raw_decode
     fast = items.item if items is not None else None
 
     def read_item(text: str, pos: int) -> tuple[Any, int]:
@@ -334,6 +346,8 @@ def _json_documents(doc: Doc, src: _Text,
                         break
                     raise json.JSONDecodeError("Expecting ',' delimiter", src.text, pos)
         else:
+            if strict and key in top:
+                raise _DuplicateKey(f"the key {key!r} is given twice")
             top[key], pos = src.value(pos, decode)
         pos = src.ws(pos)
         if src.text.startswith(",", pos):

@@ -222,6 +222,11 @@ def _slice(doc: Doc, spec: dict[str, Any], name: str, version: str) -> ResourceS
         doc.fail("spec", "a ResourceSlice sets exactly one of nodeName, nodeSelector, allNodes")
     devices = tuple(_device(doc, d, f"spec.devices[{i}]", driver, version)
                     for i, d in enumerate(seq(doc, spec.get("devices"), "spec.devices")))
+    seen: set[str] = set()
+    for i, d in enumerate(devices):  # validateResourceSliceSpec: names are unique in a slice
+        if d.name in seen:
+            doc.fail(f"spec.devices[{i}].name", f'Duplicate value: "{d.name}"')
+        seen.add(d.name)
     return ResourceSlice(name, driver, pool_name, devices,
                          integer(doc, pool.get("generation"), "spec.pool.generation", 0, 0) or 0,
                          integer(doc, pool.get("resourceSliceCount"),

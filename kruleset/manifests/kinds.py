@@ -21,6 +21,7 @@ from ..model.objects import (
     PriorityClass,
     ResourceQuota,
 )
+from ..model.quantity import format_quantity
 from ..model.resources import Resources
 from ._fields import Doc, mapping, quantity, resources, seq, string
 
@@ -115,10 +116,52 @@ def limit_range_from(doc: Doc, obj: dict[str, Any], namespace: str, name: str) -
             got["default"].setdefault(k, v)
         for k, v in (*got["default"].items(), *got["min"].items()):
             got["default_request"].setdefault(k, v)
+        _check_limit_item(doc, f, item, got)
         for attr, values in got.items():
             found[attr].update(values)
     return LimitRange(namespace, name, span=doc.span or NO_SPAN,
                       **{k: Resources.of(v) for k, v in found.items()})
+
+
+# ValidateLimitRange's comparisons of one item, after defaulting, in its order:
+# (the field refused, the smaller side, the larger side, the message's words).
+_LIMIT_ORDER = (
+    ("min", "min", "max", "min value {a} is greater than max value {b}"),
+    ("defaultRequest", "min", "default_request", "min value {a} is greater than default "
+                                                 "request value {b}"),
+    ("defaultRequest", "default_request", "max", "default request value {a} is greater "
+                                                 "than max value {b}"),
+    ("defaultRequest", "default_request", "default", "default request value {a} is greater "
+                                                     "than default limit value {b}"),
+    ("default", "min", "default", "min value {a} is greater than default value {b}"),
+    ("default", "default", "max", "default value {a} is greater than max value {b}"),
+)
+_WRITTEN = {"min": "min", "max": "max", "default": "default",
+            "default_request": "defaultRequest"}
+
+
+def _check_limit_item(doc: Doc, f: str, item: dict[str, Any],
+                      got: dict[str, dict[str, int]]) -> None:
+    """Refuse an item the API server's ValidateLimitRange refuses (min above max, …)."""
+    keys = sorted({k for values in got.values() for k in values})
+    for k in keys:
+        for field, low, high, words in _LIMIT_ORDER:
+            a, b = got[low].get(k), got[high].get(k)
+            if a is None or b is None or a <= b:
+                continue
+            side = low if _WRITTEN[low] == field else high  # the value the field holds
+            text = _as_written(item, field, k, got[side][k])
+            doc.fail(f"{f}.{field}[{k}]", f'Invalid value: "{text}": ' + words.format(
+                a=_as_written(item, _WRITTEN[low], k, a),
+                b=_as_written(item, _WRITTEN[high], k, b)))
+
+
+def _as_written(item: dict[str, Any], key: str, resource: str, value: int) -> str:
+    """A quantity of the item as the file writes it (or, when defaulted, as kruleset prints it)."""
+    written = item.get(key)
+    if isinstance(written, dict) and resource in written:
+        return str(written[resource])
+    return format_quantity(resource, value)
 
 
 def resource_quota_from(doc: Doc, obj: dict[str, Any], namespace: str,

@@ -88,7 +88,7 @@ def read_kubelet_fields(path: Path, span: Span | None = None) -> tuple[Doc, Kube
     """Read the KubeletConfiguration document of ``path`` into :class:`KubeletFields`."""
     path = Path(path)
     found: tuple[Doc, dict[str, Any]] | None = None
-    for doc, value in read_documents(path, span):
+    for doc, value in read_documents(path, span, strict=True):
         body = mapping(doc, value, "")
         if body.get("kind") != KIND:
             doc.fail("kind", f"expected kind {KIND}, found {body.get('kind')!r}")

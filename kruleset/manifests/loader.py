@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from ..errors import ScenarioError, Span, combined
+from ..errors import ScenarioError, Span, combined, is_bug
 from ..model.scenario import Object
 from ._fields import Doc
 from ._jsonitems import ItemDecoder
@@ -81,7 +81,9 @@ def _load(path: Path, span: Span | None) -> LoadedManifests:
                 errors.extend(getattr(err, "errors", (err,)))
                 if len(errors) >= MAX_ERRORS:
                     break
-            except Exception as err:  # a bug must still name the document
+            except BaseException as err:  # a bug must still name the document
+                if not is_bug(err):
+                    raise
                 errors.append(internal_error(doc, err))
                 break
     except ScenarioError as err:  # the file itself (syntax): nothing after it can be read

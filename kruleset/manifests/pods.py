@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import NO_SPAN
+from ..model.limits import INT32_MAX
 from ..model.objects import (
     Container,
     EmptyDir,
@@ -279,7 +280,7 @@ def _tolerations(doc: Doc, raw: object, field: str) -> tuple[Toleration, ...]:
 
 def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
     c = mapping(doc, raw, field)
-    max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1)
+    max_skew = integer(doc, c.get("maxSkew"), f"{field}.maxSkew", None, 1, INT32_MAX)
     if max_skew is None:
         doc.fail(f"{field}.maxSkew", "a topology spread constraint needs maxSkew (1 or more)")
     key = string(doc, c.get("topologyKey"), f"{field}.topologyKey")
@@ -291,7 +292,8 @@ def _spread(doc: Doc, raw: object, field: str) -> TopologySpreadConstraint:
                  "(DoNotSchedule or ScheduleAnyway)")
     when = choice(doc, c.get("whenUnsatisfiable"), f"{field}.whenUnsatisfiable",
                   ("DoNotSchedule", "ScheduleAnyway"), "DoNotSchedule")
-    min_domains = integer(doc, c.get("minDomains"), f"{field}.minDomains", None, 1)
+    min_domains = integer(doc, c.get("minDomains"), f"{field}.minDomains", None, 1,
+                          INT32_MAX)
     if min_domains is not None and when != "DoNotSchedule":
         doc.fail(f"{field}.minDomains", "minDomains needs whenUnsatisfiable DoNotSchedule")
     selector = label_selector(doc, c.get("labelSelector"), f"{field}.labelSelector")
@@ -428,6 +430,9 @@ def spec_fields(doc: Doc, spec_raw: object, spec_field: str) -> SpecFields:
         if g("resourceClaims") else (),
         "readiness_delay": _readiness_delay(doc, raw_containers, g("initContainers"), sf),
     }
+    if any(c.claims for c in (*containers, *inits)):
+        _check_container_claims(doc, sf, containers, inits,
+                                fields["resource_claims"])  # type: ignore[arg-type]
     shape = None
     if container_keys is not None and init_keys is not None:
         shape = (container_keys, init_keys, overhead, priority)
@@ -459,6 +464,24 @@ def _readiness_delay(doc: Doc, containers: list[Any], inits: object, sf: str) ->
                        f"{where}.readinessProbe.initialDelaySeconds", 0, 0) or 0
         delay = max(delay or 0, secs * 1000)
     return delay
+def _check_container_claims(doc: Doc, sf: str, containers: Any, inits: Any,
+                            pod_claims: tuple[Any, ...]) -> None:
+    """Each container's ``resources.claims`` names a pod claim (validateResourceClaimNames)."""
+    names = sorted({c.name for c in pod_claims})
+    detail = "must be one of the names in pod.spec.resourceClaims" + (
+        ": " + ", ".join(names) if names else " which is empty")
+    for part, group in (("containers", containers), ("initContainers", inits)):
+        for i, c in enumerate(group):
+            seen: set[str] = set()
+            for j, name in enumerate(c.claims):
+                field = f"{sf}.{part}[{i}].resources.claims[{j}]"
+                if not name:
+                    doc.fail(field, "Required value")
+                if name in seen:
+                    doc.fail(field, f'Duplicate value: "{name}"')
+                seen.add(name)
+                if name not in names:
+                    doc.fail(field, f'Not found: "{name}": {detail}')
 
 
 def _resource_claims(doc: Doc, raw: object, field: str) -> tuple[Any, ...]:

@@ -16,12 +16,12 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from ..errors import NO_SPAN, ManifestError
+from ..errors import NO_SPAN, ManifestError, internal, is_bug
 from ..model.objects import Pod
 from ..model.resources import Resources
 from ..model.scenario import Object
 from ._fastpod import checked_labels
-from ._fields import Doc, integer, mapping, string, string_map, timestamp_ms
+from ._fields import Doc, integer, mapping, seq, string, string_map, timestamp_ms
 from ._jsonitems import ItemDecoder
 from .dra import DRA_KINDS, dra_object
 from .entries import Entry
@@ -395,7 +395,7 @@ class Reader:
         """Whether the pod is Ready; its nomination and deletion noted."""
         ready = True
         if status:
-            for c in status.get("conditions") or ():
+            for c in seq(doc, status.get("conditions"), "status.conditions"):
                 if isinstance(c, dict) and c.get("type") == "Ready":
                     ready = c.get("status") == "True"
                     break
@@ -452,7 +452,9 @@ class Reader:
                     objects.append(rec)  # type: ignore[arg-type]
             except ManifestError:
                 raise
-            except Exception as err:
+            except BaseException as err:
+                if not is_bug(err):
+                    raise
                 raise internal_error(rec.doc, err) from err  # type: ignore[union-attr]
         return self._result(objects)
 
@@ -494,11 +496,11 @@ def _used_annotations(doc: Doc, raw: object) -> dict[str, str]:
     return string_map(doc, used, "metadata.annotations") if used else used
 
 
-def internal_error(doc: Doc, err: Exception) -> ManifestError:
+def internal_error(doc: Doc, err: BaseException) -> ManifestError:
     """The error naming the object being read when reading it raised ``err`` (a bug)."""
-    return doc.error("", f"internal error while reading this object "
-                         f"({type(err).__name__}: {err}); this is a bug in kruleset, "
-                         "please report it with the file")
+    return internal(doc.error("", f"internal error while reading this object "
+                                  f"({type(err).__name__}: {err}); this is a bug in "
+                                  "kruleset, please report it with the file"))
 
 
 def _labels_and_static(doc: Doc, meta: dict[str, Any]) -> tuple[Any, bool]:

@@ -13,6 +13,7 @@ from ..model.config import PluginSet, SchedulerConfig
 from ._fields import Doc, integer, mapping, seq, string
 from .documents import read_documents
 from .known_fields import PLUGIN_ARGS, SCHEDULER_CONFIGURATION
+from .scheduler_args import validate_plugin_args
 from .schema import ANY, vet
 
 __all__ = ["API_VERSIONS", "EXTENSION_POINTS", "load_scheduler_config"]
@@ -88,6 +89,7 @@ def _profile(doc: Doc, raw: dict[str, Any], field: str, top_percentage: int | No
             doc.fail(f"{pf}.name", f"repeated pluginConfig for plugin {plugin}")
         raw_args = mapping(doc, pc.get("args"), f"{pf}.args")
         vet(doc, raw_args, PLUGIN_ARGS.get(plugin, ANY), f"{pf}.args", types=True)
+        validate_plugin_args(doc, plugin, raw_args, f"{pf}.args")
         args[plugin] = copy.deepcopy(raw_args)
     percentage = _percentage(doc, raw.get("percentageOfNodesToScore"),
                              f"{field}.percentageOfNodesToScore")
@@ -118,7 +120,7 @@ def load_scheduler_config(path: Path, span: Span | None = None) -> SchedulerConf
     path = Path(path)
     source = str(path)
     found: tuple[Doc, dict[str, Any]] | None = None
-    for doc, value in read_documents(path, span):
+    for doc, value in read_documents(path, span, strict=True):
         body = mapping(doc, value, "")
         kind = body.get("kind")
         if kind != "KubeSchedulerConfiguration":

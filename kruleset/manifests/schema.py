@@ -156,6 +156,12 @@ def check(value: Any, schema: Any, path: str = "", types: bool = False) -> Itera
     if type(schema) is list:
         if type(value) is list:
             for i, item in enumerate(value):
+                if item is None and schema[0] is not ANY:
+                    # What a null item would decode to upstream (an empty
+                    # object or value) is never what was meant: refused.
+                    yield Problem("type", f"{path}[{i}]", "a list item is null",
+                                  "remove the item or give its fields")
+                    continue
                 yield from check(item, schema[0], f"{path}[{i}]", types)
         elif types:
             yield Problem("type", path, f"expected a list, found {value!r}")

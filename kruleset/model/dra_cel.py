@@ -40,6 +40,10 @@ _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
+# resource.k8s.io's CELSelectorExpressionMaxLength (10 Ki bytes).
+MAX_EXPRESSION_BYTES = 10 * 1024
+
+
 class CelCompileError(ValueError):
     """An expression the API server would refuse: message, 1-based line and column in it."""
 
@@ -181,6 +185,9 @@ def check(expression: str) -> None:
         return
     if not expression.strip():
         raise CelCompileError("compilation failed: expression is empty")
+    if len(expression.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+        # As validateCELSelector: too long an expression is not compiled at all.
+        raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
     try:
         prog = _cel().compile(expression)
     except ValueError as exc:

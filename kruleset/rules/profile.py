@@ -32,10 +32,15 @@ import attrs
 import yaml
 
 from ..errors import ScenarioError, did_you_mean
+from ..readfile import read_regular_text
+from ..yamlload import load as load_yaml
 from .engine import ActiveRule, ActiveRuleSet
 from .registry import get_ruleset, rulesets
 
-__all__ = ["Override", "Profile", "load_profile"]
+__all__ = ["MAX_WEIGHT", "Override", "Profile", "load_profile"]
+
+#: The largest weight a profile may give a rule (a plugin's weight is an int32).
+MAX_WEIGHT = 2**31 - 1
 
 
 def _freeze(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -116,32 +121,109 @@ class Profile:
 
 
 def load_profile(path: str | Path) -> Profile:
-    """Read a kruleset profile YAML file; unknown rule sets and rules are refused."""
+    """Read a kruleset profile YAML file; anything it cannot mean is refused with its field.
+
+    Unknown rule sets, rules, fields and settings are refused with a
+    suggestion; so is a value of the wrong type.  A weight is a positive
+    integer of at most 2147483647 (a plugin's ``weight`` is an int32, and the
+    scheduler never runs a score plugin with a weight of 0 or less), and a
+    rule's ``args`` are checked against its plugin's arguments.
+    """
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise ScenarioError(f"cannot read profile: {e}", None) from None
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{p}: a profile is a mapping with 'rulesets' and 'settings'")
+        data = load_yaml(read_regular_text(p))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{p}: cannot read the profile: "
+                            f"{getattr(e, 'strerror', None) or e}") from None
+    except yaml.YAMLError as e:
+        raise ScenarioError(f"{p}: not valid YAML: {e}") from None
+    top = _mapping(p, data if data is not None else {}, "",
+                   "a profile is a mapping with 'rulesets' and 'settings'")
+    _known_keys(p, top, "", ("rulesets", "settings"))
     known = {rs.name: rs for rs in rulesets()}
     overrides: dict[str, Override] = {}
-    for name, body in (data.get("rulesets") or {}).items():
+    for name, body in _mapping(p, top.get("rulesets"), "rulesets").items():
         if name not in known:
             raise ScenarioError(f"{p}: unknown rule set '{name}'",
-                                suggestion=did_you_mean(name, known))
-        body = body or {}
-        names = {r.name for r in known[name].rules}
-        for field in ("enable", "disable", "order"):
-            for rn in body.get(field) or ():
-                if rn not in names:
-                    raise ScenarioError(f"{p}: rule set '{name}' has no rule '{rn}'",
-                                        suggestion=did_you_mean(rn, names))
-        overrides[name] = Override(
-            enable=tuple(body.get("enable") or ()),
-            disable=tuple(body.get("disable") or ()),
-            order=tuple(body.get("order") or ()),
-            args=body.get("args") or {},
-            weights=body.get("weights") or {},
-        )
-    return Profile(overrides, dict(data.get("settings") or {}))
+                                suggestion=did_you_mean(str(name), known))
+        overrides[name] = _override(p, known[name], body, f"rulesets.{name}")
+    settings = _mapping(p, top.get("settings"), "settings")
+    _known_keys(p, settings, "settings", ("percentageOfNodesToScore",))
+    pct = settings.get("percentageOfNodesToScore")
+    if pct is not None and (type(pct) is not int or not 0 <= pct <= 100):
+        raise ScenarioError(f"{p}: field settings.percentageOfNodesToScore: expected an "
+                            f"integer from 0 to 100, found {pct!r}")
+    return Profile(overrides, dict(settings))
+
+
+def _mapping(p: Path, value: Any, field: str, what: str = "") -> dict[str, Any]:
+    if value is None:
+        return {}
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise ScenarioError(f"{p}: {'field ' + field + ': ' if field else ''}"
+                            f"{what or 'expected a mapping'}, found {value!r:.60}")
+    return value
+
+
+def _known_keys(p: Path, value: dict[str, Any], field: str, known: tuple[str, ...]) -> None:
+    for key in value:
+        if key not in known:
+            raise ScenarioError(f"{p}: unknown field \"{field + '.' if field else ''}{key}\"",
+                                suggestion=did_you_mean(key, known) or
+                                f"known fields here: {', '.join(known)}")
+
+
+def _override(p: Path, rs: Any, body: Any, field: str) -> Override:
+    """One rule set's part of a profile file, checked."""
+    body = _mapping(p, body, field)
+    _known_keys(p, body, field, ("enable", "disable", "order", "args", "weights"))
+    names = {r.name for r in rs.rules}
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("enable", "disable", "order"):
+        items = body.get(key)
+        if items is None:
+            items = []
+        if type(items) is not list:
+            raise ScenarioError(f"{p}: field {field}.{key}: expected a list of rule names, "
+                                f"found {items!r:.60}")
+        for i, rn in enumerate(items):
+            if type(rn) is not str:
+                raise ScenarioError(f"{p}: field {field}.{key}[{i}]: expected a rule name, "
+                                    f"found {rn!r:.60}")
+            if rn not in names:
+                raise ScenarioError(f"{p}: rule set '{rs.name}' has no rule '{rn}'",
+                                    suggestion=did_you_mean(rn, names))
+        lists[key] = tuple(items)
+    weights = _mapping(p, body.get("weights"), f"{field}.weights")
+    for rn, w in weights.items():
+        if rn not in names:
+            raise ScenarioError(f"{p}: rule set '{rs.name}' has no rule '{rn}'",
+                                suggestion=did_you_mean(rn, names))
+        if type(w) is not int or not 1 <= w <= MAX_WEIGHT:
+            raise ScenarioError(f"{p}: field {field}.weights.{rn}: a weight is a positive "
+                                f"integer of at most {MAX_WEIGHT}, found {w!r:.60}")
+    args: dict[str, dict[str, Any]] = {}
+    for rn, value in _mapping(p, body.get("args"), f"{field}.args").items():
+        if rn not in names:
+            raise ScenarioError(f"{p}: rule set '{rs.name}' has no rule '{rn}'",
+                                suggestion=did_you_mean(rn, names))
+        args[rn] = _mapping(p, value, f"{field}.args.{rn}")  # null: no args
+        _check_args(p, rn, args[rn], f"{field}.args.{rn}")
+    return Override(enable=lists["enable"], disable=lists["disable"], order=lists["order"],
+                    args=args, weights=weights)
+
+
+def _check_args(p: Path, rule: str, value: dict[str, Any], field: str) -> None:
+    """A rule's args, against the arguments of the plugin the rule belongs to."""
+    from ..manifests.known_fields import PLUGIN_ARGS
+    from ..manifests.schema import check
+
+    schema = PLUGIN_ARGS.get(rule.rsplit(".", 1)[-1])
+    if schema is None:
+        if value:
+            raise ScenarioError(f"{p}: field {field}: rule {rule} takes no args")
+        return
+    for problem in check(value, schema, field, types=True):
+        if problem.level != "warning":
+            raise ScenarioError(f"{p}: field {problem.field}: {problem.message}",
+                                suggestion=problem.suggestion)

@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from ..model import scenario as sc
+from ..model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from ..model.objects import (
     Deployment,
     ElasticQuota,
@@ -36,10 +37,14 @@ from ..model.objects import (
     Workload,
 )
 from ..model.state import PodState
+from ..rules.dra.state import dra_of
 from .core import Simulation, register_action
+from .dra_claims import delete_dra_object
 from .setup import create_object
 
 __all__: list[str] = []
+
+DRA_OBJECTS = (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice)
 
 
 def _pods_of(sim: Simulation, namespace: str, kind: str | None, name: str | None
@@ -85,7 +90,54 @@ def _apply(sim: Simulation, a: sc.ApplyObject) -> None:
         if old is not None and old.kind == "Job" and old.template != obj.template:
             _end(sim, _pods_of(sim, obj.namespace, obj.kind, obj.name),
                  f"{obj.kind.lower()}/{obj.name}", "Rollout", "workloads.rollout")
+    elif isinstance(obj, DRA_OBJECTS):
+        _apply_dra(sim, obj)
+        return
     create_object(sim, obj)
+
+
+def _apply_dra(sim: Simulation, obj: Any) -> None:
+    """A DRA object applied: created, or replaced where the API lets its spec change.
+
+    A ResourceClaim's and a ResourceClaimTemplate's spec cannot change
+    (the API server refuses the update: the field is immutable), so an
+    existing one is left as it is and reported so; a DeviceClass or a
+    ResourceSlice of the same name is replaced.
+    """
+    dra = dra_of(sim.state)
+    if isinstance(obj, ResourceClaim | ResourceClaimTemplate):
+        table: dict[str, Any] = dra.claims if isinstance(obj, ResourceClaim) else dra.templates
+        if obj.key in table:
+            sim.record("unchanged", obj.key, None, "kubectl apply", "Unchanged",
+                       f"{type(obj).__name__} exists already; its spec is immutable",
+                       ("api.apply",))
+            return
+    elif isinstance(obj, ResourceSlice):
+        _drop_slice(sim, obj.name)  # one of the same name is replaced
+    create_object(sim, obj)
+
+
+def _drop_slice(sim: Simulation, name: str) -> bool:
+    """Take the ResourceSlice ``name`` away; whether there was one."""
+    dra = dra_of(sim.state)
+    kept = [s for s in dra.slices if s.name != name]
+    if len(kept) == len(dra.slices):
+        return False
+    dra.slices[:] = kept
+    dra.slices_version += 1
+    dra.selectable.clear()
+    dra.solutions.clear()
+    sim.changed()
+    return True
+
+
+def _delete_dra(sim: Simulation, obj: Any) -> None:
+    if isinstance(obj, ResourceSlice):
+        _drop_slice(sim, obj.name)
+        return
+    kind = {DeviceClass: "deviceclass", ResourceClaim: "claim",
+            ResourceClaimTemplate: "claimtemplate"}[type(obj)]
+    delete_dra_object(sim, kind, obj.name if isinstance(obj, DeviceClass) else obj.key)
 
 
 def _delete(sim: Simulation, a: sc.DeleteObjectOf) -> None:
@@ -120,6 +172,9 @@ def _delete(sim: Simulation, a: sc.DeleteObjectOf) -> None:
         st.limit_ranges.pop(obj.key, None)
     elif isinstance(obj, ResourceQuota):
         st.resource_quotas.pop(obj.key, None)
+    elif isinstance(obj, DRA_OBJECTS):
+        _delete_dra(sim, obj)
+        return
     sim.changed()
 
 

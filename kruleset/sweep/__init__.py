@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from ..model.limits import MAX_SEEDS, MAX_VARIANTS
 from ..model.objects import Node
 from ..model.quantity import format_duration
 from ..model.scenario import Create, Scenario
@@ -137,12 +138,20 @@ def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None =
         if p in choices:
             raise SweepError(f"--profile {p} is given twice")
         choices[p] = load_choice(p)
-    if seeds < 0:
-        raise SweepError("--seeds must not be negative")
+    if not 0 <= seeds <= MAX_SEEDS:
+        raise SweepError(f"--seeds {seeds}: must be from 0 to {MAX_SEEDS:,}",
+                         suggestion="each seed is a whole simulation; a few dozen show "
+                                    "whether arrival order matters")
     _check_at(loaded, at)
     if fail_each not in (None, "node", "zone"):
         raise SweepError(f"--fail-each {fail_each}: expected node or zone")
     fails = failures(loaded, fail_each, at) if fail_each else []
+    size = max(len(choices), 1) * max(seeds, 1) * max(len(fails), 1)
+    for _, values in set_axes:
+        size *= len(values)
+    if size > MAX_VARIANTS:
+        raise SweepError(f"the sweep has {size:,} variants, more than the {MAX_VARIANTS:,} "
+                         "one sweep runs", suggestion="fewer values, profiles or seeds")
     variants = grid(set_axes, list(choices), seeds, fails)
     if not (set_axes or choices or seeds or fails):
         raise SweepError("a sweep needs at least one axis",

@@ -91,17 +91,20 @@ class _Progress:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``kruleset sweep`` with parsed arguments; returns the exit status."""
-    from pathlib import Path
 
     from ..errors import ScenarioError
     from ..exitcode import ExitCode
     from ..model.quantity import QuantityError, parse_duration
+    from ..readfile import check_regular
     from ..report.text import Style
     from ..terminal import use_color
     from . import sweep
 
-    if not Path(args.scenario).is_file():
-        print(f"kruleset sweep: {args.scenario}: no such file", file=sys.stderr)
+    try:
+        check_regular(args.scenario)
+    except OSError as e:
+        what = "no such file" if isinstance(e, FileNotFoundError) else e.strerror
+        print(f"kruleset sweep: {args.scenario}: {what}", file=sys.stderr)
         return ExitCode.REFUSED
     try:
         at = parse_duration(args.at)

@@ -53,11 +53,21 @@ import yaml
 
 from ..errors import did_you_mean
 from ..model.config import KubeletConfig
-from ..model.objects import Deployment, ElasticQuota, Pod, PodDisruptionBudget, PriorityClass
+from ..model.limits import replicas_problem, whole_number
+from ..model.objects import (
+    Deployment,
+    ElasticQuota,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+)
 from ..model.quantity import QuantityError, parse_quantity
 from ..model.resources import Resources
 from ..model.scenario import Create, Event, KubeletBlock, Scenario
+from ..readfile import read_regular_text
 from ..rules.profile import Profile
+from ..yamlload import load as load_yaml
 from .axes import SetPath, SweepError, Variant
 
 __all__ = ["Choice", "apply_sets", "load_choice", "prepare", "shuffle_arrivals"]
@@ -78,12 +88,12 @@ def load_choice(path: str) -> Choice:
 
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SweepError(f"--profile {path}: cannot read it ({e.strerror})",
+        text = read_regular_text(p)
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError(f"--profile {path}: cannot read it ({getattr(e, 'strerror', None) or e})",
                          suggestion="give a YAML file") from None
     try:
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)
     except yaml.YAMLError:
         doc = None  # load_profile reports the YAML error with its position
     kind = doc.get("kind") if isinstance(doc, dict) else None
@@ -179,34 +189,37 @@ def _replace_objects(scenario: Scenario, path: SetPath, cls: type,
 
 
 def _integer(path: SetPath, value: str, minimum: int | None = None) -> int:
-    try:
-        n = int(value)
-    except ValueError:
+    n = whole_number(value)
+    if n is None:
         raise SweepError(f"--set {path.text}={value}: not an integer",
-                         expected="a whole number, e.g. 1000") from None
+                         expected="a whole number in ASCII digits, e.g. 1000")
     if minimum is not None and n < minimum:
         raise SweepError(f"--set {path.text}={value}: must be {minimum} or more")
     return n
 
 
 def _set_priority_class(sc: Scenario, path: SetPath, value: str) -> Scenario:
-    from ..model.objects import HIGHEST_USER_PRIORITY
+    from ..rules.priority import validate_priority_class
 
     n = _integer(path, value)
-    if n > HIGHEST_USER_PRIORITY and not path.name.startswith("system-"):
-        raise SweepError(f"--set {path.text}={value}: a user class's value may be at most "
-                         f"{HIGHEST_USER_PRIORITY} (the API server refuses more)")
-    return _replace_objects(sc, path, PriorityClass, lambda o: o.name,
-                            lambda o: attrs.evolve(o, value=n))
+
+    def change(o: PriorityClass) -> PriorityClass:
+        new = attrs.evolve(o, value=n)
+        problem = validate_priority_class(new)  # as .kr and YAML classes are checked
+        if problem is not None:
+            raise SweepError(f"--set {path.text}={value}: {problem}")
+        return new
+
+    return _replace_objects(sc, path, PriorityClass, lambda o: o.name, change)
 
 
 def _budget(path: SetPath, value: str) -> int | str:
     if value.endswith("%"):
-        num = value[:-1]
-        if not num.isdigit() or int(num) > 100:
+        num = whole_number(value[:-1])
+        if num is None or not 0 <= num <= 100 or value[0] in "+-":
             raise SweepError(f"--set {path.text}={value}: a percentage is a whole number "
                              "from 0% to 100%", expected="N or N%, e.g. 50%")
-        return f"{int(num)}%"
+        return f"{num}%"
     return _integer(path, value, minimum=0)
 
 
@@ -236,7 +249,10 @@ def _set_quota(sc: Scenario, path: SetPath, value: str) -> Scenario:
 
 
 def _set_replicas(sc: Scenario, path: SetPath, value: str) -> Scenario:
-    n = _integer(path, value, minimum=0)
+    n = _integer(path, value)
+    problem = replicas_problem(n)  # the bound .kr and YAML workloads have
+    if problem is not None:
+        raise SweepError(f"--set {path.text}={value}: replicas {problem}")
     return _replace_objects(sc, path, Deployment, lambda o: o.key,
                             lambda o: attrs.evolve(o, replicas=n))
 
@@ -272,6 +288,7 @@ def _set_kubelet(sc: Scenario, path: SetPath, value: str) -> Scenario:
             min_reclaim_quantity=old[0].min_reclaim_quantity,
             min_reclaim_percentage=old[0].min_reclaim_percentage),))
 
+    _known_node(sc, path)
     blocks = list(sc.kubelets)
     mine = [i for i, b in enumerate(blocks) if b.node == path.name]
     if not mine:
@@ -285,6 +302,21 @@ def _set_kubelet(sc: Scenario, path: SetPath, value: str) -> Scenario:
         if isinstance(e.action, KubeletBlock) and e.action.node == path.name else e
         for e in sc.events)
     return attrs.evolve(sc, kubelets=tuple(blocks), events=events)
+
+
+def _known_node(sc: Scenario, path: SetPath) -> None:
+    """Refuse ``kubelet:NODE`` for a node the scenario never has, as a ``kubelet NODE`` block."""
+    if path.name == "*":
+        return
+    nodes = {o.name for o in sc.objects if isinstance(o, Node)}
+    nodes.update(e.action.obj.name for e in sc.events
+                 if isinstance(e.action, Create) and isinstance(e.action.obj, Node))
+    if path.name not in nodes:
+        known = sorted(nodes)
+        raise SweepError(f"--set {path.text}: the scenario has no node '{path.name}'",
+                         expected=(f"* or one of: {', '.join(known[:10])}"
+                                   + (" …" if len(known) > 10 else "")),
+                         suggestion=did_you_mean(path.name, known))
 
 
 _APPLY: dict[str, Callable[[Scenario, SetPath, str], Scenario]] = {
