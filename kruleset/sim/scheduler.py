@@ -137,7 +137,7 @@ class SchedulerController:
         message = fit.message
         before = sim.version
         pf = run_postfilter(ctx, ps, fit)
-        deallocated = ctx.extra.pop(dra_plugin.DEALLOCATED, False)
+        deallocated = dra_plugin.apply_deallocation(ctx)
         if deallocated:  # DRA PostFilter freed a claim: the claim event requeues the pod
             sim.changed()
             changed = True

@@ -41,7 +41,7 @@ from ..scheduler.defaults import (
 )
 from ..scheduler.dispatch import register_batch_filter
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
-from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
+from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
@@ -56,6 +56,7 @@ __all__ = [
     "RESERVED_FOR_MAX",
     "SchedulingAborted",
     "Cycle",
+    "apply_deallocation",
     "explain_node",
     "postfilter",
     "reserve",
@@ -75,8 +76,9 @@ RESERVED_FOR_MAX = 256
 _SOURCE = "seed 003 §8; pkg/scheduler/framework/plugins/dynamicresources (v1.35)"
 
 
-class SchedulingAborted(Exception):
-    """A plugin error: the attempt stops, the pod stays pending with this message."""
+class SchedulingAborted(PluginError):
+    """A plugin error: the attempt stops, the pod stays pending with this message
+    (in the preemption dry run: preemption stops with it)."""
 
 
 class Cycle:
@@ -492,11 +494,23 @@ def postfilter(ctx: Any, pod: Pod) -> str:
     for i in sorted(cyc.unavailable):
         cs = cyc.claims[i]
         if not cs.reserved_for or cs.reserved_for == [pod.key]:
-            cs.reserved_for = []
-            cyc.dra.set_allocation(cs, None)
-            ctx.extra[DEALLOCATED] = True
+            # Written through the API: the cycle's own later PostFilter plugins
+            # (the preemption dry run) still see the claim allocated, as upstream's
+            # do (its informer has not delivered the update yet).
+            ctx.extra[DEALLOCATED] = (cyc.dra, cs)
             return "deallocation of ResourceClaim completed"
     return "still not schedulable"
+
+
+def apply_deallocation(ctx: Any) -> bool:
+    """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any."""
+    done = ctx.extra.pop(DEALLOCATED, None)
+    if done is None:
+        return False
+    dra, cs = done
+    cs.reserved_for = []
+    dra.set_allocation(cs, None)
+    return True
 
 
 def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:

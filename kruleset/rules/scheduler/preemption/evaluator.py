@@ -45,9 +45,15 @@ from kruleset.model.objects import NEVER
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ...engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from ..framework import FitError
+from ..framework import FitError, PluginError
 from .pick import pick_candidate
-from .postfilter import POSTFILTER_MESSAGE, Candidate, PostFilterResult
+from .postfilter import (
+    POSTFILTER_ERROR,
+    POSTFILTER_MESSAGE,
+    POSTFILTER_STOP,
+    Candidate,
+    PostFilterResult,
+)
 
 __all__ = [
     "DryRun",
@@ -154,7 +160,16 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         return None
     nodes = preemptor.potential_nodes(ctx, fit)
     offset, wanted = preemptor.offset_and_num_candidates(ctx, len(nodes))
-    run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+    try:
+        run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+    except PluginError as exc:
+        # A filter's error in the dry run (DynamicResources' allocator): upstream's
+        # DryRunPreemption returns it, Preempt reports it and nominates nobody.
+        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {exc}"
+        ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
+        if ctx.trace is not None:
+            ctx.trace.add(preemptor.plugin, ps.key, "error", f"preemption: {exc}")
+        return None
     trace = ctx.trace
     if not run.candidates:
         message = preemptor.no_candidate_message(ctx, run)

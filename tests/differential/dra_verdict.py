@@ -1,0 +1,91 @@
+"""One DRA cluster through both schedulers, with Go-map pool-order ties recognised.
+
+kruleset visits a node's pools in the order their first slice was declared;
+upstream in Go map order, which changes from run to run.  Where that order
+decides which device a claim gets (or which selector is evaluated first, and
+so whether a CEL runtime error is met), the oracle's answers differ between
+runs.  A cluster on which kruleset disagrees with the oracle is therefore run
+through the oracle again (``reruns`` times): kruleset agrees if it matches
+one of the oracle's answers; a cluster whose oracle answers vary and none of
+which kruleset matches is a *tie* (recognised, not counted as agreement or
+disagreement); a cluster whose oracle answers never vary is a disagreement.
+
+The oracle stops at a scheduling error of a cycle (an allocator error in
+Filter): its whole answer is then that error, and kruleset agrees when one of
+its attempts ended with the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .compare import Comparison, compare
+from .kr_side import Attempt, run_kruleset
+from .oracle import run_oracle
+
+__all__ = ["DraVerdict", "dra_check"]
+
+_ERROR = "the oracle failed (exit 1): kr-oracle: "
+
+
+@attrs.define
+class DraVerdict:
+    """What one DRA cluster gave."""
+
+    outcome: str                    # agree | tie | disagree | crash
+    classes: list[str] = attrs.field(factory=list)
+    details: list[str] = attrs.field(factory=list)
+    pods: int = 0                   # incoming pods compared
+    agreeing: int = 0               # of which agreed
+    oracle_runs: int = 1
+
+
+def _oracle(binary: Path, case: dict[str, Any]) -> list[dict[str, Any]] | str:
+    try:
+        return run_oracle(binary, case)
+    except RuntimeError as exc:
+        text = str(exc)
+        if text.startswith(_ERROR):
+            return text[len(_ERROR):].strip()
+        raise
+
+
+def _judge(case: dict[str, Any], oracle: list[dict[str, Any]] | str,
+           kr: list[Attempt]) -> tuple[bool, Comparison | None, list[str]]:
+    if isinstance(oracle, str):
+        ok = any(a.message == oracle for a in kr)
+        return ok, None, [] if ok else [f"oracle error not met: {oracle}"]
+    comp = compare(case, oracle, kr)
+    return comp.agrees, comp, [m.describe() for m in comp.mismatches]
+
+
+def dra_check(binary: Path, case: dict[str, Any], reruns: int = 5) -> DraVerdict:
+    """Compare kruleset with the oracle on ``case`` (see the module doc)."""
+    try:
+        kr = run_kruleset(case)
+    except Exception as err:  # a crash is a finding, with its own class
+        return DraVerdict("crash", [f"crash: {type(err).__name__}: {str(err)[:160]}"])
+    pods = len(case.get("incoming") or ())
+    first = _oracle(binary, case)
+    ok, comp, details = _judge(case, first, kr)
+    if ok:
+        return DraVerdict("agree", pods=pods, agreeing=pods)
+    answers = {json.dumps(first, sort_keys=True)}
+    for i in range(reruns):
+        again = _oracle(binary, case)
+        answers.add(json.dumps(again, sort_keys=True))
+        if _judge(case, again, kr)[0]:
+            return DraVerdict("agree", pods=pods, agreeing=pods, oracle_runs=i + 2)
+    if len(answers) > 1:
+        return DraVerdict("tie", ["tie: Go map pool order"], details, pods=pods,
+                          oracle_runs=reruns + 1)
+    if comp is None:
+        return DraVerdict("disagree", [details[0][:200]], details, pods=pods,
+                          oracle_runs=reruns + 1)
+    classes = sorted({m.cls for m in comp.mismatches})
+    return DraVerdict("disagree", classes, details, pods=pods, agreeing=comp.agreeing,
+                      oracle_runs=reruns + 1)
