@@ -144,7 +144,9 @@ class _Constraint:
         self.count = 0
 
     def applies(self, request: str) -> bool:
-        return not self.requests or request.split("/", 1)[0] in self.requests
+        # A subrequest ``r/s`` is constrained when either ``r`` or ``r/s`` is named.
+        reqs = self.requests
+        return not reqs or request in reqs or request.split("/", 1)[0] in reqs
 
     def add(self, request: str, device: Device) -> bool:
         if not self.applies(request):
