@@ -45,7 +45,7 @@ from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, Plugin
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
-from .allocator import Allocation, AllocationError, ClaimInput, Pool, allocate
+from .allocator import INVALID_POOLS, Allocation, AllocationError, ClaimInput, Outcome, Pool, allocate
 from .state import ClaimState, DraState
 
 __all__ = [
@@ -177,10 +177,10 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
     got = None
     if cyc.to_allocate:
         got = solve(cyc, node)
-        if got is None:
+        if not isinstance(got, list):
             if ctx.trace is not None:
                 _trace_devices(ctx, cyc, pod, node)
-            return Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+            return Failure(got or CANNOT_ALLOCATE, UNRESOLVABLE)
     if unavailable:
         cyc.unavailable.update(unavailable)
         return Failure(NOT_AVAILABLE, UNRESOLVABLE)
@@ -238,6 +238,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
     key = cyc.key
     # One Failure for every node that cannot hold the claims (the search names it once).
     cannot = Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+    invalid = Failure(INVALID_POOLS, UNRESOLVABLE)
     out: list[Failure | None] = []
     # Traced, the nodes that cannot hold the claims are explained together below
     # (nothing changes the devices in use until this returns).
@@ -253,12 +254,12 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
         else:
             got = solve(cyc, node)
             kept = memo.get((key, name))
-        if got is None:
+        if not isinstance(got, list):
             if failed is not None:
                 failed.append((node, kept))
             elif trace is not None:
                 _trace_devices(ctx, cyc, pod, node)
-            out.append(cannot)
+            out.append(cannot if got is None else invalid)
         else:
             results[name] = got
             out.append(None)
@@ -291,7 +292,7 @@ def _kept(dra: DraState, memo_key: Any, node: NodeState
 
 
 def solve(cyc: Cycle, node: NodeState, note: Any = None,
-          names: Sequence[str] | None = None) -> list[Allocation] | None:
+          names: Sequence[str] | None = None) -> Outcome:
     """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
 
     Results are kept per (claim specs, node) while the devices in use stay
@@ -472,8 +473,10 @@ def _explain(cyc: Cycle, node: NodeState, pools: Sequence[Any], marks: list[str]
         lines.append("no ResourceSlice offers devices to this node")
     for p in pools:
         if p.incomplete:
-            lines.append(f"pool {p.driver}/{p.name} incomplete")
-    if got is not None:
+            lines.append(f"pool {p.id} incomplete")
+        if p.duplicate:
+            lines.append(f"pool {p.id} invalid: duplicate device name {p.duplicate}")
+    if isinstance(got, list):
         for mark, alloc in zip(marks, got, strict=True):
             lines.append(f"claim {mark}: would get "
                          + ", ".join(d.id for d in alloc.devices))
@@ -530,7 +533,7 @@ def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
         got = cyc.results.get(node.name)
         if got is None:
             got = solve(cyc, node)
-        assert got is not None, "Reserve on a node the claims cannot be allocated on"
+        assert isinstance(got, list), "Reserve on a node the claims cannot be allocated on"
         for cs, alloc in zip(cyc.to_allocate, got, strict=True):
             cyc.dra.set_allocation(cs, alloc)
     for cs in cyc.claims:

@@ -104,6 +104,8 @@ class DraState:
         self._local: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
         self._pool_order: dict[tuple[str, str], int] = {}
+        # (driver, pool) -> generation -> slices of the cluster (pool completeness)
+        self._census: dict[tuple[str, str], dict[int, int]] = {}
         self._selectors = False
 
     # --- objects ----------------------------------------------------------------
@@ -180,7 +182,8 @@ class DraState:
             stamp = version
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        pools = gather_pools(self._local.get(name, []) + self._shared, name, labels)
+        pools = gather_pools(self._local.get(name, []) + self._shared, name, labels,
+                             self._census)
         # Pools in the order their first slice was declared.
         pools.sort(key=lambda p: self._pool_order[(p.driver, p.name)])
         self._pools[name] = (stamp, pools)
@@ -190,8 +193,11 @@ class DraState:
         self._local.clear()
         self._shared = []
         self._pool_order = {}
+        self._census = {}
         for s in self.slices:
             self._pool_order.setdefault((s.driver, s.pool), len(self._pool_order))
+            gens = self._census.setdefault((s.driver, s.pool), {})
+            gens[s.generation] = gens.get(s.generation, 0) + 1
             if s.node_name:
                 self._local.setdefault(s.node_name, []).append(s)
             else:

@@ -172,6 +172,16 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         return None
     trace = ctx.trace
     if not run.candidates:
+        errors = dry_run_errors(run)
+        if errors:
+            # Upstream's Preempt returns the dry run's errors (an aggregate) when
+            # no candidate was found; with a candidate they are ignored.
+            text = f"preemption: {errors}"
+            ctx.extra[POSTFILTER_MESSAGE] = text
+            ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
+            if trace is not None:
+                trace.add(preemptor.plugin, ps.key, "error", text)
+            return None
         message = preemptor.no_candidate_message(ctx, run)
         if trace is not None:
             trace.add(preemptor.plugin, ps.key, "no candidate", message)
@@ -187,6 +197,25 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         preemptor.trace_choice(ctx, ps, best, run, decided, clear)
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided,
                             preemptor.plugin, clear)
+
+
+# The code of a filter's error status (not a rejection) in the dry run.
+ERROR = "Error"
+
+
+def dry_run_errors(run: DryRun) -> str:
+    """The dry run's error statuses as upstream's ``utilerrors.NewAggregate`` prints
+    them: distinct texts in node order, ``[a, b]`` when more than one."""
+    statuses = run.statuses
+    resolve = getattr(statuses, "resolve", None)
+    found = resolve() if resolve is not None else statuses
+    texts: list[str] = []
+    for f in found.values():
+        if f is not None and f.code == ERROR and f.reason not in texts:
+            texts.append(f.reason)
+    if len(texts) > 1:
+        return "[" + ", ".join(texts) + "]"
+    return texts[0] if texts else ""
 
 
 def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:
