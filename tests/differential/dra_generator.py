@@ -23,6 +23,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .generator import BASE_TIME, _iso
+
 __all__ = ["DRIVERS", "SELECTORS", "generate_dra"]
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
@@ -268,17 +270,29 @@ def generate_dra(seed: int) -> dict[str, Any]:
         if rng.random() < 0.12:
             _preallocate(rng, c, slices)
     running = []
+    free = {n["metadata"]["name"]: int(n["status"]["allocatable"]["cpu"]) for n in nodes}
     for i in range(rng.randint(0, 3)):
-        node = rng.choice(nodes)
-        cpu = str(int(node["status"]["allocatable"]["cpu"]) // rng.choice([1, 2]))
-        running.append(_pod(rng, f"run{i}", [], node=node["metadata"]["name"], cpu=cpu))
+        node = rng.choice(names)
+        # Running pods fit their node (an over-committed node is another matter).
+        cpu = min(free[node], int(nodes[names.index(node)]["status"]["allocatable"]["cpu"])
+                  // rng.choice([1, 2]))
+        if cpu:
+            free[node] -= cpu
+            pod = _pod(rng, f"run{i}", [], node=node, cpu=str(cpu))
+            # Distinct start times: upstream orders equal ones by an unstable sort.
+            pod["status"] = {"phase": "Running", "startTime": _iso(BASE_TIME + 60 * i),
+                             "conditions": [{"type": "Ready", "status": "True"}]}
+            running.append(pod)
     claim_names = [c["metadata"]["name"] for c in claims]
     incoming = []
     for i in range(rng.randint(1, 5)):
         used = rng.sample(claim_names, k=min(len(claim_names), rng.choice([0, 1, 1, 1, 2])))
         cpu = rng.choice(["100m", "100m", "1", "2", "3"])
-        incoming.append(_pod(rng, f"p{i}", used, cpu=cpu,
-                             priority=rng.choice(["", "", "high", "mid"])))
+        pod = _pod(rng, f"p{i}", used, cpu=cpu, priority=rng.choice(["", "", "high", "mid"]))
+        # The oracle starts a bound pod at its creationTimestamp (the oldest pod when
+        # absent); a pod created now starts after every running pod, as in kruleset.
+        pod["metadata"]["creationTimestamp"] = _iso(BASE_TIME + 10**6 + i)
+        incoming.append(pod)
     return {
         "namespaces": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
             "name": "default", "labels": {"resource.kubernetes.io/admin-access": "true"}}}],

@@ -282,8 +282,11 @@ class _Search:
         claim = self.claims[ci]
         out: list[list[_Req]] = []
         least = 0
-        for r in claim.spec.requests:
-            alts = [self._check(ci, _Req(a, r if r.first_available else None))
+        # v1.35.4 keys its selector cache during validation by request, not by
+        # subrequest: the first subrequest to judge a device decides for all of them.
+        seen: dict[tuple[int, int], bool] = {}
+        for ri, r in enumerate(claim.spec.requests):
+            alts = [self._check(ci, ri, _Req(a, r if r.first_available else None), seen)
                     for a in (r.first_available or (r,))]
             least += min(a.num for a in alts)
             out.append(alts)
@@ -292,7 +295,7 @@ class _Search:
                                   f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX}")
         return out
 
-    def _check(self, ci: int, d: _Req) -> _Req:
+    def _check(self, ci: int, ri: int, d: _Req, seen: dict[tuple[int, int], bool]) -> _Req:
         claim = self.claims[ci].key
         req = d.req
         if req.class_name not in self.classes:
@@ -307,7 +310,13 @@ class _Search:
                 state = "being updated" if p.incomplete else "invalid"
                 raise AllocationError(f"claim {claim}, request {d.name}: asks for all devices, "
                                       f"but resource pool {p.id} is currently {state}")
-            devices.extend(c for c in p.candidates if self.selectable(ci, req, c))
+            for c in p.candidates:
+                key = (ri, id(c.device))
+                ok = seen.get(key)
+                if ok is None:
+                    ok = seen[key] = self.selectable(ci, req, c)
+                if ok:
+                    devices.append(c)
         d.devices = devices
         d.num = len(devices)
         return d

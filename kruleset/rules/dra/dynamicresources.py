@@ -95,8 +95,10 @@ class Cycle:
         self.unavailable: set[int] = set()   # indexes into claims (for PostFilter)
         self.results: dict[str, list[Allocation]] = {}  # node -> allocations of to_allocate
         self.key = tuple(id(c.spec) for c in self.to_allocate)
-        # Only prioritized lists score (the other nodes all score 0).
-        self.scored = any(r.first_available for c in self.to_allocate for r in c.spec.requests)
+        # Only prioritized lists score (the other nodes all score 0); v1.35's Score
+        # also runs (and fails) for a pod with allocated and unallocated claims.
+        self.scored = bool(self.to_allocate) and (bool(self.allocated) or any(
+            r.first_available for c in self.to_allocate for r in c.spec.requests))
 
 
 def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
