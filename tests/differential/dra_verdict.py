@@ -12,7 +12,10 @@ disagreement); a cluster whose oracle answers never vary is a disagreement.
 
 The oracle stops at a scheduling error of a cycle (an allocator error in
 Filter): its whole answer is then that error, and kruleset agrees when one of
-its attempts ended with the same message.
+its attempts ended with the same message.  When the error was met in a retry
+after a preemption and kruleset's queue retried the pods in another order
+(see :mod:`.compare` on retries), the cluster is *parted*: the instants
+before it agree, the rest is not compared.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ _ERROR = "the oracle failed (exit 1): kr-oracle: "
 class DraVerdict:
     """What one DRA cluster gave."""
 
-    outcome: str                    # agree | tie | disagree | crash
+    outcome: str                    # agree | tie | parted | disagree | crash
     classes: list[str] = attrs.field(factory=list)
     details: list[str] = attrs.field(factory=list)
     pods: int = 0                   # incoming pods compared
@@ -63,6 +66,35 @@ def _judge(case: dict[str, Any], oracle: list[dict[str, Any]] | str,
     return comp.agrees, comp, [m.describe() for m in comp.mismatches]
 
 
+def _error_parted(binary: Path, case: dict[str, Any], error: str,
+                  kr: list[Attempt]) -> str | None:
+    """Where an oracle error kruleset did not meet comes from, when that is a retry.
+
+    The oracle's run stops at the error, so the instants before it are run
+    again without it (they must agree).  An error met in a retry after a
+    preemption (the oracle retries pending pods in priority order; kruleset's
+    queue may try them in another order and not reach the same state) parts
+    the comparison there, as :func:`compare` parts it.  None: a disagreement.
+    """
+    incoming = case.get("incoming") or []
+    for k in range(len(incoming)):
+        upto = dict(case, incoming=incoming[:k + 1])
+        got = _oracle(binary, upto)
+        if not isinstance(got, str):
+            continue
+        before = _oracle(binary, dict(case, incoming=incoming[:k])) if k else []
+        if isinstance(before, str) or not compare(dict(case, incoming=incoming[:k]), before,
+                                                  [a for a in kr if a.instant < k]).agrees:
+            return None
+        first = next((a for a in kr if a.instant == k and a.pod.endswith(
+            "/" + incoming[k]["metadata"]["name"])), None)
+        if first is not None and first.message == got:
+            return None  # met at once: not a retry (and then _judge agreed)
+        alone = _oracle(binary, dict(upto, noRetry=True))
+        return None if isinstance(alone, str) else f"instant {k}: {got} (in a retry)"
+    return None
+
+
 def dra_check(binary: Path, case: dict[str, Any], reruns: int = 5) -> DraVerdict:
     """Compare kruleset with the oracle on ``case`` (see the module doc)."""
     try:
@@ -83,6 +115,11 @@ def dra_check(binary: Path, case: dict[str, Any], reruns: int = 5) -> DraVerdict
     if len(answers) > 1:
         return DraVerdict("tie", ["tie: Go map pool order"], details, pods=pods,
                           oracle_runs=reruns + 1)
+    if isinstance(first, str):
+        where = _error_parted(binary, case, first, kr)
+        if where is not None:
+            return DraVerdict("parted", [f"parted: retry order ({where[:80]})"], [where],
+                              pods=pods, oracle_runs=reruns + 1)
     if comp is None:
         return DraVerdict("disagree", [details[0][:200]], details, pods=pods,
                           oracle_runs=reruns + 1)
