@@ -3,6 +3,7 @@
     python scripts/differential.py --count 2000 --seed 1 [--group spread] [--jobs 2]
                                    [--out differential-out] [--no-scores] [--no-shrink]
     python scripts/differential.py --replay differential-out/3-spread-17/case.json
+    python scripts/differential.py --dra --count 2000 --seed 1 [--jobs 2] [--out dra-out]
 
 Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
 turn (or from ``--group`` only), run through kruleset and through the oracle
@@ -17,6 +18,15 @@ and written to ``--out``/``N-CLASS/``: ``case.json`` (the oracle's input),
 kruleset's inputs (``cluster.json``, ``incoming-*.json``,
 ``scheduler.json``) and ``diff.txt``.  Exit status 0 when every compared pod
 agreed, 1 otherwise, 2 when the oracle is absent.
+
+``--dra`` draws DRA clusters instead (``tests/differential/dra_generator.py``:
+pools across nodes, network and all-nodes slices, All, firstAvailable,
+constraints, the CEL libraries, runtime CEL errors, shared, pre-allocated and
+admin-access claims, preemption meeting DRA) and compares each with
+``tests/differential/dra_verdict.py``: agreement word for word (node or
+message, victims, nomination, devices per claim), ties from upstream's
+Go-map pool order recognised, comparisons parted by retry order counted
+apart.  Each disagreeing cluster's ``case.json`` goes to ``--out``.
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from differential.dra_generator import generate_dra  # noqa: E402
+from differential.dra_verdict import dra_check  # noqa: E402
 from differential.generator import GROUPS, generate  # noqa: E402
 from differential.kr_side import write_inputs  # noqa: E402
 from differential.oracle import find_oracle  # noqa: E402
@@ -54,6 +66,47 @@ def _one(job: tuple[str, str, int, bool]) -> dict[str, Any]:
             "agreeing": comp.agreeing if comp else 0,
             "forgiven": (comp.instants - (len(bad) if v.unexplained else 0)) if comp else 0,
             "parted": comp.parted if comp else None}
+
+
+def _dra_one(job: tuple[str, int]) -> dict[str, Any]:
+    binary, seed = job
+    v = dra_check(Path(binary), generate_dra(seed))
+    return {"seed": seed, "outcome": v.outcome, "classes": v.classes, "pods": v.pods,
+            "agreeing": v.agreeing, "details": v.details}
+
+
+def dra_main(args: argparse.Namespace, binary: Path) -> int:
+    """``--dra``: random DRA clusters against the oracle; 0 when none disagreed or crashed."""
+    began = time.perf_counter()
+    jobs = [(str(binary), args.seed + i) for i in range(args.count)]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(_dra_one, jobs, chunksize=4))
+    took = time.perf_counter() - began
+    outcomes = Counter(r["outcome"] for r in results)
+    pods = sum(r["pods"] for r in results)
+    agreeing = sum(r["pods"] for r in results if r["outcome"] == "agree")
+    print(f"{len(results)} DRA clusters (seeds {args.seed}..{args.seed + args.count - 1}) "
+          f"in {took:.0f} s")
+    for name in ("agree", "tie", "parted", "disagree", "crash"):
+        print(f"  {name:<9} {outcomes[name]:>6}")
+    print(f"pods in agreeing clusters: {agreeing} of {pods}")
+    classes: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for r in results:
+        for c in r["classes"]:
+            classes[c] += 1
+            first.setdefault(c, r["seed"])
+    if classes:
+        print("\nclasses (clusters showing each):")
+        for c, n in classes.most_common():
+            print(f"  {n:>5}  {c[:150]}   (first: seed {first[c]})")
+    bad = [r for r in results if r["outcome"] in ("disagree", "crash")]
+    for r in bad:
+        folder = args.out / f"dra-{r['seed']}"
+        write_reproducer(folder, generate_dra(r["seed"]), "\n".join(r["details"]) + "\n")
+    if bad:
+        print(f"\nreproducers: {args.out}/dra-SEED/")
+    return 1 if bad else 0
 
 
 def _slug(text: str) -> str:
@@ -93,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--shrink-budget", type=int, default=250)
     ap.add_argument("--replay", type=Path, help="compare one case.json and print the differences")
+    ap.add_argument("--dra", action="store_true", help="random DRA clusters (see above)")
     args = ap.parse_args(argv)
     binary, why = find_oracle()
     if binary is None:
@@ -101,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         print(_describe(binary, json.loads(args.replay.read_text()), args.scores), end="")
         return 0
+    if args.dra:
+        return dra_main(args, binary)
     groups = args.group or ALL_GROUPS
     jobs = [(str(binary), groups[i % len(groups)], args.seed + i, args.scores)
             for i in range(args.count)]

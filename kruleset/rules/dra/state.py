@@ -80,6 +80,10 @@ class ClaimState:
 class DraState:
     """The DRA objects of one simulation and the indexes the scheduler reads."""
 
+    # Visit a node's pools in the reverse of declaration order (tests only: upstream's
+    # order is Go map order, so a tie between pools may go either way).
+    reverse_pools = False
+
     def __init__(self) -> None:
         self.classes: dict[str, DeviceClass] = {}
         self.slices: list[ResourceSlice] = []
@@ -184,8 +188,11 @@ class DraState:
             return kept[1]
         pools = gather_pools(self._local.get(name, []) + self._shared, name, labels,
                              self._census)
-        # Pools in the order their first slice was declared.
-        pools.sort(key=lambda p: self._pool_order[(p.driver, p.name)])
+        # Pools in the order their first slice was declared (upstream: Go map order;
+        # ``reverse_pools`` lets a differential harness try the opposite order).
+        order = self._pool_order
+        sign = -1 if self.reverse_pools else 1
+        pools.sort(key=lambda p: sign * order[(p.driver, p.name)])
         self._pools[name] = (stamp, pools)
         return pools
 
