@@ -177,7 +177,7 @@ def _formatted(verb: str, precision: str | None, v: Any) -> str:
         text = v.encode().hex()
         return text.upper() if verb == "X" else text
     assert n is not None
-    return {"b": format(n, "b"), "x": format(n, "x"), "X": format(n, "X"), "o": format(n, "o")}[verb]
+    return format(n, verb)
 
 
 def _as_string(v: Any) -> str:

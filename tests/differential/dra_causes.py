@@ -82,7 +82,7 @@ def _subrequest_name() -> dict[str, Any]:
 _LIBRARIES = (
     f'device.attributes["{GPU}"].model.lowerAscii().startsWith("a")',
     f'cel.bind(m, device.attributes["{GPU}"].model, m.split("1").size() == 2)',
-    f'[1, 2].sum() == 3 && [1, 2].isSorted() && [3, 4].exists(i, i > 3)',
+    '[1, 2].sum() == 3 && [1, 2].isSorted() && [3, 4].exists(i, i > 3)',
     f'device.attributes["{GPU}"].model.find("[0-9]+") == "100"',
     'isURL("https://example.com/x") && isIP("10.0.0.1")',
     '"%d-%s".format([1, "x"]) == "1-x"',

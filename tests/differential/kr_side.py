@@ -153,7 +153,7 @@ def _attempt_of(sim: Simulation, ps: Any, records: list[Any],
     a.changed = (node, ps.nominated) != before[:2] or bool(victims)
     dra = sim.state.dra
     if node is not None and dra is not None:
-        for entry, _name, cs, _err in dra.claims_of(ps.pod):
+        for _entry, _name, cs, _err in dra.claims_of(ps.pod):
             if cs is not None and cs.allocation is not None:
                 a.allocations[cs.key] = sorted(d.id for d in cs.allocation.devices)
     if result == "scheduled" and records:

@@ -386,7 +386,7 @@ class _Search:
         requests skip devices allocated or being given to any of the pod's claims."""
         taking = self.taking.get(cand.id)
         if d.admin:
-            return bool(taking) and ci in taking
+            return taking is not None and ci in taking
         return bool(taking) or cand.id in self.in_use
 
     def selectable(self, ci: int, req: DeviceRequest, cand: Candidate) -> bool:

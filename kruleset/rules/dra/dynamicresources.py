@@ -45,7 +45,15 @@ from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, Plugin
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
-from .allocator import INVALID_POOLS, Allocation, AllocationError, ClaimInput, Outcome, Pool, allocate
+from .allocator import (
+    INVALID_POOLS,
+    Allocation,
+    AllocationError,
+    ClaimInput,
+    Outcome,
+    Pool,
+    allocate,
+)
 from .state import ClaimState, DraState
 
 __all__ = [
@@ -186,7 +194,7 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
     if unavailable:
         cyc.unavailable.update(unavailable)
         return Failure(NOT_AVAILABLE, UNRESOLVABLE)
-    if got is not None:
+    if isinstance(got, list):
         cyc.results[name] = got
     return None
 
@@ -532,7 +540,7 @@ def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
     if cyc is None:
         return
     if cyc.to_allocate:
-        got = cyc.results.get(node.name)
+        got: Outcome = cyc.results.get(node.name)
         if got is None:
             got = solve(cyc, node)
         assert isinstance(got, list), "Reserve on a node the claims cannot be allocated on"
