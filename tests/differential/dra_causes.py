@@ -12,9 +12,11 @@ from typing import Any
 
 from .dra_shapes import (
     GPU,
+    NIC,
     claim,
     cluster,
     device,
+    device_class,
     exactly,
     first_available,
     node,
@@ -167,6 +169,15 @@ def _all_subrequest() -> dict[str, Any]:
                    [pod("p", "c")])
 
 
+def _subrequest_cache() -> dict[str, Any]:
+    # Cause 11 (validation): subrequests 0 and 1 share v1.35.4's selector cache, so the
+    # "any" subrequest inherits "gpu"'s verdict on the NIC and finds no device.
+    return cluster([node("n1")], [slice_("s", "n1", [device("nic-0")], node="n1", driver=NIC)],
+                   [claim("c", first_available("r0", sub("a", mode="All"),
+                                               sub("b", "any", mode="All")))],
+                   [pod("p", "c")], classes=[device_class("any")])
+
+
 def _cannot(n: int, *, also: str = "still not schedulable",
             preemption: str = "Preemption is not helpful for scheduling") -> str:
     return (f"0/{n} nodes are available: {n} cannot allocate all claims. {also}, preemption: "
@@ -219,6 +230,8 @@ CASES: dict[str, tuple[Any, dict[str, tuple[str, str, dict[str, list[str]]]]]] =
                       "incoming pod, 1 Preemption is not helpful for scheduling, 1 resourceclaim "
                       "not available on the node.", {})}),
     "admin-access": (_admin_access, {
+        "default/p": ("", _cannot(1), {})}),
+    "subrequest-cache": (_subrequest_cache, {
         "default/p": ("", _cannot(1), {})}),
     "all-subrequest": (_all_subrequest, {
         "default/p": ("n1", "", {"default/c": [f"{GPU}/n1/g0"]})}),

@@ -282,12 +282,15 @@ class _Search:
         claim = self.claims[ci]
         out: list[list[_Req]] = []
         least = 0
-        # v1.35.4 keys its selector cache during validation by request, not by
-        # subrequest: the first subrequest to judge a device decides for all of them.
-        seen: dict[tuple[int, int], bool] = {}
+        # v1.35.4's selector cache while validating is keyed by the index of the
+        # subrequest validated *before* (it sets the index after validating), so
+        # subrequests 0 and 1 share one verdict per device, subrequest i >= 2 that of
+        # i - 1's slot: the first to judge a device decides for the other.
+        seen: dict[tuple[int, int, int], bool] = {}
         for ri, r in enumerate(claim.spec.requests):
-            alts = [self._check(ci, ri, _Req(a, r if r.first_available else None), seen)
-                    for a in (r.first_available or (r,))]
+            alts = [self._check(ci, (ri, max(ai - 1, 0)),
+                                _Req(a, r if r.first_available else None), seen)
+                    for ai, a in enumerate(r.first_available or (r,))]
             least += min(a.num for a in alts)
             out.append(alts)
         if least > ALLOCATION_RESULTS_MAX:
@@ -295,7 +298,8 @@ class _Search:
                                   f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX}")
         return out
 
-    def _check(self, ci: int, ri: int, d: _Req, seen: dict[tuple[int, int], bool]) -> _Req:
+    def _check(self, ci: int, slot: tuple[int, int], d: _Req,
+               seen: dict[tuple[int, int, int], bool]) -> _Req:
         claim = self.claims[ci].key
         req = d.req
         if req.class_name not in self.classes:
@@ -311,7 +315,7 @@ class _Search:
                 raise AllocationError(f"claim {claim}, request {d.name}: asks for all devices, "
                                       f"but resource pool {p.id} is currently {state}")
             for c in p.candidates:
-                key = (ri, id(c.device))
+                key = (*slot, id(c.device))
                 ok = seen.get(key)
                 if ok is None:
                     ok = seen[key] = self.selectable(ci, req, c)
