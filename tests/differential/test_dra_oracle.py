@@ -7,6 +7,11 @@ both.  Each pod must end on the same node with the same devices per claim, or
 stay pending with the same message.  The oracle is
 ``../shared/oracle/bin/kr-oracle`` from the repository root, or
 ``$KRULESET_ORACLE``; without it these tests are skipped.
+
+The wide sample (``test_wide_random_dra_cluster_matches_the_oracle``) draws
+from ``dra_generator.py`` (the whole v1.35 surface, preemption included) and
+judges with ``dra_verdict.py``; ``$KRULESET_DRA_SAMPLE`` sets its size (40),
+``scripts/differential.py --dra`` draws thousands.
 """
 
 from __future__ import annotations

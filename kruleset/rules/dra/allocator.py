@@ -469,8 +469,20 @@ def _allocation(refs: list[DeviceRef], used: list[Candidate]) -> Allocation:
     for c in used:
         if c.slice.node_name:
             return Allocation(tuple(refs), node=c.slice.node_name)
-    terms: list[NodeSelectorTerm] = []
+    # Upstream's createNodeSelector: one term holding every slice's requirements
+    # (ANDed); API validation keeps a slice's node selector to one term.
+    expressions: list[Any] = []
+    fields: list[Any] = []
     for c in used:
-        if c.slice.node_selector is not None:
-            terms.extend(t for t in c.slice.node_selector if t not in terms)
-    return Allocation(tuple(refs), terms=tuple(terms) if terms else None)
+        selector = c.slice.node_selector
+        if not selector:
+            continue
+        for r in selector[0].expressions:
+            if r not in expressions:
+                expressions.append(r)
+        for r in selector[0].fields:
+            if r not in fields:
+                fields.append(r)
+    if not expressions and not fields:
+        return Allocation(tuple(refs))
+    return Allocation(tuple(refs), terms=(NodeSelectorTerm(tuple(expressions), tuple(fields)),))
