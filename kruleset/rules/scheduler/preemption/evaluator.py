@@ -172,10 +172,12 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         return None
     trace = ctx.trace
     if not run.candidates:
-        errors = dry_run_errors(run)
+        # DefaultPreemption's Preempt returns the dry run's errors (an aggregate)
+        # as its error status when no node is a candidate (CapacityScheduling's
+        # preemptor words its own errors in its no-candidate message).
+        errors = dry_run_errors(run) if getattr(preemptor, "errors_stop", False) else ""
         if errors:
-            # Upstream's Preempt returns the dry run's errors (an aggregate) when
-            # no candidate was found; with a candidate they are ignored.
+            # With a candidate the errors are ignored.
             text = f"preemption: {errors}"
             ctx.extra[POSTFILTER_MESSAGE] = text
             ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
