@@ -569,8 +569,10 @@ rule(PREFILTER, PREFILTER_RULE,
       source=_SOURCE + " PreFilter")(_prefilter)
 rule(FILTERS, FILTER_RULE,
       doc="Allocated claims must allow the node; unallocated claims must all be allocatable "
-          "on it from free devices (first fit, full backtracking).",
-      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator")(_filter)
+          "on it from free devices (every request validated first, then first fit with full "
+          "backtracking; a node whose pools include an invalid one says so).",
+      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator "
+             "(v1.35.4: Allocate, validateDeviceRequest, allocateOne, GatherPools)")(_filter)
 rule(SCORES, SCORE_RULE,
       doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
           "higher: 8 - i per claim request served by alternative i.",
