@@ -178,6 +178,18 @@ def _subrequest_cache() -> dict[str, Any]:
                    [pod("p", "c")], classes=[device_class("any")])
 
 
+def _slice_selector_terms() -> dict[str, Any]:
+    # Found with the DRA work: an allocation from a slice whose node selector has
+    # two terms fails as upstream's createNodeSelector fails.
+    def on(name: str) -> dict[str, Any]:
+        return {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
+                                      "values": [name]}]}
+    return cluster([node("n1"), node("n2")],
+                   [slice_("s", "net", [device("g0")],
+                           nodeSelector={"nodeSelectorTerms": [on("n1"), on("n2")]})],
+                   [claim("c", exactly("r0"))], [pod("p", "c")])
+
+
 def _cannot(n: int, *, also: str = "still not schedulable",
             preemption: str = "Preemption is not helpful for scheduling") -> str:
     return (f"0/{n} nodes are available: {n} cannot allocate all claims. {also}, preemption: "
@@ -231,6 +243,9 @@ CASES: dict[str, tuple[Any, dict[str, tuple[str, str, dict[str, list[str]]]]]] =
                       "not available on the node.", {})}),
     "admin-access": (_admin_access, {
         "default/p": ("", _cannot(1), {})}),
+    "slice-selector-terms": (_slice_selector_terms, {
+        "default/p": ("", _FILTER + "create NodeSelector for claim c: unsupported "
+                      "ResourceSlice.NodeSelector with 2 terms", {})}),
     "subrequest-cache": (_subrequest_cache, {
         "default/p": ("", _cannot(1), {})}),
     "all-subrequest": (_all_subrequest, {

@@ -152,10 +152,13 @@ def _slices(rng: random.Random, nodes: list[str]) -> list[dict[str, Any]]:
             out.append(_slice(f"spread-{n}", GPU, "spread",
                               _devices(rng, GPU, f"sp{i}", 1, 2), count=count, nodeName=n))
     if rng.random() < 0.3:
+        terms = [{"matchExpressions": [{"key": "example.com/rack", "operator": "In",
+                                        "values": ["a"]}]}]
+        if rng.random() < 0.1:  # two terms: upstream cannot build the allocation's selector
+            terms.append({"matchExpressions": [{"key": "example.com/rack", "operator": "In",
+                                                "values": ["b"]}]})
         out.append(_slice("rack-a", NIC, "rack-a", _devices(rng, NIC, "net", 1, 3),
-                          nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [
-                              {"key": "example.com/rack", "operator": "In",
-                               "values": ["a"]}]}]}))
+                          nodeSelector={"nodeSelectorTerms": terms}))
     if rng.random() < 0.25:
         out.append(_slice("shared", GPU, "shared", _devices(rng, GPU, "shared", 1, 2),
                           allNodes=True))

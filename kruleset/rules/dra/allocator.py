@@ -224,7 +224,8 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
     search = _Search(claims, pools, classes, in_use, evaluator, note, memo)
     if not search.claim_from(0, 0):
         return INVALID_POOLS if any(p.duplicate for p in pools) else None
-    return [_allocation(r, u) for r, u in zip(search.results, search.used_by, strict=True)]
+    return [_allocation(r, u, c.key.rpartition("/")[2])
+            for r, u, c in zip(search.results, search.used_by, claims, strict=True)]
 
 
 class _Req:
@@ -464,8 +465,12 @@ def _selected(evaluator: Evaluator, cand: Candidate, selectors: Sequence[Any], k
     return True
 
 
-def _allocation(refs: list[DeviceRef], used: list[Candidate]) -> Allocation:
-    """The result's node restriction, derived from the slices of the chosen devices."""
+def _allocation(refs: list[DeviceRef], used: list[Candidate], claim: str = "") -> Allocation:
+    """The result's node restriction, derived from the slices of the chosen devices.
+
+    ``claim`` (its name) is given when allocating: a slice whose node selector
+    has several terms then fails as upstream fails (API validation allows one).
+    """
     for c in used:
         if c.slice.node_name:
             return Allocation(tuple(refs), node=c.slice.node_name)
@@ -477,6 +482,9 @@ def _allocation(refs: list[DeviceRef], used: list[Candidate]) -> Allocation:
         selector = c.slice.node_selector
         if not selector:
             continue
+        if len(selector) > 1 and claim:
+            raise AllocationError(f"create NodeSelector for claim {claim}: unsupported "
+                                  f"ResourceSlice.NodeSelector with {len(selector)} terms")
         for r in selector[0].expressions:
             if r not in expressions:
                 expressions.append(r)
