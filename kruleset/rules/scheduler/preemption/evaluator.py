@@ -167,8 +167,6 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         # DryRunPreemption returns it, Preempt reports it and nominates nobody.
         ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {exc}"
         ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
-        if ctx.trace is not None:
-            ctx.trace.add(preemptor.plugin, ps.key, "error", f"preemption: {exc}")
         return None
     trace = ctx.trace
     if not run.candidates:
@@ -181,8 +179,6 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
             text = f"preemption: {errors}"
             ctx.extra[POSTFILTER_MESSAGE] = text
             ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
-            if trace is not None:
-                trace.add(preemptor.plugin, ps.key, "error", text)
             return None
         message = preemptor.no_candidate_message(ctx, run)
         if trace is not None:

@@ -111,7 +111,9 @@ def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
         extra.pop(POSTFILTER_ERROR, None)
         out = a.rule.fn(ctx, a.args, request)
         if ctx.trace is not None:
-            ctx.trace.add(a.rule.name, ps.key, "result" if out is not None else "not eligible",
+            verdict = ("result" if out is not None else
+                       "error" if extra.get(POSTFILTER_ERROR) else "not eligible")
+            ctx.trace.add(a.rule.name, ps.key, verdict,
                           getattr(out, "message", "") or getattr(out, "nominated_node", "")
                           or extra.get(POSTFILTER_MESSAGE, ""))
         if out is None:
