@@ -471,14 +471,14 @@ def _allocation(refs: list[DeviceRef], used: list[Candidate], claim: str = "") -
     ``claim`` (its name) is given when allocating: a slice whose node selector
     has several terms then fails as upstream fails (API validation allows one).
     """
-    for c in used:
-        if c.slice.node_name:
-            return Allocation(tuple(refs), node=c.slice.node_name)
-    # Upstream's createNodeSelector: one term holding every slice's requirements
-    # (ANDed); API validation keeps a slice's node selector to one term.
+    # Upstream's createNodeSelector, device by device in result order: a node-local
+    # device pins the claim to its node; otherwise one term gathers every slice's
+    # requirements (ANDed); API validation keeps a slice's node selector to one term.
     expressions: list[Any] = []
     fields: list[Any] = []
     for c in used:
+        if c.slice.node_name:
+            return Allocation(tuple(refs), node=c.slice.node_name)
         selector = c.slice.node_selector
         if not selector:
             continue
