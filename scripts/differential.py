@@ -4,6 +4,7 @@
                                    [--out differential-out] [--no-scores] [--no-shrink]
     python scripts/differential.py --replay differential-out/3-spread-17/case.json
     python scripts/differential.py --timeline --count 2000 --seed 1 [--jobs 2]
+    python scripts/differential.py --dra --count 2000 --seed 1 [--jobs 2] [--out dra-out]
 
 Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
 turn (or from ``--group`` only), run through kruleset and through the oracle
@@ -25,6 +26,14 @@ simulated time) with the timeline oracle
 ``$KRULESET_TIMELINE_ORACLE``), every attempt of every pod and the final
 placement (``tests/differential/timeline.py``); each disagreeing timeline's
 case is written to ``--out``/``timeline-SEED.json``.
+``--dra`` draws DRA clusters instead (``tests/differential/dra_generator.py``:
+pools across nodes, network and all-nodes slices, All, firstAvailable,
+constraints, the CEL libraries, runtime CEL errors, shared, pre-allocated and
+admin-access claims, preemption meeting DRA) and compares each with
+``tests/differential/dra_verdict.py``: agreement word for word (node or
+message, victims, nomination, devices per claim), ties from upstream's
+Go-map pool order recognised, comparisons parted by retry order counted
+apart.  Each disagreeing cluster's ``case.json`` goes to ``--out``.
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from differential.dra_generator import generate_dra  # noqa: E402
+from differential.dra_verdict import dra_check  # noqa: E402
 from differential.generator import GROUPS, generate  # noqa: E402
 from differential.kr_side import write_inputs  # noqa: E402
 from differential.oracle import find_oracle  # noqa: E402
@@ -100,6 +111,45 @@ def timelines(args: argparse.Namespace) -> int:
             path = args.out / f"timeline-{r['seed']}.json"
             path.write_text(json.dumps(generate_timeline(r["seed"]), indent=1) + "\n")
     return 0 if not bad else 1
+def _dra_one(job: tuple[str, int]) -> dict[str, Any]:
+    binary, seed = job
+    v = dra_check(Path(binary), generate_dra(seed))
+    return {"seed": seed, "outcome": v.outcome, "classes": v.classes, "pods": v.pods,
+            "agreeing": v.agreeing, "details": v.details}
+
+
+def dra_main(args: argparse.Namespace, binary: Path) -> int:
+    """``--dra``: random DRA clusters against the oracle; 0 when none disagreed or crashed."""
+    began = time.perf_counter()
+    jobs = [(str(binary), args.seed + i) for i in range(args.count)]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(_dra_one, jobs, chunksize=4))
+    took = time.perf_counter() - began
+    outcomes = Counter(r["outcome"] for r in results)
+    pods = sum(r["pods"] for r in results)
+    agreeing = sum(r["pods"] for r in results if r["outcome"] == "agree")
+    print(f"{len(results)} DRA clusters (seeds {args.seed}..{args.seed + args.count - 1}) "
+          f"in {took:.0f} s")
+    for name in ("agree", "tie", "parted", "disagree", "crash"):
+        print(f"  {name:<9} {outcomes[name]:>6}")
+    print(f"pods in agreeing clusters: {agreeing} of {pods}")
+    classes: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for r in results:
+        for c in r["classes"]:
+            classes[c] += 1
+            first.setdefault(c, r["seed"])
+    if classes:
+        print("\nclasses (clusters showing each):")
+        for c, n in classes.most_common():
+            print(f"  {n:>5}  {c[:150]}   (first: seed {first[c]})")
+    bad = [r for r in results if r["outcome"] in ("disagree", "crash")]
+    for r in bad:
+        folder = args.out / f"dra-{r['seed']}"
+        write_reproducer(folder, generate_dra(r["seed"]), "\n".join(r["details"]) + "\n")
+    if bad:
+        print(f"\nreproducers: {args.out}/dra-SEED/")
+    return 1 if bad else 0
 
 
 def _slug(text: str) -> str:
@@ -141,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replay", type=Path, help="compare one case.json and print the differences")
     ap.add_argument("--timeline", action="store_true",
                     help="random timelines against the timeline oracle (the scheduling queue)")
+    ap.add_argument("--dra", action="store_true", help="random DRA clusters (see above)")
     args = ap.parse_args(argv)
     if args.timeline:
         return timelines(args)
@@ -151,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         print(_describe(binary, json.loads(args.replay.read_text()), args.scores), end="")
         return 0
+    if args.dra:
+        return dra_main(args, binary)
     groups = args.group or ALL_GROUPS
     jobs = [(str(binary), groups[i % len(groups)], args.seed + i, args.scores)
             for i in range(args.count)]

@@ -132,7 +132,9 @@ def _claim_spec(ctx: Context, cur: Cursor, stmt: Statement) -> tuple[ClaimSpec, 
                 reqs = tuple(w.value for w in name_words(src, c.group("requests")))
             config.append((dw.value, jw.text or "", reqs))
             c.done()
-    known = {r.name for r in requests}
+    # A constraint may name a request or one of its firstAvailable subrequests.
+    known = {r.name for r in requests} | {f"{r.name}/{a.name}" for r in requests
+                                          for a in r.first_available}
     for mw, con in constraint_words:
         for r in con.requests:
             if r not in known:

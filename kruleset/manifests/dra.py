@@ -285,8 +285,10 @@ def _claim_spec(doc: Doc, spec: dict[str, Any], field: str, version: str) -> Cla
                      "(DOMAIN/ID)")
         reqs = tuple(string(doc, x, f"{cf}[{i}].requests")
                      for x in seq(doc, c.get("requests"), f"{cf}[{i}].requests"))
+        # A constraint may name a request or one of its firstAvailable subrequests.
+        subs = {f"{r.name}/{a.name}" for r in requests for a in r.first_available}
         for x in reqs:
-            if x not in names:
+            if x not in names and x not in subs:
                 doc.fail(f"{cf}[{i}].requests", f"the constraint names request {x!r}, which "
                          "the claim does not have")
         constraints.append(DeviceConstraint(attr, reqs))

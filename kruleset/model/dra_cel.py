@@ -22,12 +22,15 @@ them: devices never change, so each pair is evaluated once per process.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
 from .dra import Device, Version
+from .dra_cel_ext import EXTENSIONS, CelExtError, rewrite
 from .quantity import QuantityError, _exact
 
 __all__ = ["CelCompileError", "CelRuntimeError", "check", "device_value", "evaluate", "program"]
@@ -138,6 +141,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "major": lambda v: _semver_key(v)[0],
     "minor": lambda v: _semver_key(v)[1],
     "patch": lambda v: _semver_key(v)[2],
+    **EXTENSIONS,
 }
 # CEL's standard functions and macros (cel-spec), and the string/list helpers
 # of the Kubernetes base environment that the library implements.
@@ -188,12 +192,14 @@ def check(expression: str) -> None:
     if len(expression.encode("utf-8")) > MAX_EXPRESSION_BYTES:
         # As validateCELSelector: too long an expression is not compiled at all.
         raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
+    source = rewrite(expression)
     try:
-        prog = _cel().compile(expression)
+        prog = _cel().compile(source)
     except ValueError as exc:
         raise _syntax_error(str(exc)) from None
+    bound = {m.group(1) for m in _MACRO_VARIABLE.finditer(source)}
     for name in prog.variables():
-        if name != "device":
+        if name != "device" and name not in bound:
             raise _undeclared(expression, name)
     for fn in prog.functions():
         if fn[0] in "_@!" or fn in _FUNCTIONS or fn in _BUILTINS:
@@ -202,17 +208,22 @@ def check(expression: str) -> None:
     # cel-python has no type checker: a probe device with every domain empty
     # shows a literal non-bool result; errors are left for run time.
     try:
-        probe = prog.execute(_context({"driver": "", "attributes": {}, "capacity": {}}))
+        with _quiet_stderr():
+            probe = prog.execute(_context({"driver": "", "attributes": {}, "capacity": {}}))
     except Exception:  # noqa: BLE001 - any runtime failure is not a compile error
         probe = True
     if not isinstance(probe, bool):
         raise CelCompileError("must evaluate to bool or the unknown type, not "
                               + _type_name(probe))
-    _PROGRAMS[expression] = _present_rewrite(expression, prog)
+    _PROGRAMS[expression] = _present_rewrite(source, prog)
     new = {m.group(1) or m.group(2) or "" for m in _STRING.finditer(expression)} - _DOMAINS
     if new:
         _DOMAINS.update(new)
         _domains_version[0] += 1
+
+
+# The iteration variables the comprehension macros (and cel.bind, rewritten as one) declare.
+_MACRO_VARIABLE = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_]\w*)\s*,")
 
 
 # ``"d" in device.attributes`` must see only the device's own domains while
@@ -315,16 +326,68 @@ class Evaluator:
                     _context(device_value(driver, device, _DOMAINS)), device)
             self._contexts[id(device)] = kept
         try:
-            result = prog.execute(kept[1])
+            with _quiet_stderr():
+                result = prog.execute(kept[1])
         except KeyError as exc:
             return CelRuntimeError(f"no such key: {exc.args[0] if exc.args else ''}")
         except CelRuntimeError as exc:
             return exc
-        except Exception as exc:  # noqa: BLE001 - the library's own runtime errors
+        except CelExtError as exc:
             return CelRuntimeError(str(exc))
+        except Exception as exc:  # noqa: BLE001 - the library's own runtime errors
+            return CelRuntimeError(_go_wording(exc))
         if not isinstance(result, bool):
             return CelRuntimeError(f"expression must evaluate to bool, got {_type_name(result)}")
         return result
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """The CEL library prints a failing Python function's error to the process's
+    stderr before raising it; kruleset reports it itself, in cel-go's words."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        os.dup2(_devnull(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _devnull() -> int:
+    if not _DEVNULL:
+        _DEVNULL.append(os.open(os.devnull, os.O_WRONLY))
+    return _DEVNULL[0]
+
+
+_DEVNULL: list[int] = []
+_WRAPPED = re.compile(r"Python function call failed: (\w+): (.*)\. Check function arguments "
+                      r"and their types\.$", re.S)
+
+
+def _go_wording(exc: Exception) -> str:
+    """cel-go's text for one of the CEL library's runtime errors."""
+    text = str(exc)
+    wrapped = _WRAPPED.search(text)
+    if wrapped is not None:
+        # A kruleset function's own error (CelExtError, CelRuntimeError): its text.
+        return wrapped.group(2)
+    if text.startswith("No such overload") or text.startswith(
+            "Undefined variable or function"):
+        # Every function name was checked when compiling: a known function met
+        # arguments of types it has no overload for (cel-go decides at run time
+        # over dyn values).
+        return "no such overload"
+    if isinstance(exc, ZeroDivisionError):
+        return "modulus by zero" if "modulo" in text or "remainder" in text else "division by zero"
+    m = re.match(r"Function '(int|uint|double)' error: string parse error", text)
+    if m:
+        return f"type conversion error from 'string' to '{m.group(1)}'"
+    return text
 
 
 def evaluate(driver: str, device: Device, expression: str) -> bool:

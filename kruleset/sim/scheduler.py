@@ -238,9 +238,10 @@ class SchedulerController:
         pf = run_postfilter(ctx, ps, fit)
         changed = False
         in_flight: list[Occurrence] = []
-        if ctx.extra.pop(dra_plugin.DEALLOCATED, False):
-            # DRA PostFilter freed a claim: the claim's event arrives while the
-            # pod is in flight, so the pod goes back to the queue at once.
+        if dra_plugin.apply_deallocation(ctx):
+            # DRA PostFilter freed a claim (applied only now: the same cycle's dry
+            # run saw it allocated); the claim's event arrives while the pod is in
+            # flight, so the pod goes back to the queue at once.
             in_flight.append(Occurrence(ClusterEvent(WILDCARD, ALL), None, None,
                                         "a resource claim was deallocated"))
             sim.changed()

@@ -44,8 +44,9 @@ MIN_FEASIBLE_NODES = 100
 
 __all__ = ["Comparison", "Mismatch", "compare", "FIELDS"]
 
-_STATE_FIELDS = ("result", "node", "nominated", "victims")
-FIELDS = ("result", "node", "feasible", "scores", "message", "nominated", "victims")
+_STATE_FIELDS = ("result", "node", "nominated", "victims", "allocations")
+FIELDS = ("result", "node", "feasible", "scores", "message", "nominated", "victims",
+          "allocations")
 
 
 @attrs.define
@@ -90,6 +91,7 @@ def _oracle_attempt(entry: dict[str, Any], instant: int) -> dict[str, Any]:
         "node": entry.get("node") or "", "feasible": sorted(entry.get("feasible") or ()),
         "scores": dict(entry.get("scores") or {}), "message": entry.get("message") or "",
         "nominated": entry.get("nominated") or "", "victims": sorted(entry.get("victims") or ()),
+        "allocations": {a["claim"]: sorted(a["devices"]) for a in entry.get("allocations") or ()},
     }
 
 

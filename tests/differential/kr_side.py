@@ -47,6 +47,8 @@ class Attempt:
     message: str = ""
     nominated: str = ""
     victims: list[str] = attrs.field(factory=list)
+    # claim key -> its devices (DRIVER/POOL/NAME, sorted), when scheduled with claims
+    allocations: dict[str, list[str]] = attrs.field(factory=dict)
     changed: bool = False       # the attempt changed the cluster (bound, nominated, preempted)
     rejected: bool = False      # bound, then refused by the kubelet's admission
 
@@ -60,7 +62,8 @@ def write_inputs(case: dict[str, Any], folder: Path) -> tuple[Path, list[Path], 
     """Write ``case`` as kruleset's inputs: cluster.json, incoming-N.json, scheduler.json."""
     folder.mkdir(parents=True, exist_ok=True)
     items: list[dict[str, Any]] = []
-    for kind in ("namespaces", "priorityClasses", "nodes", "pods", "pdbs", "elasticQuotas"):
+    for kind in ("namespaces", "priorityClasses", "nodes", "pods", "pdbs", "elasticQuotas",
+                 "deviceClasses", "resourceSlices", "resourceClaims"):
         items.extend(case.get(kind) or ())
     cluster = folder / "cluster.json"
     cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items},
@@ -148,6 +151,11 @@ def _attempt_of(sim: Simulation, ps: Any, records: list[Any],
                 nominated="" if node is not None else ps.nominated or "", victims=victims,
                 rejected=ps.outcome == "rejected")
     a.changed = (node, ps.nominated) != before[:2] or bool(victims)
+    dra = sim.state.dra
+    if node is not None and dra is not None:
+        for _entry, _name, cs, _err in dra.claims_of(ps.pod):
+            if cs is not None and cs.allocation is not None:
+                a.allocations[cs.key] = sorted(d.id for d in cs.allocation.devices)
     if result == "scheduled" and records:
         # The traced attempt record (what the JSON report's "attempts" show):
         # the feasible nodes in the scheduler's node order, and the totals.

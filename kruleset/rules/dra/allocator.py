@@ -85,6 +85,11 @@ class Pool:
     incomplete: bool
     duplicate: str = ""  # a device name listed twice (the pool is invalid)
 
+    @property
+    def id(self) -> str:
+        """``DRIVER/POOL``, as upstream prints a pool."""
+        return f"{self.driver}/{self.name}"
+
 
 def slice_for_node(s: ResourceSlice, name: str, labels: Mapping[str, str]) -> bool:
     """Whether ``s`` offers devices to the node (nodeName, allNodes or its node selector)."""
@@ -97,12 +102,22 @@ def slice_for_node(s: ResourceSlice, name: str, labels: Mapping[str, str]) -> bo
     return False
 
 
-def gather_pools(slices: Sequence[ResourceSlice], name: str, labels: Mapping[str, str]
-                 ) -> list[Pool]:
+# (driver, pool) -> generation -> how many slices of the whole cluster have it.
+PoolCensus = Mapping[tuple[str, str], Mapping[int, int]]
+
+
+def gather_pools(slices: Sequence[ResourceSlice], name: str, labels: Mapping[str, str],
+                 census: PoolCensus | None = None) -> list[Pool]:
     """The pools of the slices available to a node, in first-declared order.
 
-    Only the slices of a pool's highest generation count; a pool with fewer
-    of them than its ``resourceSliceCount`` is incomplete.
+    Only the slices of a pool's highest generation among those the node can
+    use count.  A pool with fewer of them than its ``resourceSliceCount`` is
+    looked up in ``census`` (every slice of the cluster, upstream's
+    ``checkSlicesInPool``): a newer generation elsewhere makes the node's
+    slices obsolete (the pool is left out); otherwise the pool is complete
+    when the cluster holds ``resourceSliceCount`` slices of that generation
+    (a pool spread over several nodes).  Device names repeated among the
+    node's slices make the pool invalid.
     """
     grouped: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in slices:
@@ -112,6 +127,12 @@ def gather_pools(slices: Sequence[ResourceSlice], name: str, labels: Mapping[str
     for (driver, pool), group in grouped.items():
         top = max(s.generation for s in group)
         current = [s for s in group if s.generation == top]
+        incomplete = len(current) != current[0].slice_count
+        if incomplete and census is not None:
+            generations = census.get((driver, pool), {})
+            if max(generations, default=top) > top:
+                continue
+            incomplete = generations.get(top, 0) != current[0].slice_count
         seen: set[str] = set()
         dup = ""
         cands: list[Candidate] = []
@@ -121,8 +142,7 @@ def gather_pools(slices: Sequence[ResourceSlice], name: str, labels: Mapping[str
                     dup = d.name
                 seen.add(d.name)
                 cands.append(Candidate(d, driver, pool, s))
-        pools.append(Pool(driver, pool, tuple(cands), len(current) < current[0].slice_count,
-                          dup))
+        pools.append(Pool(driver, pool, tuple(cands), incomplete, dup))
     return pools
 
 
@@ -144,7 +164,9 @@ class _Constraint:
         self.count = 0
 
     def applies(self, request: str) -> bool:
-        return not self.requests or request.split("/", 1)[0] in self.requests
+        # A subrequest ``r/s`` is constrained when either ``r`` or ``r/s`` is named.
+        reqs = self.requests
+        return not reqs or request in reqs or request.split("/", 1)[0] in reqs
 
     def add(self, request: str, device: Device) -> bool:
         if not self.applies(request):
@@ -171,39 +193,69 @@ _BUSY = "busy"  # a device in use (its note names the claim holding it)
 Note = Callable[[str, str, str, str], None]
 
 
+# The per-node failure of a node whose pools include an invalid one and
+# where no solution was found (upstream: ErrFailedAllocationOnNode).
+INVALID_POOLS = "invalid resource pools were encountered"
+# What :func:`allocate` answers: the allocations, None (no solution), or INVALID_POOLS.
+Outcome = list[Allocation] | str | None
+
+# v1.35.4: after the first device of an All subrequest other than the first
+# alternative, the search goes on with the *first* alternative's data
+# (``allocateOne`` drops the subrequest index).  Fixed upstream after v1.35
+# (kubernetes/kubernetes#137347), not in the v1.35 line; kruleset behaves as v1.35.4.
+ALL_SUBREQUEST_BUG = True
+
+
 def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
              classes: Mapping[str, DeviceClass], in_use: Mapping[str, Any],
              evaluator: Evaluator, note: Note | None = None,
              selectable_memo: dict[tuple[int, int], bool] | None = None,
-             ) -> list[Allocation] | None:
-    """First-fit allocation of ``claims`` on one node's ``pools``, or None.
+             ) -> Outcome:
+    """First-fit allocation of ``claims`` on one node's ``pools`` (see :data:`Outcome`).
 
     ``in_use`` holds the ids of devices allocated to other claims (in flight
     included).  ``note(claim, request, device_id, why)``, when given, hears
     why each candidate was passed over (selector false, in use, constraint).
-    ``selectable_memo`` keeps the selectors' verdicts across calls.
+    ``selectable_memo`` keeps the selectors' verdicts across calls.  As
+    upstream, every request and subrequest is validated first (class, the
+    devices of All requests, the claim's device limit), then searched.
     """
-    _precheck(claims, pools)
-    search = _Search(claims, pools, classes, in_use, evaluator, note,
-                     {} if selectable_memo is None else selectable_memo)
+    memo = {} if selectable_memo is None else selectable_memo
+    search = _Search(claims, pools, classes, in_use, evaluator, note, memo)
     if not search.claim_from(0, 0):
-        return None
-    return [_allocation(r, u) for r, u in zip(search.results, search.used_by, strict=True)]
+        return INVALID_POOLS if any(p.duplicate for p in pools) else None
+    return [_allocation(r, u, c.key.rpartition("/")[2])
+            for r, u, c in zip(search.results, search.used_by, claims, strict=True)]
+
+
+class _Req:
+    """A request or subrequest, validated (upstream ``requestData``)."""
+
+    __slots__ = ("req", "name", "qualified", "num", "devices", "admin")
+
+    def __init__(self, req: DeviceRequest, parent: DeviceRequest | None) -> None:
+        self.req = req
+        self.name = req.name  # upstream names a subrequest by its own name in errors
+        self.qualified = f"{parent.name}/{req.name}" if parent is not None else req.name
+        self.num = req.count
+        self.devices: list[Candidate] | None = None  # an All request's devices
+        # Subrequests have no admin access (upstream's subrequest accessor).
+        self.admin = req.admin_access and parent is None
 
 
 class _Search:
-    """One :func:`allocate` call's depth-first search and the choices made so far.
+    """One :func:`allocate` call: the validated requests and the depth-first search.
 
     The search moves through the claims' requests in order
-    (:meth:`claim_from`); each request tries its ``firstAvailable``
-    alternatives in order, an ExactCount one taking devices one at a time
-    (:meth:`take`), an All one its fixed list (:meth:`take_all`).  Every
-    step that cannot complete the rest is undone and the next candidate is
-    tried, so the first complete solution in candidate order is found.
+    (:meth:`claim_from`); a ``firstAvailable`` request tries its alternatives
+    in order, an ExactCount one taking devices one at a time from the complete,
+    valid pools, an All one its fixed list (:meth:`take`).  Every step that
+    cannot complete the rest is undone and the next candidate is tried, so
+    the first complete solution in candidate order is found.
     """
 
-    __slots__ = ("claims", "pools", "classes", "in_use", "evaluator", "note", "memo", "taken",
-                 "results", "used_by", "constraints", "all_lists", "candidates")
+    __slots__ = ("claims", "pools", "classes", "in_use", "evaluator", "note", "memo", "taking",
+                 "results", "used_by", "constraints", "data", "candidates")
 
     def __init__(self, claims: Sequence[ClaimInput], pools: Sequence[Pool],
                  classes: Mapping[str, DeviceClass], in_use: Mapping[str, Any],
@@ -216,94 +268,131 @@ class _Search:
         self.evaluator = evaluator
         self.note = note
         self.memo = memo
-        self.taken: set[str] = set()  # devices this pod's claims hold (admin access aside)
+        # device id -> the claims (indexes) being given it, admin access included
+        self.taking: dict[str, list[int]] = {}
         self.results: list[list[DeviceRef]] = [[] for _ in claims]
         self.used_by: list[list[Candidate]] = [[] for _ in claims]
         self.constraints = [[_Constraint(c) for c in cl.spec.constraints] for cl in claims]
-        # The devices of each All request (claim, request, alternative), fixed once found.
-        self.all_lists: dict[tuple[int, int, int], list[Candidate]] = {}
-        # v1.35 takes devices for ExactCount requests from complete pools only.
-        self.candidates = [c for p in pools if not p.incomplete for c in p.candidates]
+        # ExactCount requests take devices from complete, valid pools only.
+        self.candidates = [c for p in pools if not p.incomplete and not p.duplicate
+                           for c in p.candidates]
+        self.data = [self._validate(ci) for ci in range(len(claims))]
+
+    def _validate(self, ci: int) -> list[list[_Req]]:
+        """Upstream's checks of one claim before searching, in request order."""
+        claim = self.claims[ci]
+        out: list[list[_Req]] = []
+        least = 0
+        # v1.35.4's selector cache while validating is keyed by the index of the
+        # subrequest validated *before* (it sets the index after validating), so
+        # subrequests 0 and 1 share one verdict per device, subrequest i >= 2 that of
+        # i - 1's slot: the first to judge a device decides for the other.
+        seen: dict[tuple[int, int, int], bool] = {}
+        for ri, r in enumerate(claim.spec.requests):
+            alts = [self._check(ci, (ri, max(ai - 1, 0)),
+                                _Req(a, r if r.first_available else None), seen)
+                    for ai, a in enumerate(r.first_available or (r,))]
+            least += min(a.num for a in alts)
+            out.append(alts)
+        if least > ALLOCATION_RESULTS_MAX:
+            raise AllocationError(f"claim {claim.key}: number of requested devices {least} "
+                                  f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX}")
+        return out
+
+    def _check(self, ci: int, slot: tuple[int, int], d: _Req,
+               seen: dict[tuple[int, int, int], bool]) -> _Req:
+        claim = self.claims[ci].key
+        req = d.req
+        if req.class_name not in self.classes:
+            raise AllocationError(f"claim {claim}, request {d.name}: could not retrieve device "
+                                  f"class {req.class_name}: deviceclass.resource.k8s.io "
+                                  f"\"{req.class_name}\" not found")
+        if req.mode != ALL:
+            return d
+        devices: list[Candidate] = []
+        for p in self.pools:
+            if p.incomplete or p.duplicate:
+                state = "being updated" if p.incomplete else "invalid"
+                raise AllocationError(f"claim {claim}, request {d.name}: asks for all devices, "
+                                      f"but resource pool {p.id} is currently {state}")
+            for c in p.candidates:
+                key = (*slot, id(c.device))
+                ok = seen.get(key)
+                if ok is None:
+                    ok = seen[key] = self.selectable(ci, req, c)
+                if ok:
+                    devices.append(c)
+        d.devices = devices
+        d.num = len(devices)
+        return d
 
     def claim_from(self, ci: int, ri: int) -> bool:
         """Satisfy request ``ri`` of claim ``ci`` and everything after it."""
-        claims = self.claims
-        if ci == len(claims):
+        if ci == len(self.claims):
             return True
-        reqs = claims[ci].spec.requests
-        if ri == len(reqs):
+        alts = self.data[ci]
+        if ri == len(alts):
             return self.claim_from(ci + 1, 0)
-        req = reqs[ri]
-        alts = req.first_available or (req,)
-        for ai, alt in enumerate(alts):
-            name = req.name if alt is req else f"{req.name}/{alt.name}"
-            if alt.mode == ALL:
-                devices = self._all_list(ci, ri, ai, name, alt)
-                # v1.35: an All request matching no device has no solution here
-                # (1.31 allocated it with none; the oracle shows the change).
-                if devices and self.take_all(ci, ri, name, alt, devices, 0):
-                    return True
-            elif self.take(ci, ri, name, alt, alt.count):
-                return True
-        return False
+        if len(alts[ri]) == 1 and alts[ri][0].qualified == alts[ri][0].name:
+            return self.take(ci, ri, 0, 0)
+        return any(self.take(ci, ri, ai, 0) for ai in range(len(alts[ri])))
 
-    def _all_list(self, ci: int, ri: int, ai: int, name: str, alt: DeviceRequest
-                  ) -> list[Candidate]:
-        key = (ci, ri, ai)
-        devices = self.all_lists.get(key)
-        if devices is None:
-            devices = self.all_lists[key] = _all_devices(self.claims[ci].key, name, ci, alt,
-                                                         self.pools, self.selectable)
-        return devices
-
-    def take(self, ci: int, ri: int, name: str, req: DeviceRequest, left: int) -> bool:
-        """Take ``left`` more devices for the ExactCount request, then go on."""
-        if left == 0:
+    def take(self, ci: int, ri: int, ai: int, di: int) -> bool:
+        """Give device ``di`` (and the rest) of alternative ``ai``, then go on."""
+        d = self.data[ci][ri][ai]
+        devices = d.devices
+        if devices is not None and not devices:
+            return False  # v1.35: All means at least one device
+        if di >= d.num:
             return self.claim_from(ci, ri + 1)
+        if len(self.results[ci]) + d.num - di > ALLOCATION_RESULTS_MAX:
+            return False
+        if devices is not None:
+            return self._take_all(ci, ri, ai, di, d, devices[di])
         for cand in self.candidates:
-            why = self._unusable(ci, name, req, cand)
+            why = self._unusable(ci, d, cand)
             if why is not None:
                 if why:
-                    self._pass_over(ci, name, cand, self._busy_text(cand) if why is _BUSY else why)
+                    self._pass_over(ci, d.qualified, cand,
+                                    self._busy_text(cand) if why is _BUSY else why)
                 continue
-            if self.take(ci, ri, name, req, left - 1):
+            if self.take(ci, ri, ai, di + 1):
                 return True
-            self._undo(ci, name, req, cand)
+            self._undo(ci, d, cand)
         return False
 
-    def _unusable(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> str | None:
+    def _take_all(self, ci: int, ri: int, ai: int, di: int, d: _Req, cand: Candidate) -> bool:
+        if self._busy(ci, d, cand):
+            self._pass_over(ci, d.qualified, cand, self._busy_text(cand))
+            return False
+        if not self._add(ci, d, cand):
+            raise AllocationError(
+                f"claim {self.claims[ci].key}, request {d.name}: cannot add device {cand.id} "
+                "because a claim constraint would not be satisfied")
+        if self.take(ci, ri, 0 if ALL_SUBREQUEST_BUG else ai, di + 1):
+            return True
+        self._undo(ci, d, cand)
+        return False
+
+    def _unusable(self, ci: int, d: _Req, cand: Candidate) -> str | None:
         """Why ``cand`` cannot serve the request now (``_BUSY``: in use, told in full only
-        when noted; ``""``: it already serves the claim, passed over without a note), or
-        None: it was added."""
-        if not req.admin_access and self._busy(cand):
-            return _BUSY
-        if cand in self.used_by[ci]:
-            return ""
-        if not self.selectable(ci, req, cand):
+        when noted; ``""``: admin access to a device the claim already gets, passed over
+        without a note), or None: it was added."""
+        if self._busy(ci, d, cand):
+            return "" if d.admin else _BUSY
+        if not self.selectable(ci, d.req, cand):
             return "selector false"
-        if not self._add(ci, name, req, cand):
+        if not self._add(ci, d, cand):
             return "constraint mismatch"
         return None
 
-    def take_all(self, ci: int, ri: int, name: str, req: DeviceRequest,
-                 devices: list[Candidate], i: int) -> bool:
-        """Take ``devices[i:]`` for the All request, then go on."""
-        if i == len(devices):
-            return self.claim_from(ci, ri + 1)
-        cand = devices[i]
-        if not req.admin_access and self._busy(cand):
-            if self.note is not None:
-                self._pass_over(ci, name, cand, f"device in use by claim "
-                                f"{self.in_use.get(cand.id, 'of this pod')}")
-            return False
-        if not self._add(ci, name, req, cand):
-            raise AllocationError(
-                f"claim {self.claims[ci].key}, request {name}: cannot add device {cand.id} "
-                "because a claim constraint would not be satisfied")
-        if self.take_all(ci, ri, name, req, devices, i + 1):
-            return True
-        self._undo(ci, name, req, cand)
-        return False
+    def _busy(self, ci: int, d: _Req, cand: Candidate) -> bool:
+        """Upstream: admin access skips only devices the same claim is getting; other
+        requests skip devices allocated or being given to any of the pod's claims."""
+        taking = self.taking.get(cand.id)
+        if d.admin:
+            return taking is not None and ci in taking
+        return bool(taking) or cand.id in self.in_use
 
     def selectable(self, ci: int, req: DeviceRequest, cand: Candidate) -> bool:
         """Whether the class's and the request's selectors hold for ``cand`` (memoised)."""
@@ -313,9 +402,6 @@ class _Search:
             got = _selectable(self.claims[ci].key, req, cand, self.classes, self.evaluator)
             self.memo[key] = got
         return got
-
-    def _busy(self, cand: Candidate) -> bool:
-        return cand.id in self.taken or cand.id in self.in_use
 
     def _busy_text(self, cand: Candidate) -> str:
         in_use = self.in_use
@@ -327,60 +413,29 @@ class _Search:
         if self.note is not None:
             self.note(self.claims[ci].key, name, cand.id, why)
 
-    def _add(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> bool:
+    def _add(self, ci: int, d: _Req, cand: Candidate) -> bool:
         """Give ``cand`` to the request if the claim's constraints allow it."""
+        name = d.qualified
         done: list[_Constraint] = []
         for c in self.constraints[ci]:
             if not c.add(name, cand.device):
-                for d in done:
-                    d.remove(name)
+                for e in done:
+                    e.remove(name)
                 return False
             done.append(c)
-        if not req.admin_access:
-            self.taken.add(cand.id)
+        self.taking.setdefault(cand.id, []).append(ci)
         self.results[ci].append(DeviceRef(name, cand.driver, cand.pool, cand.device.name,
-                                          req.admin_access))
+                                          d.admin))
         self.used_by[ci].append(cand)
         return True
 
-    def _undo(self, ci: int, name: str, req: DeviceRequest, cand: Candidate) -> None:
+    def _undo(self, ci: int, d: _Req, cand: Candidate) -> None:
         """Take back the last device given to claim ``ci``."""
         for c in self.constraints[ci]:
-            c.remove(name)
-        if not req.admin_access:
-            self.taken.discard(cand.id)
+            c.remove(d.qualified)
+        self.taking[cand.id].remove(ci)
         self.results[ci].pop()
         self.used_by[ci].pop()
-
-
-def _precheck(claims: Sequence[ClaimInput], pools: Sequence[Pool]) -> None:
-    """Upstream's checks before searching: invalid pools, the per-claim device limit."""
-    for p in pools:
-        if p.duplicate:
-            raise AllocationError(f"pool {p.name} is invalid: duplicate device name {p.duplicate}")
-    for cl in claims:
-        total = 0
-        for r in cl.spec.requests:
-            if r.mode != ALL and not r.first_available:
-                total += r.count
-        if total > ALLOCATION_RESULTS_MAX:
-            raise AllocationError(f"claim {cl.key}: number of requested devices {total} exceeds "
-                                  f"the claim limit of {ALLOCATION_RESULTS_MAX}")
-
-
-def _all_devices(claim: str, name: str, ci: int, req: DeviceRequest, pools: Sequence[Pool],
-                 selectable: Callable[[int, DeviceRequest, Candidate], bool]) -> list[Candidate]:
-    """The devices an All request takes: every selectable one, fixed before the search."""
-    out: list[Candidate] = []
-    for p in pools:
-        if p.incomplete:
-            raise AllocationError(f"claim {claim}, request {name}: asks for all devices, but "
-                                  f"resource pool {p.driver}/{p.name} is currently being updated")
-        out.extend(c for c in p.candidates if selectable(ci, req, c))
-    if len(out) > ALLOCATION_RESULTS_MAX:
-        raise AllocationError(f"claim {claim}: number of requested devices {len(out)} exceeds "
-                              f"the claim limit of {ALLOCATION_RESULTS_MAX}")
-    return out
 
 
 def _selectable(claim: str, req: DeviceRequest, cand: Candidate,
@@ -410,13 +465,32 @@ def _selected(evaluator: Evaluator, cand: Candidate, selectors: Sequence[Any], k
     return True
 
 
-def _allocation(refs: list[DeviceRef], used: list[Candidate]) -> Allocation:
-    """The result's node restriction, derived from the slices of the chosen devices."""
+def _allocation(refs: list[DeviceRef], used: list[Candidate], claim: str = "") -> Allocation:
+    """The result's node restriction, derived from the slices of the chosen devices.
+
+    ``claim`` (its name) is given when allocating: a slice whose node selector
+    has several terms then fails as upstream fails (API validation allows one).
+    """
+    # Upstream's createNodeSelector, device by device in result order: a node-local
+    # device pins the claim to its node; otherwise one term gathers every slice's
+    # requirements (ANDed); API validation keeps a slice's node selector to one term.
+    expressions: list[Any] = []
+    fields: list[Any] = []
     for c in used:
         if c.slice.node_name:
             return Allocation(tuple(refs), node=c.slice.node_name)
-    terms: list[NodeSelectorTerm] = []
-    for c in used:
-        if c.slice.node_selector is not None:
-            terms.extend(t for t in c.slice.node_selector if t not in terms)
-    return Allocation(tuple(refs), terms=tuple(terms) if terms else None)
+        selector = c.slice.node_selector
+        if not selector:
+            continue
+        if len(selector) > 1 and claim:
+            raise AllocationError(f"create NodeSelector for claim {claim}: unsupported "
+                                  f"ResourceSlice.NodeSelector with {len(selector)} terms")
+        for r in selector[0].expressions:
+            if r not in expressions:
+                expressions.append(r)
+        for r in selector[0].fields:
+            if r not in fields:
+                fields.append(r)
+    if not expressions and not fields:
+        return Allocation(tuple(refs))
+    return Allocation(tuple(refs), terms=(NodeSelectorTerm(tuple(expressions), tuple(fields)),))

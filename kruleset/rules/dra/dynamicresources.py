@@ -41,11 +41,19 @@ from ..scheduler.defaults import (
 )
 from ..scheduler.dispatch import register_batch_filter
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
-from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES
+from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
-from .allocator import Allocation, AllocationError, ClaimInput, Pool, allocate
+from .allocator import (
+    INVALID_POOLS,
+    Allocation,
+    AllocationError,
+    ClaimInput,
+    Outcome,
+    Pool,
+    allocate,
+)
 from .state import ClaimState, DraState
 
 __all__ = [
@@ -56,6 +64,7 @@ __all__ = [
     "RESERVED_FOR_MAX",
     "SchedulingAborted",
     "Cycle",
+    "apply_deallocation",
     "explain_node",
     "postfilter",
     "reserve",
@@ -75,8 +84,9 @@ RESERVED_FOR_MAX = 256
 _SOURCE = "seed 003 §8; pkg/scheduler/framework/plugins/dynamicresources (v1.35)"
 
 
-class SchedulingAborted(Exception):
-    """A plugin error: the attempt stops, the pod stays pending with this message."""
+class SchedulingAborted(PluginError):
+    """A plugin error: the attempt stops, the pod stays pending with this message
+    (in the preemption dry run: preemption stops with it)."""
 
 
 class Cycle:
@@ -93,8 +103,10 @@ class Cycle:
         self.unavailable: set[int] = set()   # indexes into claims (for PostFilter)
         self.results: dict[str, list[Allocation]] = {}  # node -> allocations of to_allocate
         self.key = tuple(id(c.spec) for c in self.to_allocate)
-        # Only prioritized lists score (the other nodes all score 0).
-        self.scored = any(r.first_available for c in self.to_allocate for r in c.spec.requests)
+        # Only prioritized lists score (the other nodes all score 0); v1.35's Score
+        # also runs (and fails) for a pod with allocated and unallocated claims.
+        self.scored = bool(self.to_allocate) and (bool(self.allocated) or any(
+            r.first_available for c in self.to_allocate for r in c.spec.requests))
 
 
 def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
@@ -175,14 +187,14 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
     got = None
     if cyc.to_allocate:
         got = solve(cyc, node)
-        if got is None:
+        if not isinstance(got, list):
             if ctx.trace is not None:
                 _trace_devices(ctx, cyc, pod, node)
-            return Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+            return Failure(got or CANNOT_ALLOCATE, UNRESOLVABLE)
     if unavailable:
         cyc.unavailable.update(unavailable)
         return Failure(NOT_AVAILABLE, UNRESOLVABLE)
-    if got is not None:
+    if isinstance(got, list):
         cyc.results[name] = got
     return None
 
@@ -236,6 +248,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
     key = cyc.key
     # One Failure for every node that cannot hold the claims (the search names it once).
     cannot = Failure(CANNOT_ALLOCATE, UNRESOLVABLE)
+    invalid = Failure(INVALID_POOLS, UNRESOLVABLE)
     out: list[Failure | None] = []
     # Traced, the nodes that cannot hold the claims are explained together below
     # (nothing changes the devices in use until this returns).
@@ -251,12 +264,12 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
         else:
             got = solve(cyc, node)
             kept = memo.get((key, name))
-        if got is None:
+        if not isinstance(got, list):
             if failed is not None:
                 failed.append((node, kept))
             elif trace is not None:
                 _trace_devices(ctx, cyc, pod, node)
-            out.append(cannot)
+            out.append(cannot if got is None else invalid)
         else:
             results[name] = got
             out.append(None)
@@ -289,7 +302,7 @@ def _kept(dra: DraState, memo_key: Any, node: NodeState
 
 
 def solve(cyc: Cycle, node: NodeState, note: Any = None,
-          names: Sequence[str] | None = None) -> list[Allocation] | None:
+          names: Sequence[str] | None = None) -> Outcome:
     """Allocate the cycle's unallocated claims on ``node``; raises :class:`SchedulingAborted`.
 
     Results are kept per (claim specs, node) while the devices in use stay
@@ -470,8 +483,10 @@ def _explain(cyc: Cycle, node: NodeState, pools: Sequence[Any], marks: list[str]
         lines.append("no ResourceSlice offers devices to this node")
     for p in pools:
         if p.incomplete:
-            lines.append(f"pool {p.driver}/{p.name} incomplete")
-    if got is not None:
+            lines.append(f"pool {p.id} incomplete")
+        if p.duplicate:
+            lines.append(f"pool {p.id} invalid: duplicate device name {p.duplicate}")
+    if isinstance(got, list):
         for mark, alloc in zip(marks, got, strict=True):
             lines.append(f"claim {mark}: would get "
                          + ", ".join(d.id for d in alloc.devices))
@@ -492,11 +507,23 @@ def postfilter(ctx: Any, pod: Pod) -> str:
     for i in sorted(cyc.unavailable):
         cs = cyc.claims[i]
         if not cs.reserved_for or cs.reserved_for == [pod.key]:
-            cs.reserved_for = []
-            cyc.dra.set_allocation(cs, None)
-            ctx.extra[DEALLOCATED] = True
+            # Written through the API: the cycle's own later PostFilter plugins
+            # (the preemption dry run) still see the claim allocated, as upstream's
+            # do (its informer has not delivered the update yet).
+            ctx.extra[DEALLOCATED] = (cyc.dra, cs)
             return "deallocation of ResourceClaim completed"
     return "still not schedulable"
+
+
+def apply_deallocation(ctx: Any) -> bool:
+    """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any."""
+    done = ctx.extra.pop(DEALLOCATED, None)
+    if done is None:
+        return False
+    dra, cs = done
+    cs.reserved_for = []
+    dra.set_allocation(cs, None)
+    return True
 
 
 def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
@@ -513,10 +540,10 @@ def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
     if cyc is None:
         return
     if cyc.to_allocate:
-        got = cyc.results.get(node.name)
+        got: Outcome = cyc.results.get(node.name)
         if got is None:
             got = solve(cyc, node)
-        assert got is not None, "Reserve on a node the claims cannot be allocated on"
+        assert isinstance(got, list), "Reserve on a node the claims cannot be allocated on"
         for cs, alloc in zip(cyc.to_allocate, got, strict=True):
             cyc.dra.set_allocation(cs, alloc)
     for cs in cyc.claims:
@@ -542,8 +569,10 @@ rule(PREFILTER, PREFILTER_RULE,
       source=_SOURCE + " PreFilter")(_prefilter)
 rule(FILTERS, FILTER_RULE,
       doc="Allocated claims must allow the node; unallocated claims must all be allocatable "
-          "on it from free devices (first fit, full backtracking).",
-      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator")(_filter)
+          "on it from free devices (every request validated first, then first fit with full "
+          "backtracking; a node whose pools include an invalid one says so).",
+      source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator "
+             "(v1.35.4: Allocate, validateDeviceRequest, allocateOne, GatherPools)")(_filter)
 rule(SCORES, SCORE_RULE,
       doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
           "higher: 8 - i per claim request served by alternative i.",

@@ -80,6 +80,10 @@ class ClaimState:
 class DraState:
     """The DRA objects of one simulation and the indexes the scheduler reads."""
 
+    # Visit a node's pools in the reverse of declaration order (tests only: upstream's
+    # order is Go map order, so a tie between pools may go either way).
+    reverse_pools = False
+
     def __init__(self) -> None:
         self.classes: dict[str, DeviceClass] = {}
         self.slices: list[ResourceSlice] = []
@@ -104,6 +108,8 @@ class DraState:
         self._local: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
         self._pool_order: dict[tuple[str, str], int] = {}
+        # (driver, pool) -> generation -> slices of the cluster (pool completeness)
+        self._census: dict[tuple[str, str], dict[int, int]] = {}
         self._selectors = False
 
     # --- objects ----------------------------------------------------------------
@@ -180,9 +186,13 @@ class DraState:
             stamp = version
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        pools = gather_pools(self._local.get(name, []) + self._shared, name, labels)
-        # Pools in the order their first slice was declared.
-        pools.sort(key=lambda p: self._pool_order[(p.driver, p.name)])
+        pools = gather_pools(self._local.get(name, []) + self._shared, name, labels,
+                             self._census)
+        # Pools in the order their first slice was declared (upstream: Go map order;
+        # ``reverse_pools`` lets a differential harness try the opposite order).
+        order = self._pool_order
+        sign = -1 if self.reverse_pools else 1
+        pools.sort(key=lambda p: sign * order[(p.driver, p.name)])
         self._pools[name] = (stamp, pools)
         return pools
 
@@ -190,8 +200,11 @@ class DraState:
         self._local.clear()
         self._shared = []
         self._pool_order = {}
+        self._census = {}
         for s in self.slices:
             self._pool_order.setdefault((s.driver, s.pool), len(self._pool_order))
+            gens = self._census.setdefault((s.driver, s.pool), {})
+            gens[s.generation] = gens.get(s.generation, 0) + 1
             if s.node_name:
                 self._local.setdefault(s.node_name, []).append(s)
             else:

@@ -36,6 +36,7 @@ __all__ = [
     "FastPaths",
     "FitError",
     "PerNode",
+    "PluginError",
     "ScheduleContext",
     "ScheduleResult",
     "failure_reasons",
@@ -131,6 +132,11 @@ class ScheduleContext:
         self.memo: Any = None
         # The fast paths this cycle may take (the simulation's option).
         self.fast: FastPaths = ALL_FAST
+
+
+class PluginError(Exception):
+    """A plugin's error status (not a rejection): upstream stops what ran the plugin
+    and reports this text (a scheduling attempt, or the preemption dry run)."""
 
 
 @attrs.frozen(slots=True)

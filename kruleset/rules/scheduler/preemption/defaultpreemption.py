@@ -295,6 +295,8 @@ class DefaultPreemption:
     plugin: str = PLUGIN
     may_be_victim: VictimPredicate | None = None
     eligibility: str = ELIGIBILITY.name
+    # The dry run's errors, with no candidate, are the PostFilter's error status.
+    errors_stop = True
 
     def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
         """The eligibility rule set's first refusal, prefixed ``preemption: ``."""

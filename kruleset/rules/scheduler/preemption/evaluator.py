@@ -45,9 +45,15 @@ from kruleset.model.objects import NEVER
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ...engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from ..framework import FitError
+from ..framework import FitError, PluginError
 from .pick import pick_candidate
-from .postfilter import POSTFILTER_MESSAGE, Candidate, PostFilterResult
+from .postfilter import (
+    POSTFILTER_ERROR,
+    POSTFILTER_MESSAGE,
+    POSTFILTER_STOP,
+    Candidate,
+    PostFilterResult,
+)
 
 __all__ = [
     "DryRun",
@@ -154,9 +160,26 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         return None
     nodes = preemptor.potential_nodes(ctx, fit)
     offset, wanted = preemptor.offset_and_num_candidates(ctx, len(nodes))
-    run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+    try:
+        run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+    except PluginError as exc:
+        # A filter's error in the dry run (DynamicResources' allocator): upstream's
+        # DryRunPreemption returns it, Preempt reports it and nominates nobody.
+        ctx.extra[POSTFILTER_MESSAGE] = f"preemption: {exc}"
+        ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
+        return None
     trace = ctx.trace
     if not run.candidates:
+        # DefaultPreemption's Preempt returns the dry run's errors (an aggregate)
+        # as its error status when no node is a candidate (CapacityScheduling's
+        # preemptor words its own errors in its no-candidate message).
+        errors = dry_run_errors(run) if getattr(preemptor, "errors_stop", False) else ""
+        if errors:
+            # With a candidate the errors are ignored.
+            text = f"preemption: {errors}"
+            ctx.extra[POSTFILTER_MESSAGE] = text
+            ctx.extra[POSTFILTER_ERROR] = ctx.extra[POSTFILTER_STOP] = True
+            return None
         message = preemptor.no_candidate_message(ctx, run)
         if trace is not None:
             trace.add(preemptor.plugin, ps.key, "no candidate", message)
@@ -172,6 +195,25 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
         preemptor.trace_choice(ctx, ps, best, run, decided, clear)
     return PostFilterResult(best.node, best.victims, "", run.candidates, decided,
                             preemptor.plugin, clear)
+
+
+# The code of a filter's error status (not a rejection) in the dry run.
+ERROR = "Error"
+
+
+def dry_run_errors(run: DryRun) -> str:
+    """The dry run's error statuses as upstream's ``utilerrors.NewAggregate`` prints
+    them: distinct texts in node order, ``[a, b]`` when more than one."""
+    statuses = run.statuses
+    resolve = getattr(statuses, "resolve", None)
+    found = resolve() if resolve is not None else statuses
+    texts: list[str] = []
+    for f in found.values():
+        if f is not None and f.code == ERROR and f.reason not in texts:
+            texts.append(f.reason)
+    if len(texts) > 1:
+        return "[" + ", ".join(texts) + "]"
+    return texts[0] if texts else ""
 
 
 def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:

@@ -26,6 +26,7 @@ from ..framework import FitError, ScheduleContext
 
 __all__ = [
     "POSTFILTER",
+    "POSTFILTER_ERROR",
     "POSTFILTER_MESSAGE",
     "POSTFILTER_STOP",
     "Candidate",
@@ -45,6 +46,10 @@ POSTFILTER_MESSAGE = "scheduler.postfilter.message"
 # ctx.extra key: set by a plugin whose failure is an error, which ends the
 # PostFilter run at once (upstream returns a non-rejection status).
 POSTFILTER_STOP = "scheduler.postfilter.stop"
+# ctx.extra key: set with POSTFILTER_STOP by a plugin that failed with an error:
+# upstream's RunPostFilterPlugins returns that status alone, so the reasons of
+# the plugins before it are dropped from the message.
+POSTFILTER_ERROR = "scheduler.postfilter.error"
 
 
 @attrs.frozen(slots=True)
@@ -103,9 +108,12 @@ def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
     for a in active.rules:
         extra.pop(POSTFILTER_MESSAGE, None)
         extra.pop(POSTFILTER_STOP, None)
+        extra.pop(POSTFILTER_ERROR, None)
         out = a.rule.fn(ctx, a.args, request)
         if ctx.trace is not None:
-            ctx.trace.add(a.rule.name, ps.key, "result" if out is not None else "not eligible",
+            verdict = ("result" if out is not None else
+                       "error" if extra.get(POSTFILTER_ERROR) else "not eligible")
+            ctx.trace.add(a.rule.name, ps.key, verdict,
                           getattr(out, "message", "") or getattr(out, "nominated_node", "")
                           or extra.get(POSTFILTER_MESSAGE, ""))
         if out is None:
@@ -116,6 +124,8 @@ def run_postfilter(ctx: ScheduleContext, ps: PodState, fit_error: FitError
                 extra[POSTFILTER_MESSAGE] = ""
                 return result
             reason = result.message
+        if extra.pop(POSTFILTER_ERROR, False):
+            reasons = []
         if reason:
             reasons.append(reason)
         if extra.pop(POSTFILTER_STOP, False):

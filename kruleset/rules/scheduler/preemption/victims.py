@@ -42,8 +42,9 @@ from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
 from ..dispatch import GENERAL, chosen
+from ..framework import PluginError
 from ..node_selection import run_filters_with_nominated
-from .evaluator import Reprieve, reprieve
+from .evaluator import ERROR, Reprieve, reprieve
 
 __all__ = [
     "NO_VICTIMS",
@@ -267,7 +268,12 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
     removed = {ps.key for ps in potential}
 
     def check() -> Failure | None:
-        return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
+        try:
+            return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
+        except PluginError as exc:
+            # A filter's error (DynamicResources' allocator): upstream's dry run
+            # records it as the node's status and goes on with the next node.
+            return Failure(str(exc), ERROR)
 
     def back(ps: PodState) -> str | None:
         removed.discard(ps.key)
