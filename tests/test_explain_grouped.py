@@ -76,6 +76,9 @@ def test_nodes_alike_share_a_line_at_real_size() -> None:
     assert lines[1] == f"  (… in node names stands for {eks})"
     assert ("    ip-10-0-1-1…, ip-10-0-1-2… and 58 more nodes (60): "
             "scheduler.filter.NodeResourcesFit fail: Insufficient cpu (3 pass)") in lines
+    # the queue retries the pod every 5 minutes; retries that repeat attempt 1 are one line
+    assert any(x.startswith("  attempts 2 to ") and x.endswith(": each as attempt 1")
+               for x in lines)
     assert len(lines) < 20
 
 

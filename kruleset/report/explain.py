@@ -35,6 +35,10 @@ __all__ = ["conclusion", "node_conclusion", "render_explain"]
 
 _FILTER = "scheduler.filter."
 _QUEUE = ("scheduler.preenqueue.", "scheduler.prefilter.")
+# The queue's entries that lead into an attempt (its verdicts after one, such as
+# scheduler.queue.unschedulable, end that attempt instead).
+_INTO = (*_QUEUE, "scheduler.queue.add", "scheduler.queue.requeue", "scheduler.queue.pop",
+         "scheduler.queue.flush-", "scheduler.queue.gated", "scheduler.queue.preemption-gate")
 # At most this many nodes are named in the conclusion's "lost on" list.
 _LOSERS = 3
 # Nodes with the same filter outcome are one line; more than this many are counted.
@@ -74,10 +78,42 @@ def render_explain(ref: str, result: Result, style: Style) -> str:
         mentions = _mentions(key)
         entries = [e for e in result.trace.entries
                    if mentions(e.subject) or mentions(e.why)]
-        for n, attempt in enumerate(_attempts(entries), 1):
-            out.append(names.short(_attempt_head(n, attempt, key, result)))
-            out.extend(names.short(line) for line in _attempt_lines(attempt, key))
+        out.extend(names.short(line) for line in _attempt_blocks(entries, key, result))
     return "\n".join(out)
+
+
+def _attempt_blocks(entries: Sequence[TraceEntry], key: str, result: Result) -> list[str]:
+    """Each attempt's head and lines; attempts that repeat the one before them word for
+    word (the queue's retries of a pod nothing changed for, every 5 minutes) are one line."""
+    out: list[str] = []
+    same: list[tuple[int, int]] = []  # (attempt number, time) of repeats not yet told
+    prev: list[str] | None = None
+    first = 0
+    for n, attempt in enumerate(_attempts(entries), 1):
+        head = _attempt_head(n, attempt, key, result)
+        lines = _attempt_lines(attempt, key)
+        # what the attempt decided, without the queue's words on when and why it ran
+        sig = [x for x in lines if not x.lstrip().startswith("scheduler.queue.")]
+        if prev is not None and sig == prev and head.startswith("  attempt "):
+            same.append((n, attempt[0].time))
+            continue
+        out.extend(_repeats(same, first))
+        same = []
+        prev, first = sig, n
+        out.append(head)
+        out.extend(lines)
+    out.extend(_repeats(same, first))
+    return out
+
+
+def _repeats(same: list[tuple[int, int]], first: int) -> list[str]:
+    if not same:
+        return []
+    times = [format_duration(t) for _, t in same]
+    when = ", ".join(times) if len(times) <= 3 else f"{times[0]}, {times[1]}, … {times[-1]}"
+    if len(same) == 1:
+        return [f"  attempt {same[0][0]} at {when}: as attempt {first}"]
+    return [f"  attempts {same[0][0]} to {same[-1][0]} at {when}: each as attempt {first}"]
 
 
 def _explain_deployment(ref: str, result: Result, style: Style, out: list[str]) -> str:
@@ -217,9 +253,9 @@ def _attempts(entries: Sequence[TraceEntry]) -> list[list[TraceEntry]]:
     """The entries cut where an attempt starts: a new time, or the queue's checks again."""
     out: list[list[TraceEntry]] = []
     for e in entries:
-        starts = e.rule.startswith(_QUEUE)
+        starts = e.rule.startswith(_INTO)
         if (not out or e.time != out[-1][-1].time
-                or (starts and not out[-1][-1].rule.startswith(_QUEUE))):
+                or (starts and not out[-1][-1].rule.startswith(_INTO))):
             out.append([])
         out[-1].append(e)
     return out
