@@ -195,6 +195,18 @@ def test_two_pods_of_one_name_in_one_file_are_refused(tmp_path: Path) -> None:
     assert "pod 'default/a' is already declared" in e.message
 
 
+def test_a_null_exit_code_in_a_pod_failure_policy_is_refused(tmp_path: Path) -> None:
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi}\nspec:\n"
+           "  podFailurePolicy:\n    rules:\n    - action: FailJob\n"
+           "      onExitCodes: {operator: In, values: [1, null]}\n"
+           "  template:\n    spec:\n      restartPolicy: Never\n"
+           "      containers: [{name: main, image: busybox}]\n")
+    _write(tmp_path, "job.yaml", job)
+    e = _refused(f'node n1 cpu=4\ninclude "{tmp_path / "job.yaml"}"\n')
+    assert not e.internal and "spec.podFailurePolicy.rules[0].onExitCodes.values[1]" in e.message
+    assert "expected an integer, found null" in e.message
+
+
 # --- 4. KubeSchedulerConfiguration with null items or a key given twice -----------------------
 
 SCHED = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

@@ -167,7 +167,9 @@ def _exit_codes(doc: Doc, value: object, where: str) -> tuple[str | None, str, t
     codes: list[int] = []
     for k, v in enumerate(values):
         code = integer(doc, v, f"{where}.values[{k}]", None, -(2 ** 31), 2 ** 31 - 1)
-        assert code is not None
+        if code is None:  # a null list item: the API server refuses it too
+            doc.fail(f"{where}.values[{k}]", "expected an integer, found null")
+            continue
         if op == "In" and code == 0:
             doc.fail(f"{where}.values[{k}]", "must not be 0 for the In operator",
                      "exit code 0 means success; a failed pod never has it")
