@@ -483,9 +483,16 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
     gc.disable()
     notices: list[str] = []
     token = NOTICES.set(notices)
+    statements: list[Statement] = []
     try:
         statements = parse_statements_raw(text, src)
         scenario = _Builder(src).run(statements)
+    except ScenarioError as err:
+        # The traceback's frames hold every statement read (a large file:
+        # hundreds of megabytes), kept alive while the caller looks for
+        # further errors; the error itself needs none of them.
+        del statements
+        raise err.with_traceback(None)  # noqa: B904 - the same error, re-raised
     finally:
         NOTICES.reset(token)
         if enabled:
