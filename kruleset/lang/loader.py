@@ -451,12 +451,23 @@ class _Builder:
 
 def _heads(statements: list[Statement], good: bytearray,
            kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
-    """(index, statement, head) of the well-headed statements of ``kinds``, in file order."""
+    """(index, statement, head) of the well-headed statements of ``kinds``, in file order.
+
+    Each statement is read by one pass only, so once read it is dropped: a
+    large file's statements are freed as the objects they declare are built,
+    rather than all held until the end (a one-line pod's statement is about
+    a kilobyte).
+    """
     for index, stmt in enumerate(statements):
         if good[index]:
             head = stmt.items[0]
             if head.value in kinds:  # type: ignore[union-attr]
                 yield index, stmt, head  # type: ignore[misc]
+                good[index] = 0
+                statements[index] = _READ
+
+
+_READ = Statement([], None)  # in place of a statement its pass has read
 
 
 MAX_ERRORS = 50  # refusals reported from one file
