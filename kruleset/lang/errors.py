@@ -12,6 +12,10 @@ from .syntax import Item, first_word
 __all__ = ["Source", "fail"]
 
 _NEWLINE = re.compile("\n")
+# Line offsets in 4 bytes where the platform's unsigned int has them (a text
+# under 2 GiB), else in 8.
+_OFFSET = "I" if array("I").itemsize >= 4 else "q"
+_OFFSET_MAX = 2 ** (8 * array(_OFFSET).itemsize - 1) - 1
 
 
 class Source:
@@ -19,7 +23,7 @@ class Source:
 
     ``base_line`` shifts line numbers when the text is a fragment of a larger
     file (the Gherkin steps use it).  Lines are kept as the offsets where
-    they start (8 bytes a line), not as strings of their own: a file of
+    they start (4 bytes a line), not as strings of their own: a file of
     millions of short lines would otherwise hold a second copy of itself in
     millions of string objects, about 60 bytes a line.
     """
@@ -29,7 +33,7 @@ class Source:
     def __init__(self, text: str, file: str, base_line: int = 0, folder: str | None = None) -> None:
         self.file = file
         self.text = text
-        starts = array("q", [0])
+        starts = array(_OFFSET if len(text) <= _OFFSET_MAX else "q", [0])
         starts.extend(m.end() for m in _NEWLINE.finditer(text))
         self.starts = starts
         self.base_line = base_line
