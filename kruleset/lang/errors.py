@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from array import array
 from collections.abc import Iterable
 
 from ..errors import ScenarioError, Span, did_you_mean
@@ -9,26 +11,45 @@ from .syntax import Item, first_word
 
 __all__ = ["Source", "fail"]
 
+_NEWLINE = re.compile("\n")
+# Line offsets in 4 bytes where the platform's unsigned int has them (a text
+# under 2 GiB), else in 8.
+_OFFSET = "I" if array("I").itemsize >= 4 else "q"
+_OFFSET_MAX = 2 ** (8 * array(_OFFSET).itemsize - 1) - 1
+
 
 class Source:
     """The text being parsed, to give every error its line text.
 
     ``base_line`` shifts line numbers when the text is a fragment of a larger
-    file (the Gherkin steps use it).
+    file (the Gherkin steps use it).  Lines are kept as the offsets where
+    they start (4 bytes a line), not as strings of their own: a file of
+    millions of short lines would otherwise hold a second copy of itself in
+    millions of string objects, about 60 bytes a line.
     """
 
-    __slots__ = ("file", "lines", "base_line", "folder")
+    __slots__ = ("file", "text", "starts", "base_line", "folder")
 
     def __init__(self, text: str, file: str, base_line: int = 0, folder: str | None = None) -> None:
         self.file = file
-        self.lines = text.split("\n")
+        self.text = text
+        starts = array(_OFFSET if len(text) <= _OFFSET_MAX else "q", [0])
+        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        self.starts = starts
         self.base_line = base_line
         self.folder = folder
 
+    @property
+    def line_count(self) -> int:
+        """How many lines the text has (as ``text.split("\\n")`` counts them)."""
+        return len(self.starts)
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line of this source (without its newline)."""
-        if 1 <= line <= len(self.lines):
-            return self.lines[line - 1].rstrip("\r")
+        starts = self.starts
+        if 1 <= line <= len(starts):
+            end = starts[line] - 1 if line < len(starts) else len(self.text)
+            return self.text[starts[line - 1]:end].rstrip("\r")
         return ""
 
     def span_at(self, line: int, column: int) -> Span:

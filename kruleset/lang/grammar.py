@@ -140,7 +140,7 @@ def _syntax_error(exc: UnexpectedInput, source: Source, stack: list[Token]) -> S
             return ScenarioError(f"'{opener.value}' is never closed",
                                  source.span_at(opener.line or 0, opener.column or 0),
                                  expected=f"'{close}'")
-        last = len(source.lines)
+        last = source.line_count
         return ScenarioError("unexpected end of file", source.span_at(last, 1))
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token

@@ -100,7 +100,9 @@ class _Builder:
     # --- passes -------------------------------------------------------------
 
     def run(self, statements: list[Statement]) -> Scenario:
-        heads: list[tuple[int, Statement, Word]] = []
+        # Statements whose head is a keyword, by index: a byte each rather
+        # than a tuple each (a file of millions of short statements).
+        good = bytearray(len(statements))
         # A refused statement does not stop the reading: every statement is
         # tried, so one run reports every error it can (see _keep_going).
         for index, stmt in enumerate(statements):
@@ -111,42 +113,38 @@ class _Builder:
                                          expected=", ".join(TOP_LEVEL))
                 if head.value not in TOP_LEVEL:
                     self._unknown_top(head)
-                heads.append((index, stmt, head))
+                good[index] = 1
         for path, label in CLUSTER_FILES.get():
             with self._keep_going():
                 # Before every statement of the file, as if included on line 0.
                 word = Word("STRING", label, 0, 0, text=label)
                 self.include(-1, Path(path), word, f"from {label}", Span(label, 0, 0, ""),
                              IncludeFilter(), summary=label)
-        for index, stmt, head in heads:
-            if head.value in _FIRST:
-                with self._keep_going():
-                    self.first_pass(index, stmt, head)
-        for index, stmt, head in heads:
-            if head.value in ("kubelet", "pod", "pods", "deployment", "pdb"):
-                with self._keep_going():
-                    self.declaration(index, stmt, head)
-        for index, stmt, head in heads:  # DRA claims name pods (reserved-for)
-            if head.value == "claim":
-                with self._keep_going():
-                    self.declaration(index, stmt, head)
+        for index, stmt, head in _heads(statements, good, _FIRST):
+            with self._keep_going():
+                self.first_pass(index, stmt, head)
+        for index, stmt, head in _heads(statements, good,
+                                        ("kubelet", "pod", "pods", "deployment", "pdb")):
+            with self._keep_going():
+                self.declaration(index, stmt, head)
+        for index, stmt, head in _heads(statements, good, ("claim",)):
+            # DRA claims name pods (reserved-for)
+            with self._keep_going():
+                self.declaration(index, stmt, head)
         observed = self.observed.action(self.ctx)
         if observed is not None:
             # After the declarations and the dump's own state at 0s, before the timeline.
             self.events.append(Event(0, -1_000_000 + len(self.events),
                                      observed))  # type: ignore[arg-type]
-        for _index, stmt, head in heads:
-            if head.value == "at":
-                with self._keep_going():
-                    self.at(stmt, head)
-        for _index, stmt, head in heads:
-            if head.value == "expect":
-                with self._keep_going():
-                    self.expect_stmt(stmt, head)
-        for _index, stmt, head in heads:
-            if head.value == "run":
-                with self._keep_going():
-                    self.run_until_stmt(stmt, head)
+        for _index, stmt, head in _heads(statements, good, ("at",)):
+            with self._keep_going():
+                self.at(stmt, head)
+        for _index, stmt, head in _heads(statements, good, ("expect",)):
+            with self._keep_going():
+                self.expect_stmt(stmt, head)
+        for _index, stmt, head in _heads(statements, good, ("run",)):
+            with self._keep_going():
+                self.run_until_stmt(stmt, head)
         if self.errors:
             self.errors.sort(key=lambda e: (e.line, e.column))
             raise combined(self.errors)
@@ -165,7 +163,7 @@ class _Builder:
             events=tuple(self.events),
             expectations=tuple(self.expectations),
             run_until=self.run_until,
-            source="\n".join(self.src.lines),
+            source=self.src.text,
         )
 
     def expect_stmt(self, stmt: Statement, head: Word) -> None:
@@ -451,6 +449,27 @@ class _Builder:
                             tw, expected="a time at or after the last 'at'")
 
 
+def _heads(statements: list[Statement], good: bytearray,
+           kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
+    """(index, statement, head) of the well-headed statements of ``kinds``, in file order.
+
+    Each statement is read by one pass only, so once read it is dropped: a
+    large file's statements are freed as the objects they declare are built,
+    rather than all held until the end (a one-line pod's statement is about
+    a kilobyte).
+    """
+    for index, stmt in enumerate(statements):
+        if good[index]:
+            head = stmt.items[0]
+            if head.value in kinds:  # type: ignore[union-attr]
+                yield index, stmt, head  # type: ignore[misc]
+                good[index] = 0
+                statements[index] = _READ
+
+
+_READ = Statement([], None)  # in place of a statement its pass has read
+
+
 MAX_ERRORS = 50  # refusals reported from one file
 MAX_REFUSED_STATEMENTS = 1000  # refused statements read before stopping, reported or not
 
@@ -475,9 +494,16 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
     gc.disable()
     notices: list[str] = []
     token = NOTICES.set(notices)
+    statements: list[Statement] = []
     try:
         statements = parse_statements_raw(text, src)
         scenario = _Builder(src).run(statements)
+    except ScenarioError as err:
+        # The traceback's frames hold every statement read (a large file:
+        # hundreds of megabytes), kept alive while the caller looks for
+        # further errors; the error itself needs none of them.
+        del statements
+        raise err.with_traceback(None)  # noqa: B904 - the same error, re-raised
     finally:
         NOTICES.reset(token)
         if enabled:

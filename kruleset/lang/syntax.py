@@ -45,6 +45,25 @@ _RUN_OK = re.compile(r"(?:=#|[A-Za-z0-9_.\/*:%+\-@~=<>!,|()\s]|\[[0-9]+\.\.[0-9]
 _BAD_CHAR = re.compile(r"\[[0-9]+\.\.[0-9]+\]|[A-Za-z0-9_.\/*:%+\-@~=<>!]")
 _ESCAPE = re.compile(r"\\(.)")
 
+# Words repeat (keywords, ``cpu=1m``, ``namespace=web``): one string for each
+# word recently seen, so a million statements that spell the same words hold
+# each once (about 55 bytes saved per repeat).  Bounded: names seen once
+# (``p123456``) would otherwise fill it; emptied when full.
+_SHARED: dict[str, str] = {}
+_SHARED_MAX = 4096
+_SHARED_LONGEST = 64
+
+
+def _shared(value: str) -> str:
+    got = _SHARED.get(value)
+    if got is not None:
+        return got
+    if len(value) <= _SHARED_LONGEST:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        _SHARED[value] = value
+    return value
+
 
 class LexError(Exception):
     """A character or escape that no word may hold (turned into a ScenarioError)."""
@@ -210,7 +229,7 @@ def split_run(text: str, line: int, column: int, out: list[Item]) -> None:
                 _bad_word(value, line, col)
             if len(value) > MAX_TOKEN:
                 _too_long("word", value, line, col)
-            append(Word("WORD", value, line, col))
+            append(Word("WORD", _shared(value), line, col))
 
 
 def _too_long(what: str, value: str, line: int, col: int) -> None:
