@@ -364,6 +364,13 @@ def run_replay(job: Job, variants: Sequence[Variant],
 def replay_one(job: Job, variant: Variant) -> Outcome:
     """One variant simulated from time 0 (its failure applied when ``--at`` has settled)."""
     sim = _simulation(job, variant)
+    result, removed = run_failing_at(sim, job, variant)
+    return summary(variant, sim, result, removed)
+
+
+def run_failing_at(sim: Simulation, job: Job, variant: Variant) -> tuple[Any, int]:
+    """Run ``sim`` from time 0, ``variant``'s failure applied once ``job.at`` has settled:
+    the result and how many pods the failure removed."""
     _check_at(sim, job.at)
     removed: list[int] = []
 
@@ -377,7 +384,7 @@ def replay_one(job: Job, variant: Variant) -> Outcome:
     result = sim.run()
     if not removed:
         raise KrulesetError("the scenario ended before --at")
-    return summary(variant, sim, result, removed[0])
+    return result, removed[0]
 
 
 # --- Dask -----------------------------------------------------------------------------------

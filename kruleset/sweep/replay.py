@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import attrs
 
-from ..errors import KrulesetError
 from ..sim.core import Simulation
 from ..sim.result import Result
 from .axes import SweepError, Variant
-from .executors import Job, _check_at, _fail
+from .executors import Job, run_failing_at
 from .failure import guard_removed
 from .variants import prepare
 
@@ -62,17 +61,5 @@ def replay_variant(job: Job, variant: Variant) -> Replayed:
     scenario, profile = prepare(job.scenario, variant, job.choices)
     sim = Simulation(scenario, profile=profile, trace=True)
     guard_removed(sim)
-    _check_at(sim, job.at)
-    removed: list[int] = []
-
-    def at_instant(s: Simulation) -> bool:
-        if s.now != job.at or removed:
-            return False
-        removed.append(_fail(s, variant) if variant.failure is not None else 0)
-        return variant.failure is not None
-
-    sim.on_settled = at_instant
-    result = sim.run()
-    if not removed:
-        raise KrulesetError("the scenario ended before --at")
-    return Replayed(variant, result, removed[0])
+    result, removed = run_failing_at(sim, job, variant)
+    return Replayed(variant, result, removed)
