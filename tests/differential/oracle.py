@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ORACLE_ENV", "find_oracle", "run_oracle", "start_oracle", "finish_oracle"]
+__all__ = ["ORACLE_ENV", "find_binary", "find_oracle", "finish_oracle", "run_oracle",
+           "start_oracle"]
 
 ORACLE_ENV = "KRULESET_ORACLE"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -16,17 +17,23 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def find_oracle() -> tuple[Path | None, str]:
     """The oracle binary, or None with the reason it is absent."""
-    env = os.environ.get(ORACLE_ENV)
+    return find_binary(ORACLE_ENV, "oracle/bin/kr-oracle", "the oracle")
+
+
+def find_binary(env_name: str, beside: str, what: str) -> tuple[Path | None, str]:
+    """A binary named by ``$env_name``, else ``../shared/BESIDE`` next to the repository;
+    or None with the reason it is absent (``what`` names it in that reason)."""
+    env = os.environ.get(env_name)
     if env:
         path = Path(env)
         if path.is_file() and os.access(path, os.X_OK):
             return path, ""
-        return None, f"${ORACLE_ENV} is set to {env}, which is not an executable file"
-    path = REPO_ROOT.parent / "shared" / "oracle" / "bin" / "kr-oracle"
+        return None, f"${env_name} is set to {env}, which is not an executable file"
+    path = REPO_ROOT.parent / "shared" / beside
     if path.is_file() and os.access(path, os.X_OK):
         return path, ""
-    return None, (f"the oracle is absent: neither ../shared/oracle/bin/kr-oracle (beside the "
-                  f"repository) nor ${ORACLE_ENV} names it")
+    return None, (f"{what} is absent: neither ../shared/{beside} (beside the "
+                  f"repository) nor ${env_name} names it")
 
 
 def start_oracle(binary: Path, case: dict[str, Any]) -> subprocess.Popen[bytes]:

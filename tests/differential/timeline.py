@@ -19,7 +19,6 @@ a tie, not a disagreement.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import tempfile
@@ -44,6 +43,8 @@ from kruleset.model.selectors import Taint
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
+from .oracle import find_binary
+
 __all__ = ["TIMELINE_ENV", "Outcome", "check_timeline", "compare_timeline",
            "find_timeline_oracle", "oracle_case", "run_kruleset_timeline", "run_timeline_oracle"]
 
@@ -53,18 +54,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def find_timeline_oracle() -> tuple[Path | None, str]:
     """The timeline oracle binary, or None with the reason it is absent."""
-    env = os.environ.get(TIMELINE_ENV)
-    if env:
-        path = Path(env)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path, ""
-        return None, f"${TIMELINE_ENV} is set to {env}, which is not an executable file"
-    path = REPO_ROOT.parent / "shared" / "oracle-timeline" / "bin" / "kr-timeline-oracle"
-    if path.is_file() and os.access(path, os.X_OK):
-        return path, ""
-    return None, ("the timeline oracle is absent: neither "
-                  "../shared/oracle-timeline/bin/kr-timeline-oracle (beside the repository) "
-                  f"nor ${TIMELINE_ENV} names it")
+    return find_binary(TIMELINE_ENV, "oracle-timeline/bin/kr-timeline-oracle",
+                       "the timeline oracle")
 
 
 def run_timeline_oracle(binary: Path, case: dict[str, Any]) -> dict[str, Any]:
