@@ -177,11 +177,17 @@ def _scale(ctx: DeploymentContext, d: Deployment, rs: ReplicaSet, size: int, op:
     rs.desired, rs.max_replicas = d.replicas, d.replicas + max_surge(d)
     if old == size:
         return False
-    op = op or ("up" if size > old else "down")
     rs.replicas = size
-    ctx.events.append((rs.name, "ScalingReplicaSet",
-                       f"Scaled {op} replica set {rs.name} from {old} to {size}", ctx.rule))
+    _scaling_event(ctx, rs.name, old, size, ctx.rule, op)
     return True
+
+
+def _scaling_event(ctx: DeploymentContext, name: str, old: int, size: int, rule_name: str,
+                   op: str = "") -> None:
+    """The deployment controller's ScalingReplicaSet event (upstream's wording)."""
+    op = op or ("up" if size > old else "down")
+    ctx.events.append((name, "ScalingReplicaSet",
+                       f"Scaled {op} replica set {name} from {old} to {size}", rule_name))
 
 
 @rule(DEPLOYMENT, "controllers.deployment.new-rs-replicas",
@@ -322,9 +328,7 @@ def _create_new(ctx: DeploymentContext, d: Deployment, size: int,
     ctx.note("controllers.deployment.new-replicaset", new.name,
              f"revision {new.revision}, {size} replicas")
     if size:
-        ctx.events.append((new.name, "ScalingReplicaSet",
-                           f"Scaled up replica set {new.name} from 0 to {size}",
-                           "controllers.deployment.new-replicaset"))
+        _scaling_event(ctx, new.name, 0, size, "controllers.deployment.new-replicaset")
     return new
 
 
