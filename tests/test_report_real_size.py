@@ -195,3 +195,26 @@ def test_a_glob_over_many_pods_is_summarised_too() -> None:
     few = api.run("nodes n[1..2] cpu=2 memory=4Gi\npods web-[1..2] requests(cpu=1)\n"
                   "expect pod web-* pending\n")
     assert few.expectations[0].message.startswith("default/web-1 is running on ")
+
+
+def test_only_knows_every_decision_kind_the_simulation_records() -> None:
+    """A kind recorded anywhere in kruleset/ (``record("kind", …)``, a Job's condition
+    kinds) is one ``--only`` accepts: a new kind added without it would be refused."""
+    import ast
+    from pathlib import Path
+
+    import kruleset
+    from kruleset.report.filters import KINDS
+    from kruleset.sim.job import _KIND_OF
+
+    recorded = set(_KIND_OF.values())
+    for path in Path(kruleset.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "record" and node.args):
+                first = node.args[0]
+                values = [first] if not isinstance(first, ast.IfExp) else [first.body,
+                                                                           first.orelse]
+                recorded |= {v.value for v in values
+                             if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    assert recorded and recorded <= set(KINDS), sorted(recorded - set(KINDS))

@@ -27,7 +27,8 @@ __all__ = ["KINDS", "DecisionFilter", "FilterError", "make_filter"]
 KINDS = ("scheduled", "running", "pending", "nominated", "preempted", "evicted", "deleted",
          "rejected", "refused", "gated", "created", "cordoned", "uncordoned", "drain",
          "eviction-api", "ignored", "unchanged", "node-deleted", "claim-created", "succeeded",
-         "failed", "ready", "rollout", "scaled", "warning")
+         "failed", "ready", "rollout", "scaled", "warning", "job-failure-target",
+         "job-success-criteria-met", "job-failed", "job-complete")
 
 
 class FilterError(ValueError):
