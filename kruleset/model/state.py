@@ -422,8 +422,6 @@ class ClusterState:
             ps.nominated = None
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
-        if ps.ready:
-            ps.ready_since = ps.start_time
         node.pods[ps.key] = ps
         self.touched.append(node_name)
         requests = pod.requests
@@ -478,8 +476,6 @@ class ClusterState:
             ps.node = node_name
             ps.phase = RUNNING
             ps.start_time = now
-            if ps.ready:
-                ps.ready_since = now
             on_node[key] = ps
             for listener in listeners:
                 listener.on_bind(self, ps)
