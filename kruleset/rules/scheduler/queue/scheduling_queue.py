@@ -393,18 +393,17 @@ class SchedulingQueue:
                 continue  # a gated pod hears only its gating plugin's events
             if pre_check is not None and not pre_check(qp.ps):
                 continue
-            strategy, why = self._worth(qp, occ)
-            if strategy == _SKIP:
-                continue
-            qp.why = why
-            where = self._requeue(qp, strategy)
-            self._note(REQUEUE_RULE, qp, where, why)
+            self._hear(qp, occ)
 
     def pod_updated(self, ps: PodState, occ: Occurrence) -> None:
         """The pod itself changed (upstream ``Update`` for a pod in unschedulablePods)."""
         qp = self.pods.get(ps.key)
         if qp is None or qp.where != UNSCHEDULABLE:
             return
+        self._hear(qp, occ)
+
+    def _hear(self, qp: QueuedPod, occ: Occurrence) -> None:
+        """An unschedulable pod hears ``occ``: requeued where its hints say, or left."""
         strategy, why = self._worth(qp, occ)
         if strategy == _SKIP:
             return
