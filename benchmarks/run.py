@@ -658,7 +658,8 @@ def growth_table(rows: list[dict[str, Any]]) -> str:
 
 
 README = Path(__file__).resolve().parent / "README.md"
-TOP_README = ROOT / "README.md"
+#: The summary table users read (docs/PERFORMANCE.md, linked from the README).
+TOP_README = ROOT / "docs" / "PERFORMANCE.md"
 
 
 def _table_span(lines: list[str], header: str) -> tuple[int, int] | None:
@@ -687,7 +688,7 @@ def _put_rows(lines: list[str], header: str, rows: dict[str, str]) -> None:
 
 
 def _summary_row(r: dict[str, Any]) -> str:
-    """The top README's row: workload, size, result, target, trace on/off."""
+    """The summary table's row: workload, size, result, target, trace on/off."""
     size = f"{r['nodes']:,} nodes, {r['initial_pods']:,} running pods"
     if r.get("unit") != "s" or r["name"].endswith(("Drain", "Rollout")):
         size += f", {r['measured_pods']:,} measured"
@@ -700,7 +701,7 @@ def _summary_row(r: dict[str, Any]) -> str:
 
 
 def update_readmes(rows: list[dict[str, Any]], growth: list[dict[str, Any]]) -> None:
-    """Write the rows just measured into benchmarks/README.md and the top README's table.
+    """Write the rows just measured into benchmarks/README.md and docs/PERFORMANCE.md's table.
 
     Rows of other workloads are left as they are; a workload not yet in a
     table is added at its end.  The growth table is replaced when measured.

@@ -131,7 +131,7 @@ def test_errors_point_at_the_feature_file_and_line(pytester: pytest.Pytester,
     # and nothing of pytest's or pytest-bdd's internals
     assert "Traceback" not in out and "pytest_bdd" not in out and "steps.py" not in out
     assert ".kr:2:" not in out  # the generated text's positions are not shown
-    # JUnit from pytest, as the README says: valid, each failure led by its .feature line
+    # JUnit from pytest, as docs/GHERKIN.md says: valid, each failure led by its .feature line
     from lxml import etree
 
     doc = etree.parse(str(report))

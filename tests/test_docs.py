@@ -1,4 +1,4 @@
-"""The language reference and the README stay true: every ``kr`` snippet passes
+"""The language reference, the README and docs/ stay true: every ``kr`` snippet passes
 ``kruleset check``, every ``kr-refused`` snippet is refused, and no ``.kr``
 text hides in an unmarked code block.
 

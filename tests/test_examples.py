@@ -1,5 +1,5 @@
 """The cookbook in examples/: every scenario runs with its expectations holding,
-has expectations to hold, and has its line in the README."""
+has expectations to hold, and has its line in the README (the cookbook)."""
 
 from __future__ import annotations
 

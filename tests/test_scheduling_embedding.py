@@ -1,4 +1,4 @@
-"""schedule_pod, as the module docstring (and the README) shows it."""
+"""schedule_pod, as the module docstring (and docs/API.md) shows it."""
 
 from __future__ import annotations
 

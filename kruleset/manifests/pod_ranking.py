@@ -5,7 +5,7 @@
 with ``restartPolicy: Always``) and the ``controller.kubernetes.io/pod-deletion-cost``
 annotation (controller_utils.go ``compareMaxContainerRestarts``,
 ``helper.GetDeletionCostFromPodAnnotations``).  Creation and Ready times of a
-dumped pod are taken to be its ``startTime`` (README).
+dumped pod are taken to be its ``startTime`` (docs/LANGUAGE-SUMMARY.md).
 """
 
 from __future__ import annotations

@@ -447,7 +447,7 @@ def _readiness_delay(doc: Doc, containers: list[Any], inits: object, sf: str) ->
     """When the pod is Ready after it starts (ms): the longest readinessProbe
     initialDelaySeconds of its containers and sidecars; None: no readiness probe.
 
-    The first probe is taken to succeed (README); a container without a probe
+    The first probe is taken to succeed (docs/SIMULATED.md); a container without a probe
     is Ready once running.
     """
     delay: int | None = None

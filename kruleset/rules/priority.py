@@ -18,7 +18,7 @@ Encodes upstream ``plugin/pkg/admission/priority`` (``admitPod``,
 * an explicit ``spec.priority`` is accepted only if it equals the class's
   value.
 
-Two kruleset conveniences, documented in the README's language section:
+Two kruleset conveniences, documented in docs/LANGUAGE-SUMMARY.md:
 
 * ``priority=N`` without ``priorityclass=`` stands for a pod whose class has
   value N (upstream would need such a class);

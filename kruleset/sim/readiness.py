@@ -1,7 +1,7 @@
 """Readiness over time: a pod with a readiness probe becomes Ready once its
 ``initialDelaySeconds`` have passed after it started running.
 
-The approximation, documented in the README: the first probe succeeds, so a
+The approximation, documented in docs/SIMULATED.md: the first probe succeeds, so a
 pod is Ready exactly ``initialDelaySeconds`` after it started (upstream's
 kubelet probes at that delay, then every ``periodSeconds``, and needs
 ``successThreshold`` successes; a probe that never succeeds is written as
