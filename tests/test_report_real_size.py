@@ -67,6 +67,19 @@ def test_the_same_decision_for_many_pods_is_one_line_with_the_count(text: str) -
     assert "0/40 nodes are available" in pending[0]
 
 
+def test_pods_running_at_one_instant_are_one_line_whatever_their_nodes() -> None:
+    scenario = "nodes n[1..5] cpu=4 memory=8Gi\n" + "".join(
+        f"pod p{i} on n{i % 5 + 1} requests(cpu=100m)\n" for i in range(1, 21))
+    lines = _decisions(render_result("x.kr", api.run(scenario), Style(color=False)))
+    running = [line for line in lines if " running " in line]
+    assert running == ["       0s  running    default/p1 on n2, default/p2 on n3 and 18 more "
+                       "(20 pods on 5 nodes)"]
+    # below the grouping threshold each pod keeps its line
+    few = render_result("x.kr", api.run("node n1 cpu=1 memory=1Gi\npod a on n1\npod b on n1\n"),
+                        Style(color=False))
+    assert "running    default/a on n1" in few and "running    default/b on n1" in few
+
+
 def test_a_count_over_many_pods_is_summarised_by_state(text: str) -> None:
     line = next(x for x in text.splitlines() if "expect pods default/huge-*" in x)
     assert "default/huge-1, default/huge-2 and 58 more pods pending: 0/40 nodes" in line

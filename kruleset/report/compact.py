@@ -14,7 +14,9 @@ What makes the lines of a 300-node run wrap, and what is done about it:
   a failure, an eviction or a rejection still names its rule (a filter by its
   plugin's name: ``NodeResourcesFit``);
 - the same decision for many pods at once (3,120 pods pending for the same
-  reason): one line with the first pods and the count.
+  reason): one line with the first pods and the count; pods found running at
+  the same instant (a dump's 3,500 pods at 0s) are one line whatever their
+  nodes, with the count of pods and nodes (``--state`` lists them by node).
 """
 
 from __future__ import annotations
@@ -131,7 +133,21 @@ _FILTER = "scheduler.filter."
 
 
 def _key(d: Any) -> tuple[Any, ...]:
+    if d.kind == "running":
+        # where each runs is the state, not a decision: grouped across nodes
+        return (d.time, d.kind, d.by, d.reason, d.message, d.rules)
     return (d.time, d.kind, d.node, d.by, d.reason, d.message, d.rules)
+
+
+def _group(decisions: Sequence[Any], i: int, count: int) -> tuple[str, str]:
+    """The pods of a group of ``count`` equal decisions from ``i``, and its node part."""
+    first, second = decisions[i], decisions[i + 1]
+    nodes = {d.node for d in decisions[i:i + count]}
+    if len(nodes) == 1:
+        return (f"{first.pod}, {second.pod} and {count - 2:,} more ({count:,} pods)",
+                f" on {first.node}" if first.node else "")
+    return (f"{first.pod} on {first.node}, {second.pod} on {second.node} and "
+            f"{count - 2:,} more ({count:,} pods on {len(nodes):,} nodes)", "")
 
 
 def decision_lines(decisions: Sequence[Any], names: NodeNames, style: Any) -> list[str]:
@@ -144,11 +160,9 @@ def decision_lines(decisions: Sequence[Any], names: NodeNames, style: Any) -> li
         while j < len(decisions) and _key(decisions[j]) == _key(d) and d.kind != "scheduled":
             j += 1
         count = j - i if j - i >= GROUP_AT else 1
-        pods = d.pod
+        pods, node = d.pod, f" on {d.node}" if d.node else ""
         if count > 1:
-            pods = (f"{d.pod}, {decisions[i + 1].pod} and {count - 2:,} more "
-                    f"({count:,} pods)")
-        node = f" on {d.node}" if d.node else ""
+            pods, node = _group(decisions, i, count)
         by = f" by {d.by}" if d.by and d.kind in ("preempted", "evicted", "deleted") else ""
         tail, rules = _tail(d)
         shown = style.dim(f"  [{', '.join(map(_plugin, rules))}]") if rules else ""
