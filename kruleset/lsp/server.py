@@ -1,0 +1,120 @@
+"""The language server: the protocol's requests, answered from the modules beside it.
+
+Checking runs in one worker thread, after a pause in typing
+(:data:`DEBOUNCE`), so the editor's other requests (completion, hover) are
+answered while a scenario including a large dump is read; a result that a
+newer edit has overtaken is dropped.  Completion, hover, definitions and the
+outline read the text only and never wait for a check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from .. import __version__
+from .cache import FileCache
+from .check import Diag
+from .documents import diagnose, is_feature
+from .names import Index, index
+from .regions import Region, regions
+
+__all__ = ["DEBOUNCE", "KrServer", "build", "run_stdio"]
+
+#: Seconds of quiet after a change before the document is checked.
+DEBOUNCE = 0.05
+
+
+class KrServer(LanguageServer):
+    """The state kept between requests: versions, the file cache, what was published where."""
+
+    def __init__(self) -> None:
+        super().__init__("kruleset", __version__,
+                         text_document_sync_kind=t.TextDocumentSyncKind.Full)
+        self.cache = FileCache()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kruleset-check")
+        self.versions: dict[str, int] = {}
+        self.others: dict[str, set[str]] = {}   # document -> other files it put diagnostics on
+        self.tasks: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
+
+    def path_of(self, uri: str) -> str:
+        return to_fs_path(uri) or uri
+
+    def regions_of(self, uri: str) -> tuple[list[Region], Index]:
+        text = self.workspace.get_text_document(uri).source
+        found = regions(text, is_feature(uri))
+        return found, index(found)
+
+    def schedule(self, uri: str) -> None:
+        version = self.versions.get(uri, 0) + 1
+        self.versions[uri] = version
+        task = asyncio.ensure_future(self._check(uri, version))
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            self.window_log_message(t.LogMessageParams(
+                t.MessageType.Error, f"kruleset: checking failed: {type(exc).__name__}: {exc}"))
+
+    async def _check(self, uri: str, version: int) -> None:
+        await asyncio.sleep(DEBOUNCE)
+        if self.versions.get(uri) != version:
+            return
+        text = self.workspace.get_text_document(uri).source
+        path = self.path_of(uri)
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache)
+        if self.versions.get(uri) != version:
+            return
+        self.publish(uri, path, found)
+
+    def publish(self, uri: str, path: str, found: dict[str, list[Diag]]) -> None:
+        others = {f for f in found if f != path}
+        for gone in self.others.get(uri, set()) - others:
+            self._send(from_fs_path(gone) or gone, [])
+        self.others[uri] = others
+        self._send(uri, found.get(path, []))
+        for other in others:
+            self._send(from_fs_path(other) or other, found[other])
+
+    def _send(self, uri: str, found: list[Diag]) -> None:
+        self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[to_diagnostic(d) for d in found]))
+
+
+def _diagnose(path: str, text: str, cache: FileCache) -> dict[str, list[Diag]]:
+    try:
+        return diagnose(path, text, cache)
+    finally:
+        # A large scenario is frozen out of the collector's reach while read
+        # (kruleset.lang.parse_text); a long-lived server lets it go again.
+        gc.unfreeze()
+
+
+def to_diagnostic(d: Diag) -> t.Diagnostic:
+    return t.Diagnostic(
+        range=t.Range(t.Position(d.line, d.column), t.Position(d.end_line, d.end_column)),
+        message=d.message, severity=t.DiagnosticSeverity(d.severity), source="kruleset",
+        data={"replace": d.replacement} if d.replacement else None)
+
+
+def build() -> KrServer:
+    """The server with its features registered."""
+    from . import features
+
+    server = KrServer()
+    features.register(server)
+    return server
+
+
+def run_stdio() -> None:
+    build().start_io()
+
