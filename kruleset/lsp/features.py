@@ -87,7 +87,8 @@ def _symbols(ls: KrServer, params: t.DocumentSymbolParams) -> list[t.DocumentSym
             continue  # a deployment's replicas are completions, not outline entries
         seen.add((d.kind, d.name))
         r = _range(d.line, d.column, d.end)
-        out.append(t.DocumentSymbol(name=d.name, detail=d.kind, range=r, selection_range=r,
+        out.append(t.DocumentSymbol(name=d.name.removeprefix("default/"), detail=d.kind,
+                                    range=r, selection_range=r,
                                     kind=_SYMBOL_KINDS.get(d.kind, t.SymbolKind.Variable)))
     for when, line, end in idx.instants:
         r = _range(line, 0, end)
