@@ -7,7 +7,7 @@ offers, and the editor set-ups, are in docs/EDITORS.md.  The pieces:
 (the ``.kr`` text of a ``.feature``), :mod:`.names` (declarations, read from
 the text), :mod:`.complete`, :mod:`.hover`, :mod:`.reference` (the language
 reference's lines), :mod:`.cache` (included files read once),
-:mod:`.server` and :mod:`.features` (the protocol).
+:mod:`.server`, :mod:`.features` and :mod:`.stdio` (the protocol).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ MISSING = ("kruleset lsp needs the language server libraries: "
 def main() -> int:
     """Serve on stdin/stdout until the client says exit; 2 when pygls is missing."""
     try:
-        from .server import run_stdio
+        from .stdio import run_stdio
     except ImportError as e:
         print(f"{MISSING} ({e})", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ from .documents import diagnose, is_feature
 from .names import Index, index
 from .regions import Region, regions
 
-__all__ = ["DEBOUNCE", "KrServer", "build", "run_stdio"]
+__all__ = ["DEBOUNCE", "KrServer", "to_diagnostic"]
 
 #: Seconds of quiet after a change before the document is checked.
 DEBOUNCE = 0.05
@@ -104,17 +104,3 @@ def to_diagnostic(d: Diag) -> t.Diagnostic:
         range=t.Range(t.Position(d.line, d.column), t.Position(d.end_line, d.end_column)),
         message=d.message, severity=t.DiagnosticSeverity(d.severity), source="kruleset",
         data={"replace": d.replacement} if d.replacement else None)
-
-
-def build() -> KrServer:
-    """The server with its features registered."""
-    from . import features
-
-    server = KrServer()
-    features.register(server)
-    return server
-
-
-def run_stdio() -> None:
-    build().start_io()
-
