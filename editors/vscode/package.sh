@@ -8,4 +8,4 @@ mkdir -p syntaxes
 cp ../kr.tmLanguage.json syntaxes/kr.tmLanguage.json
 # The versions are package-lock.json's; an up-to-date node_modules is kept.
 npm install --no-audit --no-fund --loglevel=error
-npx --no-install vsce package --skip-license --out "kruleset-kr-$(node -p 'require("./package.json").version').vsix"
+npx --no-install vsce package --skip-license --allow-missing-repository --out "kruleset-kr-$(node -p 'require("./package.json").version').vsix"
