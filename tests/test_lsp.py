@@ -60,10 +60,11 @@ def test_examples_have_no_diagnostics(client, name):
 
 def test_typo_gets_the_message_and_place_check_gives(client, tmp_path):
     path = _typo(tmp_path)
+    expected = _check_says(path)
     u = client.open(path)
     got = [(d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1, d["message"])
-           for d in client.wait_diagnostics(u)]
-    assert got == _check_says(path)
+           for d in client.wait_diagnostics(u, until=lambda ds: len(ds) == len(expected))]
+    assert got == expected
     assert any("unknown pod attribute 'priorityclas'" in m for _, _, m in got)
 
 
@@ -80,7 +81,8 @@ def test_code_action_replaces_the_typo_and_a_change_clears_it(client, tmp_path):
     assert (actions[0]["title"], edit["newText"], edit["range"]) == (
         "Replace with 'priorityclass'", "priorityclass", r)
     client.change(u, (EXAMPLES / "quickstart.kr").read_text())
-    assert client.wait_diagnostics(u) == []
+    # (the typo's own full set of errors may still be on its way: wait for what follows)
+    assert client.wait_diagnostics(u, until=lambda ds: ds == []) == []
 
 
 def test_an_error_in_an_included_yaml_is_on_both_files(client, tmp_path):
@@ -91,7 +93,9 @@ def test_an_error_in_an_included_yaml_is_on_both_files(client, tmp_path):
     yaml.write_text(text.replace("priorityClassName", "priorityClasName", 1))
     bad_line = text[:text.index("priorityClassName")].count("\n")
     u = client.open(tmp_path / "from-manifests.kr")
-    on_kr = client.wait_diagnostics(u)
+    expected = _check_says(tmp_path / "from-manifests.kr")
+    on_kr = client.wait_diagnostics(u, until=lambda ds: len(ds) == len(expected))
+    assert [d["message"] for d in on_kr] == [m for _, _, m in expected]
     include = (tmp_path / "from-manifests.kr").read_text().split("\n").index(
         'include "manifests/cluster.yaml"')
     assert on_kr[0]["range"]["start"]["line"] == include
@@ -121,8 +125,9 @@ def test_feature_docstrings_and_steps_are_checked_on_their_lines(client, tmp_pat
     path = tmp_path / "a.feature"
     path.write_text(FEATURE)
     u = client.open(path, language="gherkin")
+    found = client.wait_diagnostics(u, until=lambda ds: any("'n2'" in d["message"] for d in ds))
     got = {(d["range"]["start"]["line"], d["range"]["start"]["character"], d["severity"]):
-           d["message"].split("\n")[0] for d in client.wait_diagnostics(u)}
+           d["message"].split("\n")[0] for d in found}
     lines = FEATURE.split("\n")
     assert got[(5, lines[5].index("cpuu"), 1)].startswith("unknown pod attribute 'cpuu'")
     assert "unknown node 'n2'" in got[(7, lines[7].index("n2"), 1)]
@@ -240,3 +245,19 @@ def test_an_include_is_read_once_until_it_changes(tmp_path):
     yaml.write_text(yaml.read_text() + "\n")
     assert check_text(text, path, cache=cache) == []
     assert cache.reads == reads + 1
+
+
+def test_a_profile_gets_its_errors_a_fix_and_rule_names(client, tmp_path):
+    path = tmp_path / "profile.yaml"
+    text = "rulesets:\n  scheduler.filter:\n    disable: [scheduler.filter.TaintTolerat]\n"
+    path.write_text(text)
+    u = client.open(path, language="yaml")
+    diag = client.wait_diagnostics(u)[0]
+    assert diag["message"].startswith(
+        f"{path}: rule set 'scheduler.filter' has no rule 'scheduler.filter.TaintTolerat'")
+    assert diag["range"]["start"] == {"line": 2, "character": text.split("\n")[2].index("sch")}
+    assert diag["data"] == {"replace": "scheduler.filter.TaintToleration"}
+    assert "scheduler.filter.NodeName" in _labels(client, u, 2, 14)
+    other = tmp_path / "deployment.yaml"
+    other.write_text("apiVersion: apps/v1\nkind: Deployment\n")
+    assert client.wait_diagnostics(client.open(other, language="yaml")) == []

@@ -1,4 +1,4 @@
-// Starts `kruleset lsp` (stdio) for .kr files and the .kr text of .feature files.
+// Starts `kruleset lsp` (stdio) for .kr files, the .kr text of .feature files and profiles.
 const vscode = require("vscode");
 const { LanguageClient } = require("vscode-languageclient/node");
 
@@ -14,6 +14,9 @@ function activate(context) {
       documentSelector: [
         { scheme: "file", language: "kr" },
         { scheme: "file", pattern: "**/*.feature" },
+        // kruleset profiles (run --profile): the server checks a YAML file
+        // that has rulesets: or settings: and leaves any other alone.
+        { scheme: "file", language: "yaml" },
       ],
     },
   );

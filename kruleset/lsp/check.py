@@ -95,19 +95,26 @@ def _manifest_diag(e: ScenarioError, folder: Path) -> Diag | None:
     return Diag(str(path), line, 0, line, 1 << 16, ERROR, diag_text(e))
 
 
-def _errors(e: ScenarioError, path: str, text: str, folder: Path) -> list[ScenarioError]:
+def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool
+            ) -> list[ScenarioError]:
     from ..diagnose import every_error
 
     if e.internal:
         return [e]
+    if quick:  # what one reading found, before re-reading for the errors after them
+        return list(getattr(e, "errors", None) or [e])
     # A language server answers quickly: a broken file gets its first errors
     # within a second, not the command's ten.
     return every_error(e, path, text=text, folder=folder, seconds=1.0)
 
 
 def check_text(text: str, path: str, folder: str | Path | None = None,
-               cache: FileCache | None = None) -> list[Diag]:
-    """The diagnostics of ``.kr`` text named ``path`` (positions relative to ``text``)."""
+               cache: FileCache | None = None, *, quick: bool = False) -> list[Diag]:
+    """The diagnostics of ``.kr`` text named ``path`` (positions relative to ``text``).
+
+    ``quick``: only the errors of one reading of the text (a refused file may
+    have more, which ``check`` finds by reading it again without them).
+    """
     from .. import api
     from ..lang import parse_text
     from ..lang.files import LOADER_CACHE
@@ -123,7 +130,7 @@ def check_text(text: str, path: str, folder: str | Path | None = None,
         return _warnings(heard, path, lines, folder)
     except ScenarioError as e:
         out: list[Diag] = []
-        for err in _errors(e, path, text, folder):
+        for err in _errors(e, path, text, folder, quick):
             out.append(_error_diag(err, path, lines))
             other = _manifest_diag(err, folder)
             if other is not None:

@@ -8,6 +8,7 @@ import attrs
 
 from .cache import FileCache
 from .check import ERROR, INFORMATION, Diag, check_text
+from .profile import check_profile, is_profile, is_yaml
 from .regions import regions
 
 __all__ = ["diagnose", "is_feature"]
@@ -17,19 +18,26 @@ def is_feature(path: str) -> bool:
     return path.endswith(".feature")
 
 
-def diagnose(path: str, text: str, cache: FileCache | None = None) -> dict[str, list[Diag]]:
-    """Every diagnostic of the document at ``path``, by file (the document and included files)."""
+def diagnose(path: str, text: str, cache: FileCache | None = None, *,
+             quick: bool = False) -> dict[str, list[Diag]]:
+    """Every diagnostic of the document at ``path``, by file (the document and included files).
+
+    ``quick``: only the errors one reading finds (see :func:`.check.check_text`).
+    """
     out: dict[str, list[Diag]] = {path: []}
+    if is_yaml(path):  # a profile is checked; any other YAML file is left alone
+        out[path] = check_profile(text, path) if is_profile(text) else []
+        return out
     folder = Path(path).resolve().parent
     if not is_feature(path):
-        for d in check_text(text, path, folder, cache):
+        for d in check_text(text, path, folder, cache, quick=quick):
             out.setdefault(d.file, []).append(d)
         return out
     seen: set[tuple[str, int, int, str]] = set()
     for region in regions(text, feature=True):
         if region.outline or not region.lines:
             continue
-        for d in check_text(region.text, path, folder, cache):
+        for d in check_text(region.text, path, folder, cache, quick=quick):
             if d.file == path:
                 line, col = region.place(d.line, d.column)
                 _, end = region.place(d.end_line, d.end_column)

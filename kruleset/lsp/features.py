@@ -10,6 +10,7 @@ from pygls.uris import from_fs_path
 
 from .complete import complete
 from .hover import hover_text, word_at
+from .profile import is_profile, is_yaml, profile_completions
 from .regions import Region
 from .server import KrServer
 
@@ -34,9 +35,14 @@ def _range(line: int, start: int, end: int) -> t.Range:
 
 
 def _completion(ls: KrServer, params: t.CompletionParams) -> t.CompletionList:
-    found, idx = ls.regions_of(params.text_document.uri)
+    uri = params.text_document.uri
+    found, idx = ls.regions_of(uri)
     at = _region_line(found, params.position.line, params.position.character)
-    items = [] if at is None else complete(at[0], at[1], at[2], idx)
+    if is_yaml(uri):
+        items = profile_completions() if is_profile(
+            ls.workspace.get_text_document(uri).source) else []
+    else:
+        items = [] if at is None else complete(at[0], at[1], at[2], idx)
     return t.CompletionList(is_incomplete=False, items=[
         t.CompletionItem(label=i.label, kind=t.CompletionItemKind(i.kind), detail=i.detail or None)
         for i in items])

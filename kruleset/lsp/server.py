@@ -19,7 +19,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from .cache import FileCache
-from .check import Diag
+from .check import ERROR, Diag
 from .documents import diagnose, is_feature
 from .names import Index, index
 from .regions import Region, regions
@@ -71,10 +71,16 @@ class KrServer(LanguageServer):
         text = self.workspace.get_text_document(uri).source
         path = self.path_of(uri)
         loop = asyncio.get_running_loop()
-        found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache)
-        if self.versions.get(uri) != version:
-            return
-        self.publish(uri, path, found)
+        # The errors of one reading are shown at once; a refused file is then
+        # read again without them, as `kruleset check` does, for the rest.
+        for quick in (True, False):
+            found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache,
+                                               quick)
+            if self.versions.get(uri) != version:
+                return
+            self.publish(uri, path, found)
+            if not any(d.severity == ERROR for ds in found.values() for d in ds):
+                return
 
     def publish(self, uri: str, path: str, found: dict[str, list[Diag]]) -> None:
         others = {f for f in found if f != path}
@@ -90,9 +96,9 @@ class KrServer(LanguageServer):
             uri=uri, diagnostics=[to_diagnostic(d) for d in found]))
 
 
-def _diagnose(path: str, text: str, cache: FileCache) -> dict[str, list[Diag]]:
+def _diagnose(path: str, text: str, cache: FileCache, quick: bool) -> dict[str, list[Diag]]:
     try:
-        return diagnose(path, text, cache)
+        return diagnose(path, text, cache, quick=quick)
     finally:
         # A large scenario is frozen out of the collector's reach while read
         # (kruleset.lang.parse_text); a long-lived server lets it go again.

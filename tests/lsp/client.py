@@ -100,9 +100,12 @@ class Client:
         self.notify("textDocument/didChange", {"textDocument": {"uri": u, "version": version},
                                                "contentChanges": [{"text": text}]})
 
-    def wait_diagnostics(self, u: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    def wait_diagnostics(self, u: str, timeout: float = 30.0,
+                         until: Any = None) -> list[dict[str, Any]]:
+        """The diagnostics published for ``u`` (the first, or the first that satisfy ``until``:
+        a refused file gets the errors of one reading at once, then every error)."""
         deadline = time.monotonic() + timeout
-        while u not in self.diagnostics:
+        while u not in self.diagnostics or (until is not None and not until(self.diagnostics[u])):
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise AssertionError(f"no diagnostics for {u}: {self.stderr()}")
             self._pump(0.1)
