@@ -71,6 +71,7 @@ def main() -> None:
                 client.change(u, typo if which == "typo" else clean, version=n + 2)
                 client.wait_diagnostics(u, timeout=120)
                 rows[which].append((client.published[-1][0] - start) * 1000)
+                time.sleep(2.0)  # a pause in typing: the re-reading for every error ends
         finally:
             client.close()
         for which, text in (("clean", clean), ("typo", typo)):

@@ -16,6 +16,7 @@ Positions in a :class:`Diag` are 0-based (the protocol's); no input makes
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -95,8 +96,8 @@ def _manifest_diag(e: ScenarioError, folder: Path) -> Diag | None:
     return Diag(str(path), line, 0, line, 1 << 16, ERROR, diag_text(e))
 
 
-def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool
-            ) -> list[ScenarioError]:
+def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool,
+            stop: Callable[[], bool] | None) -> list[ScenarioError]:
     from ..diagnose import every_error
 
     if e.internal:
@@ -105,15 +106,17 @@ def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool
         return list(getattr(e, "errors", None) or [e])
     # A language server answers quickly: a broken file gets its first errors
     # within a second, not the command's ten.
-    return every_error(e, path, text=text, folder=folder, seconds=1.0)
+    return every_error(e, path, text=text, folder=folder, seconds=1.0, stop=stop)
 
 
 def check_text(text: str, path: str, folder: str | Path | None = None,
-               cache: FileCache | None = None, *, quick: bool = False) -> list[Diag]:
+               cache: FileCache | None = None, *, quick: bool = False,
+               stop: Callable[[], bool] | None = None) -> list[Diag]:
     """The diagnostics of ``.kr`` text named ``path`` (positions relative to ``text``).
 
     ``quick``: only the errors of one reading of the text (a refused file may
-    have more, which ``check`` finds by reading it again without them).
+    have more, which ``check`` finds by reading it again without them);
+    ``stop`` ends that search early (the text it was asked about is outdated).
     """
     from .. import api
     from ..lang import parse_text
@@ -130,7 +133,7 @@ def check_text(text: str, path: str, folder: str | Path | None = None,
         return _warnings(heard, path, lines, folder)
     except ScenarioError as e:
         out: list[Diag] = []
-        for err in _errors(e, path, text, folder, quick):
+        for err in _errors(e, path, text, folder, quick, stop):
             out.append(_error_diag(err, path, lines))
             other = _manifest_diag(err, folder)
             if other is not None:

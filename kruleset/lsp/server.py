@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types as t
@@ -73,9 +74,12 @@ class KrServer(LanguageServer):
         loop = asyncio.get_running_loop()
         # The errors of one reading are shown at once; a refused file is then
         # read again without them, as `kruleset check` does, for the rest.
+        def outdated() -> bool:
+            return self.versions.get(uri) != version
+
         for quick in (True, False):
             found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache,
-                                               quick)
+                                               quick, outdated)
             if self.versions.get(uri) != version:
                 return
             self.publish(uri, path, found)
@@ -96,9 +100,10 @@ class KrServer(LanguageServer):
             uri=uri, diagnostics=[to_diagnostic(d) for d in found]))
 
 
-def _diagnose(path: str, text: str, cache: FileCache, quick: bool) -> dict[str, list[Diag]]:
+def _diagnose(path: str, text: str, cache: FileCache, quick: bool,
+              stop: Callable[[], bool]) -> dict[str, list[Diag]]:
     try:
-        return diagnose(path, text, cache, quick=quick)
+        return diagnose(path, text, cache, quick=quick, stop=stop)
     finally:
         # A large scenario is frozen out of the collector's reach while read
         # (kruleset.lang.parse_text); a long-lived server lets it go again.
