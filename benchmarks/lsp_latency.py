@@ -67,10 +67,12 @@ def main() -> None:
             rows: dict[str, list[float]] = {"clean": [], "typo": []}
             for n in range(args.rounds):
                 which = "typo" if n % 2 == 0 else "clean"
+                client.drain()
                 start = time.monotonic()
                 client.change(u, typo if which == "typo" else clean, version=n + 2)
                 client.wait_diagnostics(u, timeout=120)
                 rows[which].append((client.published[-1][0] - start) * 1000)
+                client.drain()
                 time.sleep(2.0)  # a pause in typing: the re-reading for every error ends
         finally:
             client.close()

@@ -70,6 +70,11 @@ class Client:
             self.send({"id": msg["id"], "result": None})
         return True
 
+    def drain(self) -> None:
+        """Take in every message the server has sent so far."""
+        while self._pump(0.05):
+            pass
+
     def request(self, method: str, params: Any, timeout: float = 30.0) -> dict[str, Any]:
         self._next += 1
         ident = self._next
