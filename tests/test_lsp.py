@@ -261,3 +261,34 @@ def test_a_profile_gets_its_errors_a_fix_and_rule_names(client, tmp_path):
     other = tmp_path / "deployment.yaml"
     other.write_text("apiVersion: apps/v1\nkind: Deployment\n")
     assert client.wait_diagnostics(client.open(other, language="yaml")) == []
+
+
+CRONJOB = """apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: default}
+spec:
+  schedule: "0 0 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers: [{name: c, image: busybox}]
+          restartPolicy: Never
+"""
+
+
+def test_warnings_are_warnings_on_the_include_and_on_the_yaml(client, tmp_path):
+    (tmp_path / "cron.yaml").write_text(CRONJOB)
+    path = tmp_path / "cron.kr"
+    path.write_text('node n1 cpu=4\ninclude "cron.yaml"\n')
+    notices = report_file(str(path), FileOptions(check=True)).notices
+    assert notices and all(": warning: " in n for n in notices)
+    u = client.open(path)
+    on_kr = client.wait_diagnostics(u)
+    assert [(d["severity"], d["range"]["start"]["line"], d["message"]) for d in on_kr] == [
+        (2, 1, n) for n in notices]
+    yaml_uri = (tmp_path / "cron.yaml").resolve().as_uri()
+    assert [d["message"] for d in client.wait_diagnostics(yaml_uri)] == list(notices)
+    # Opened itself (a YAML file that is no profile), it keeps what the scenario placed there.
+    client.open(tmp_path / "cron.yaml", language="yaml")
+    assert [d["message"] for d in client.wait_diagnostics(yaml_uri)] == list(notices)

@@ -139,8 +139,4 @@ def _changed(ls: KrServer, params: Any) -> None:
 
 
 def _closed(ls: KrServer, params: t.DidCloseTextDocumentParams) -> None:
-    uri = params.text_document.uri
-    ls.versions[uri] = ls.versions.get(uri, 0) + 1  # drop a check under way
-    for other in ls.others.pop(uri, set()):
-        ls._send(from_fs_path(other) or other, [])
-    ls._send(uri, [])
+    ls.forget(params.text_document.uri)

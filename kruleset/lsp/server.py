@@ -13,6 +13,7 @@ import asyncio
 import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
@@ -40,7 +41,10 @@ class KrServer(LanguageServer):
         self.cache = FileCache()
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kruleset-check")
         self.versions: dict[str, int] = {}
-        self.others: dict[str, set[str]] = {}   # document -> other files it put diagnostics on
+        # file -> document -> what checking the document placed on the file: a
+        # YAML file shows its own diagnostics and those of every scenario including it.
+        self.placed: dict[str, dict[str, list[Diag]]] = {}
+        self.uris: dict[str, str] = {}   # file -> the URI of the open document showing it
         self.tasks: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
 
     def path_of(self, uri: str) -> str:
@@ -87,17 +91,41 @@ class KrServer(LanguageServer):
                 return
 
     def publish(self, uri: str, path: str, found: dict[str, list[Diag]]) -> None:
-        others = {f for f in found if f != path}
-        for gone in self.others.get(uri, set()) - others:
-            self._send(from_fs_path(gone) or gone, [])
-        self.others[uri] = others
-        self._send(uri, found.get(path, []))
-        for other in others:
-            self._send(from_fs_path(other) or other, found[other])
+        """Show what checking document ``uri`` found, on it and on the files it includes."""
+        own = _key(path)
+        self.uris[own] = uri  # the document's file is named as the editor names it
+        files = {_key(f): ds for f, ds in found.items()}
+        files.setdefault(own, [])
+        for f in list(self.placed):
+            if uri in self.placed[f] and f not in files:
+                del self.placed[f][uri]
+                self._send_file(f)
+        for f, ds in files.items():
+            self.placed.setdefault(f, {})[uri] = ds
+            self._send_file(f)
+
+    def forget(self, uri: str) -> None:
+        """A document closed: take away what it placed."""
+        self.versions[uri] = self.versions.get(uri, 0) + 1  # drop a check under way
+        self.uris.pop(_key(self.path_of(uri)), None)
+        for f in list(self.placed):
+            if self.placed[f].pop(uri, None) is not None:
+                self._send_file(f)
+
+    def _send_file(self, f: str) -> None:
+        found = [d for ds in self.placed.get(f, {}).values() for d in ds]
+        self._send(self.uris.get(f) or from_fs_path(f) or f, found)
 
     def _send(self, uri: str, found: list[Diag]) -> None:
         self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
             uri=uri, diagnostics=[to_diagnostic(d) for d in found]))
+
+
+def _key(path: str) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return path
 
 
 def _diagnose(path: str, text: str, cache: FileCache, quick: bool,
