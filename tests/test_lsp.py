@@ -292,3 +292,23 @@ def test_warnings_are_warnings_on_the_include_and_on_the_yaml(client, tmp_path):
     # Opened itself (a YAML file that is no profile), it keeps what the scenario placed there.
     client.open(tmp_path / "cron.yaml", language="yaml")
     assert [d["message"] for d in client.wait_diagnostics(yaml_uri)] == list(notices)
+
+
+def test_names_from_included_files_complete_references(client, tmp_path):
+    path = EXAMPLES / "from-manifests.kr"
+    u = client.open(path)
+    assert client.wait_diagnostics(u) == []
+    lines = path.read_text().split("\n")
+    drain = next(n for n, t in enumerate(lines) if t.startswith("at 1m drain node"))
+    assert {"node-a", "node-b"} <= set(_labels(client, u, drain, len("at 1m drain node ")))
+    expect = next(n for n, t in enumerate(lines) if t.startswith("expect pod batch/"))
+    assert "batch/report-builder" in _labels(client, u, expect, len("expect pod "))
+
+
+def test_completion_in_a_feature_docstring(client, tmp_path):
+    path = tmp_path / "c.feature"
+    path.write_text(FEATURE)
+    u = client.open(path, language="gherkin")
+    line = FEATURE.split("\n").index("      pod web cpuu=1")
+    assert "grace-period" in _labels(client, u, line, len("      pod web "))
+    assert "n1" in _labels(client, u, line + 2, len("    And pod other on "))

@@ -111,12 +111,15 @@ def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool,
 
 def check_text(text: str, path: str, folder: str | Path | None = None,
                cache: FileCache | None = None, *, quick: bool = False,
-               stop: Callable[[], bool] | None = None) -> list[Diag]:
+               stop: Callable[[], bool] | None = None,
+               names: dict[str, list[str]] | None = None) -> list[Diag]:
     """The diagnostics of ``.kr`` text named ``path`` (positions relative to ``text``).
 
     ``quick``: only the errors of one reading of the text (a refused file may
     have more, which ``check`` finds by reading it again without them);
     ``stop`` ends that search early (the text it was asked about is outdated).
+    ``names`` receives, when the text is read, the declared objects' names by
+    kind, those of included files too (for completion).
     """
     from .. import api
     from ..lang import parse_text
@@ -129,6 +132,8 @@ def check_text(text: str, path: str, folder: str | Path | None = None,
     loader = LOADER_CACHE.set(cache)
     try:
         scenario = api.validate(parse_text(text, path, folder=folder))
+        if names is not None:
+            _names(scenario.objects, names)
         heard.extend(n for n in scenario.notices if n not in heard)
         return _warnings(heard, path, lines, folder)
     except ScenarioError as e:
@@ -153,6 +158,23 @@ def check_text(text: str, path: str, folder: str | Path | None = None,
     finally:
         LOADER_CACHE.reset(loader)
         NOTICES.reset(notices)
+
+
+#: The model's classes as the language calls them.
+_KINDS = {"Node": "node", "Pod": "pod", "Deployment": "deployment",
+          "PriorityClass": "priorityclass", "RuntimeClass": "runtimeclass",
+          "PodDisruptionBudget": "pdb", "ElasticQuota": "quota", "Namespace": "namespace"}
+
+
+def _names(objects: tuple[object, ...], out: dict[str, list[str]]) -> None:
+    for o in objects:
+        kind = _KINDS.get(type(o).__name__)
+        name = getattr(o, "name", None)
+        if kind is None or not isinstance(name, str):
+            continue
+        ns = getattr(o, "namespace", None)
+        full = f"{ns}/{name}" if isinstance(ns, str) and ns != "default" else name
+        out.setdefault(kind, []).append(full)
 
 
 def _warnings(notices: list[str], path: str, lines: list[str], folder: Path) -> list[Diag]:

@@ -20,11 +20,12 @@ def is_feature(path: str) -> bool:
 
 
 def diagnose(path: str, text: str, cache: FileCache | None = None, *,
-             quick: bool = False, stop: Callable[[], bool] | None = None
-             ) -> dict[str, list[Diag]]:
+             quick: bool = False, stop: Callable[[], bool] | None = None,
+             names: dict[str, list[str]] | None = None) -> dict[str, list[Diag]]:
     """Every diagnostic of the document at ``path``, by file (the document and included files).
 
-    ``quick``: only the errors one reading finds (see :func:`.check.check_text`).
+    ``quick``: only the errors one reading finds, ``names`` the declared names
+    (see :func:`.check.check_text`).
     """
     out: dict[str, list[Diag]] = {path: []}
     if is_yaml(path):  # a profile is checked; any other YAML file is left alone
@@ -32,14 +33,16 @@ def diagnose(path: str, text: str, cache: FileCache | None = None, *,
         return out
     folder = Path(path).resolve().parent
     if not is_feature(path):
-        for d in check_text(text, path, folder, cache, quick=quick, stop=stop):
+        for d in check_text(text, path, folder, cache, quick=quick, stop=stop,
+                            names=names):
             out.setdefault(d.file, []).append(d)
         return out
     seen: set[tuple[str, int, int, str]] = set()
     for region in regions(text, feature=True):
         if region.outline or not region.lines:
             continue
-        for d in check_text(region.text, path, folder, cache, quick=quick, stop=stop):
+        for d in check_text(region.text, path, folder, cache, quick=quick, stop=stop,
+                            names=names):
             if d.file == path:
                 line, col = region.place(d.line, d.column)
                 _, end = region.place(d.end_line, d.end_column)

@@ -59,11 +59,13 @@ class Index:
     files: list[FileRef] = attrs.Factory(list)
     instants: list[tuple[str, int, int]] = attrs.Factory(list)  # (time, line, line length)
     title: tuple[str, int] | None = None
+    # Names the last reading of the document found (included files' objects too).
+    read: dict[str, list[str]] = attrs.Factory(dict)
 
     def names(self, kind: str) -> list[str]:
         """The declared names of ``kind``, without a ``default/`` namespace, once each."""
-        return list(dict.fromkeys(d.name.removeprefix("default/") for d in self.declared
-                                  if d.kind == kind))
+        return list(dict.fromkeys([*(d.name.removeprefix("default/") for d in self.declared
+                                     if d.kind == kind), *self.read.get(kind, ())]))
 
     def find(self, word: str) -> Declared | None:
         """The declaration of ``word`` (a pod's ``default/`` may be left out)."""

@@ -44,6 +44,7 @@ class KrServer(LanguageServer):
         # file -> document -> what checking the document placed on the file: a
         # YAML file shows its own diagnostics and those of every scenario including it.
         self.placed: dict[str, dict[str, list[Diag]]] = {}
+        self.read: dict[str, dict[str, list[str]]] = {}  # document -> its last reading's names
         self.uris: dict[str, str] = {}   # file -> the URI of the open document showing it
         self.tasks: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
 
@@ -53,7 +54,9 @@ class KrServer(LanguageServer):
     def regions_of(self, uri: str) -> tuple[list[Region], Index]:
         text = self.workspace.get_text_document(uri).source
         found = regions(text, is_feature(uri))
-        return found, index(found)
+        idx = index(found)
+        idx.read = self.read.get(uri, {})
+        return found, idx
 
     def schedule(self, uri: str) -> None:
         version = self.versions.get(uri, 0) + 1
@@ -82,10 +85,13 @@ class KrServer(LanguageServer):
             return self.versions.get(uri) != version
 
         for quick in (True, False):
+            names: dict[str, list[str]] = {}
             found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache,
-                                               quick, outdated)
+                                               quick, outdated, names)
             if self.versions.get(uri) != version:
                 return
+            if names:
+                self.read[uri] = names
             self.publish(uri, path, found)
             if not any(d.severity == ERROR for ds in found.values() for d in ds):
                 return
@@ -129,9 +135,10 @@ def _key(path: str) -> str:
 
 
 def _diagnose(path: str, text: str, cache: FileCache, quick: bool,
-              stop: Callable[[], bool]) -> dict[str, list[Diag]]:
+              stop: Callable[[], bool], names: dict[str, list[str]]
+              ) -> dict[str, list[Diag]]:
     try:
-        return diagnose(path, text, cache, quick=quick, stop=stop)
+        return diagnose(path, text, cache, quick=quick, stop=stop, names=names)
     finally:
         # A large scenario is frozen out of the collector's reach while read
         # (kruleset.lang.parse_text); a long-lived server lets it go again.
