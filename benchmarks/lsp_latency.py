@@ -1,6 +1,6 @@
 """How long after a change the language server publishes a 2,000-line file's diagnostics.
 
-    python -m benchmarks.lsp_latency [--lines 2000] [--rounds 10]
+    python -m benchmarks.lsp_latency [--lines 2000] [--rounds 10] [--dump-pods 30000]
 
 ``kruleset lsp`` runs as a subprocess, spoken to as an editor does (the test
 suite's client).  A generated file of LINES lines (nodes, pods on them, an
@@ -12,6 +12,13 @@ file's errors of one reading; every error follows a re-reading later, as
 typing (``kruleset.lsp.server.DEBOUNCE``).  The target is
 200 ms.  The check's own CPU time (in this process) is shown beside it, which
 a machine busy with other work inflates less than the wall time.
+
+With ``--dump-pods N`` it also opens a scenario that includes a generated
+cluster dump of N pods (``benchmarks/gen_cluster_json.py``; 30,000 pods make
+about 85 MB): the rows are the slowest hover answered while the dump is read
+(the editor is not blocked), the time to the first diagnostics, and the time
+to the diagnostics after a change of the scenario (the dump is not read
+again: it is kept until its modification time or size changes).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 TARGET_MS = 200
 
@@ -46,12 +54,44 @@ def _cpu_ms(path: str, text: str, quick: bool) -> float:
     return (time.process_time() - start) * 1000
 
 
+def _large_include(client: object, folder: Path, pods: int) -> None:
+    import subprocess
+    import sys
+
+    dump = folder / "dump.json"
+    subprocess.run([sys.executable, str(Path(__file__).with_name("gen_cluster_json.py")),
+                    "--nodes", str(max(pods // 30, 1)), "--pods", str(pods), "--out", str(dump)],
+                   check=True, stdout=subprocess.DEVNULL)
+    path = folder / "dump.kr"
+    text = 'include "dump.json"\nnode extra cpu=4\n'
+    path.write_text(text)
+    c: Any = client
+    start = time.monotonic()
+    u = c.open(path)
+    slowest = 0.0
+    while u not in c.diagnostics:
+        asked = time.monotonic()
+        c.request("textDocument/hover", c.at(u, 1, 1))
+        slowest = max(slowest, time.monotonic() - asked)
+    first = time.monotonic() - start
+    c.drain()
+    start = time.monotonic()
+    c.change(u, text + "node extra2 cpu=4\n", version=2)
+    c.wait_diagnostics(u, timeout=600)
+    again = time.monotonic() - start
+    size = dump.stat().st_size / 2**20
+    print(f"include of a {size:.0f} MB dump ({pods} pods): slowest hover while reading "
+          f"{slowest * 1000:.0f} ms; first diagnostics {first:.1f} s; after a change "
+          f"{again * 1000:.0f} ms")
+
+
 def main() -> None:
     from tests.lsp.client import Client
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--dump-pods", type=int, default=0)
     args = ap.parse_args()
     clean = scenario(args.lines)
     typo = clean.replace("priorityclass=high", "priorityclas=high", 1)
@@ -74,6 +114,8 @@ def main() -> None:
                 rows[which].append((client.published[-1][0] - start) * 1000)
                 client.drain()
                 time.sleep(2.0)  # a pause in typing: the re-reading for every error ends
+            if args.dump_pods:
+                _large_include(client, Path(tmp), args.dump_pods)
         finally:
             client.close()
         for which, text in (("clean", clean), ("typo", typo)):
