@@ -312,3 +312,26 @@ def test_completion_in_a_feature_docstring(client, tmp_path):
     line = FEATURE.split("\n").index("      pod web cpuu=1")
     assert "grace-period" in _labels(client, u, line, len("      pod web "))
     assert "n1" in _labels(client, u, line + 2, len("    And pod other on "))
+
+
+def test_cluster_files_from_the_editors_settings(client):
+    from tests.lsp.client import Client
+
+    whatifs = sorted((EXAMPLES / "whatifs").glob("*.kr"))
+    # Without the dump, as `kruleset check` without --cluster: its objects are unknown.
+    for path in whatifs:
+        expected = _check_says(path)
+        assert expected
+        u = client.open(path)
+        got = client.wait_diagnostics(u, until=lambda ds, n=len(expected): len(ds) == n)
+        assert [d["message"] for d in got] == [m for _, _, m in expected]
+    with_dump = Client(ROOT)
+    try:
+        with_dump.initialize(ROOT, {"cluster": {"examples/whatifs/*.kr":
+                                                ["examples/dump/cluster.json"]}})
+        for path in whatifs:
+            assert with_dump.wait_diagnostics(with_dump.open(path), timeout=60) == []
+        u = with_dump.open(EXAMPLES / "quickstart.kr")  # not matched: no dump under it
+        assert with_dump.wait_diagnostics(u) == []
+    finally:
+        assert with_dump.close() == 0

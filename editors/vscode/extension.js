@@ -5,7 +5,8 @@ const { LanguageClient } = require("vscode-languageclient/node");
 let client;
 
 function activate(context) {
-  const [command, ...args] = vscode.workspace.getConfiguration("kruleset").get("command");
+  const config = vscode.workspace.getConfiguration("kruleset");
+  const [command, ...args] = config.get("command");
   client = new LanguageClient(
     "kruleset",
     "kruleset",
@@ -18,6 +19,7 @@ function activate(context) {
         // that has rulesets: or settings: and leaves any other alone.
         { scheme: "file", language: "yaml" },
       ],
+      initializationOptions: { cluster: config.get("cluster") },
     },
   );
   context.subscriptions.push(client);

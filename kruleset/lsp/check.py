@@ -112,24 +112,28 @@ def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool,
 def check_text(text: str, path: str, folder: str | Path | None = None,
                cache: FileCache | None = None, *, quick: bool = False,
                stop: Callable[[], bool] | None = None,
-               names: dict[str, list[str]] | None = None) -> list[Diag]:
+               names: dict[str, list[str]] | None = None,
+               clusters: tuple[str, ...] = ()) -> list[Diag]:
     """The diagnostics of ``.kr`` text named ``path`` (positions relative to ``text``).
 
     ``quick``: only the errors of one reading of the text (a refused file may
     have more, which ``check`` finds by reading it again without them);
     ``stop`` ends that search early (the text it was asked about is outdated).
     ``names`` receives, when the text is read, the declared objects' names by
-    kind, those of included files too (for completion).
+    kind, those of included files too (for completion).  ``clusters`` are
+    Kubernetes files declared under the text, as ``kruleset check --cluster``.
     """
     from .. import api
     from ..lang import parse_text
     from ..lang.files import LOADER_CACHE
+    from ..lang.loader import CLUSTER_FILES
 
     folder = Path(folder) if folder is not None else Path(path).resolve().parent
     lines = text.split("\n")
     heard: list[str] = []
     notices = NOTICES.set(heard)
     loader = LOADER_CACHE.set(cache)
+    cluster = CLUSTER_FILES.set(tuple((f, f) for f in clusters))
     try:
         scenario = api.validate(parse_text(text, path, folder=folder))
         if names is not None:
@@ -156,6 +160,7 @@ def check_text(text: str, path: str, folder: str | Path | None = None,
                      f"internal error (a bug in kruleset, please report it): "
                      f"{type(e).__name__}: {e}")]
     finally:
+        CLUSTER_FILES.reset(cluster)
         LOADER_CACHE.reset(loader)
         NOTICES.reset(notices)
 

@@ -21,11 +21,12 @@ def is_feature(path: str) -> bool:
 
 def diagnose(path: str, text: str, cache: FileCache | None = None, *,
              quick: bool = False, stop: Callable[[], bool] | None = None,
-             names: dict[str, list[str]] | None = None) -> dict[str, list[Diag]]:
+             names: dict[str, list[str]] | None = None,
+             clusters: tuple[str, ...] = ()) -> dict[str, list[Diag]]:
     """Every diagnostic of the document at ``path``, by file (the document and included files).
 
-    ``quick``: only the errors one reading finds, ``names`` the declared names
-    (see :func:`.check.check_text`).
+    ``quick``: only the errors one reading finds, ``names`` the declared names,
+    ``clusters`` the ``--cluster`` files (see :func:`.check.check_text`).
     """
     out: dict[str, list[Diag]] = {path: []}
     if is_yaml(path):  # a profile is checked; any other YAML file is left alone
@@ -34,7 +35,7 @@ def diagnose(path: str, text: str, cache: FileCache | None = None, *,
     folder = Path(path).resolve().parent
     if not is_feature(path):
         for d in check_text(text, path, folder, cache, quick=quick, stop=stop,
-                            names=names):
+                            names=names, clusters=clusters):
             out.setdefault(d.file, []).append(d)
         return out
     seen: set[tuple[str, int, int, str]] = set()
@@ -42,7 +43,7 @@ def diagnose(path: str, text: str, cache: FileCache | None = None, *,
         if region.outline or not region.lines:
             continue
         for d in check_text(region.text, path, folder, cache, quick=quick, stop=stop,
-                            names=names):
+                            names=names, clusters=clusters):
             if d.file == path:
                 line, col = region.place(d.line, d.column)
                 _, end = region.place(d.end_line, d.end_column)

@@ -13,6 +13,7 @@ from .hover import hover_text, word_at
 from .profile import is_profile, is_yaml, profile_completions
 from .regions import Region
 from .server import KrServer
+from .settings import Settings
 
 __all__ = ["register"]
 
@@ -121,6 +122,7 @@ def _code_actions(ls: KrServer, params: t.CodeActionParams) -> list[t.CodeAction
 def register(ls: KrServer) -> None:
     """Attach every feature to ``ls``."""
     # pygls passes the server to a handler whose first parameter is called ``ls``.
+    ls.feature(t.INITIALIZE)(_initialize)
     ls.feature(t.TEXT_DOCUMENT_DID_OPEN)(_changed)
     ls.feature(t.TEXT_DOCUMENT_DID_CHANGE)(_changed)
     ls.feature(t.TEXT_DOCUMENT_DID_SAVE)(_changed)
@@ -132,6 +134,13 @@ def register(ls: KrServer) -> None:
     ls.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_symbols)
     ls.feature(t.TEXT_DOCUMENT_CODE_ACTION,
                t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]))(_code_actions)
+
+
+def _initialize(ls: KrServer, params: t.InitializeParams) -> None:
+    root = params.root_uri and ls.path_of(params.root_uri) or params.root_path
+    ls.settings = Settings.read(root, params.initialization_options)
+    for problem in ls.settings.problems:
+        ls.window_log_message(t.LogMessageParams(t.MessageType.Warning, problem))
 
 
 def _changed(ls: KrServer, params: Any) -> None:

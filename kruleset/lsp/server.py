@@ -25,6 +25,7 @@ from .check import ERROR, Diag
 from .documents import diagnose, is_feature
 from .names import Index, index
 from .regions import Region, regions
+from .settings import Settings
 
 __all__ = ["DEBOUNCE", "KrServer", "to_diagnostic"]
 
@@ -47,6 +48,7 @@ class KrServer(LanguageServer):
         self.read: dict[str, dict[str, list[str]]] = {}  # document -> its last reading's names
         self.uris: dict[str, str] = {}   # file -> the URI of the open document showing it
         self.tasks: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
+        self.settings = Settings()
 
     def path_of(self, uri: str) -> str:
         return to_fs_path(uri) or uri
@@ -79,15 +81,17 @@ class KrServer(LanguageServer):
         text = self.workspace.get_text_document(uri).source
         path = self.path_of(uri)
         loop = asyncio.get_running_loop()
-        # The errors of one reading are shown at once; a refused file is then
-        # read again without them, as `kruleset check` does, for the rest.
+        clusters = () if is_feature(path) else self.settings.clusters_for(path)
+
         def outdated() -> bool:
             return self.versions.get(uri) != version
 
+        # The errors of one reading are shown at once; a refused file is then
+        # read again without them, as `kruleset check` does, for the rest.
         for quick in (True, False):
             names: dict[str, list[str]] = {}
             found = await loop.run_in_executor(self.worker, _diagnose, path, text, self.cache,
-                                               quick, outdated, names)
+                                               quick, outdated, names, clusters)
             if self.versions.get(uri) != version:
                 return
             if names:
@@ -135,10 +139,11 @@ def _key(path: str) -> str:
 
 
 def _diagnose(path: str, text: str, cache: FileCache, quick: bool,
-              stop: Callable[[], bool], names: dict[str, list[str]]
+              stop: Callable[[], bool], names: dict[str, list[str]], clusters: tuple[str, ...]
               ) -> dict[str, list[Diag]]:
     try:
-        return diagnose(path, text, cache, quick=quick, stop=stop, names=names)
+        return diagnose(path, text, cache, quick=quick, stop=stop, names=names,
+                        clusters=clusters)
     finally:
         # A large scenario is frozen out of the collector's reach while read
         # (kruleset.lang.parse_text); a long-lived server lets it go again.

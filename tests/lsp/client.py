@@ -86,9 +86,10 @@ class Client:
             self._pump(0.1)
         return self.responses.pop(ident)
 
-    def initialize(self, root: Path) -> dict[str, Any]:
+    def initialize(self, root: Path, options: Any = None) -> dict[str, Any]:
         answer = self.request("initialize", {"processId": None, "rootUri": uri(root),
-                                             "capabilities": {}})
+                                             "capabilities": {},
+                                             "initializationOptions": options})
         self.notify("initialized", {})
         return answer
 
