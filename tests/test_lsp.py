@@ -103,6 +103,10 @@ def test_an_error_in_an_included_yaml_is_on_both_files(client, tmp_path):
     on_yaml = client.wait_diagnostics(yaml.resolve().as_uri())
     assert [d["range"]["start"]["line"] for d in on_yaml] == [bad_line]
     assert on_yaml[0]["message"] == on_kr[0]["message"]
+    r = on_yaml[0]["range"]
+    typed = yaml.read_text().split("\n")[bad_line]
+    assert typed[r["start"]["character"]:r["end"]["character"]] == "priorityClasName"
+    assert on_yaml[0]["data"] == {"replace": "priorityClassName"}
 
 
 FEATURE = '''Feature: a feature
@@ -323,7 +327,8 @@ def test_cluster_files_from_the_editors_settings(client):
         expected = _check_says(path)
         assert expected
         u = client.open(path)
-        got = client.wait_diagnostics(u, until=lambda ds, n=len(expected): len(ds) == n)
+        count = len(expected)
+        got = client.wait_diagnostics(u, until=lambda ds, n=count: len(ds) == n)
         assert [d["message"] for d in got] == [m for _, _, m in expected]
     with_dump = Client(ROOT)
     try:

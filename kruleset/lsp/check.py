@@ -93,7 +93,32 @@ def _manifest_diag(e: ScenarioError, folder: Path) -> Diag | None:
     if not path.is_absolute():
         path = folder / path
     line = max((getattr(e, "file_line", None) or 1) - 1, 0)
-    return Diag(str(path), line, 0, line, 1 << 16, ERROR, diag_text(e))
+    # On the field's own name where the line holds it, with the did-you-mean as a fix.
+    name = re.sub(r"\[[^\]]*\]", "", str(getattr(e, "field", "") or "")).rsplit(".", 1)[-1]
+    text = _line_of(path, line) if name else ""
+    col = text.find(name) if text else -1
+    if col < 0:
+        return Diag(str(path), line, 0, line, 1 << 16, ERROR, diag_text(e))
+    found = _DID_YOU_MEAN.search(e.suggestion)
+    return Diag(str(path), line, col, line, col + len(name), ERROR, diag_text(e),
+                found.group(1) if found else "")
+
+
+#: A Kubernetes file longer than this is not read again to place an error on a word.
+_PLACE_LIMIT = 16 * 2**20
+
+
+def _line_of(path: Path, line: int) -> str:
+    try:
+        if path.stat().st_size > _PLACE_LIMIT:
+            return ""
+        with path.open(encoding="utf-8", errors="replace") as f:
+            for n, text in enumerate(f):
+                if n == line:
+                    return text
+    except OSError:
+        pass
+    return ""
 
 
 def _errors(e: ScenarioError, path: str, text: str, folder: Path, quick: bool,
