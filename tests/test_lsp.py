@@ -340,3 +340,17 @@ def test_cluster_files_from_the_editors_settings(client):
         assert with_dump.wait_diagnostics(u) == []
     finally:
         assert with_dump.close() == 0
+
+
+def test_hover_without_the_reference_lists_the_attributes(monkeypatch, tmp_path):
+    from kruleset.lsp import reference
+    from kruleset.lsp.hover import hover_text
+    from kruleset.lsp.names import Index
+
+    monkeypatch.setattr(reference, "reference_path", lambda: tmp_path / "missing.md")
+    reference._fragments.cache_clear()
+    try:
+        shown = hover_text("pdb x selector(app=a) min-available=1", 1, Index())
+    finally:
+        reference._fragments.cache_clear()
+    assert shown.startswith("**pdb**: selector, min-available")

@@ -38,6 +38,9 @@ def hover_text(text: str, column: int, idx: Index) -> str:
         line = keyword_line(word)
         if line:
             return f"```kr\n{line}\n```"
+        listed = words.attributes(word)  # no reference beside the package (a wheel)
+        if listed:
+            return f"**{word}**: {', '.join(listed)}"
     if after in ("=", "("):
         line = attribute_line(word)
         if line:
