@@ -215,7 +215,10 @@ def _warnings(notices: list[str], path: str, lines: list[str], folder: Path) -> 
         if m is None:
             continue  # a summary of what was read: no warning
         other = Path(m.group("file"))
-        line = _naming_line(lines, other.name)
+        if str(other) == path and m.group("line"):  # about a line of the scenario itself
+            line = min(int(m.group("line")) - 1, max(len(lines) - 1, 0))
+        else:
+            line = _naming_line(lines, other.name)
         out.append(Diag(path, line, 0, line, len(lines[line]) if lines else 0, WARNING, text))
         if str(other) != path and other.suffix in (".yaml", ".yml", ".json"):
             where = other if other.is_absolute() else folder / other
