@@ -24,12 +24,13 @@ import attrs
 from ..errors import NOTICES, KrulesetError, NotImplementedMechanism, ScenarioError, is_bug
 from .cache import FileCache
 
-__all__ = ["ERROR", "WARNING", "Diag", "check_text", "diag_text", "word_end"]
+__all__ = ["ERROR", "INFORMATION", "WARNING", "WORD", "Diag", "check_text", "diag_text",
+           "word_end"]
 
 ERROR, WARNING, INFORMATION = 1, 2, 3  # the protocol's DiagnosticSeverity
 
 #: Characters of a ``.kr`` word (kruleset.lang.syntax), and a name range ``[1..3]``.
-_WORD = re.compile(r"(?:[A-Za-z0-9_.\/*+\-@~:%]|\[[0-9]+\.\.[0-9]+\])+")
+WORD = re.compile(r"(?:[A-Za-z0-9_.\/*+\-@~:%]|\[[0-9]+\.\.[0-9]+\])+")
 _QUOTED = re.compile(r"'([^']+)'")
 _DID_YOU_MEAN = re.compile(r"did you mean '([^']+)'\?")
 _WARNING = re.compile(r"^(?P<file>[^\n]+?)(?::(?P<line>\d+))?(?:, [^:\n]*)?: warning: ")
@@ -63,7 +64,7 @@ def word_end(text: str, start: int, wanted: str = "") -> int:
     """Where the word starting at ``start`` of a line ends (``wanted``: the word expected)."""
     if wanted and text.startswith(wanted, start):
         return start + len(wanted)
-    m = _WORD.match(text, start)
+    m = WORD.match(text, start)
     if m and m.end() > start:
         return m.end()
     return min(len(text), start + 1) if start < len(text) else start

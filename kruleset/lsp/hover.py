@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 
 from . import words
+from .check import WORD
 from .names import Index
 from .reference import attribute_line, keyword_line
 
 __all__ = ["hover_text", "word_at"]
 
-_WORD = re.compile(r"(?:[A-Za-z0-9_.\/*+\-@~:]|\[[0-9]+\.\.[0-9]+\])+")
 _FIRST = re.compile(r"^\s*(?:at\s+\S+\s+)?")
 
 
 def word_at(text: str, column: int) -> tuple[str, int, int]:
     """The word around ``column`` of a line: (word, start, end); ('', c, c) when none."""
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         if m.start() <= column <= m.end():
             return m.group(0), m.start(), m.end()
     return "", column, column

@@ -11,13 +11,12 @@ from __future__ import annotations
 import functools
 import re
 
+from ..model.config import SIGNALS  # eviction signals: eviction-hard(memory.available<100Mi)
+
 __all__ = ["SIGNALS", "UNITS", "accepted", "attributes", "rule_names"]
 
 _PROBE = "zzqqx"
 _ITEM = re.compile(r"[a-z][a-z0-9.\-]*")
-
-#: Eviction signals (kubelet ``eviction-hard(memory.available<100Mi)``).
-from ..model.config import SIGNALS  # noqa: E402
 
 #: Quantity and duration suffixes.
 UNITS = ("m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "Pi", "ms", "s", "h", "%")
