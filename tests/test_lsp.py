@@ -354,3 +354,19 @@ def test_hover_without_the_reference_lists_the_attributes(monkeypatch, tmp_path)
     finally:
         reference._fragments.cache_clear()
     assert shown.startswith("**pdb**: selector, min-available")
+
+
+def test_definition_of_an_included_object_is_in_its_file(client):
+    path = EXAMPLES / "from-manifests.kr"
+    u = client.open(path)
+    assert client.wait_diagnostics(u) == []
+    lines = path.read_text().split("\n")
+    drain = next(n for n, t in enumerate(lines) if t.startswith("at 1m drain node node-a"))
+    answer = client.request("textDocument/definition",
+                            client.at(u, drain, lines[drain].index("node-a") + 1))["result"]
+    yaml = EXAMPLES / "manifests" / "cluster.yaml"
+    assert answer[0]["uri"] == yaml.resolve().as_uri()
+    r = answer[0]["range"]
+    shown = yaml.read_text().split("\n")[r["start"]["line"]]
+    assert shown[r["start"]["character"]:r["end"]["character"]] == "node-a"
+    assert "name:" in shown

@@ -10,6 +10,7 @@ from pygls.uris import from_fs_path
 
 from .complete import complete
 from .hover import hover_text, word_at
+from .names import in_files
 from .profile import is_profile, is_yaml, profile_completions
 from .regions import Region
 from .server import KrServer
@@ -74,9 +75,18 @@ def _definition(ls: KrServer, params: t.DefinitionParams) -> list[t.Location] | 
         return None
     word = word_at(at[0][at[1]], at[2])[0]
     decl = idx.find(word) if word else None
-    if decl is None:
+    if decl is not None:
+        return [t.Location(uri=uri, range=_range(decl.line, decl.column, decl.end))]
+    if not word or not any(word in names for names in idx.read.values()):
         return None
-    return [t.Location(uri=uri, range=_range(decl.line, decl.column, decl.end))]
+    # An object of an included file: where that file names it.
+    folder = Path(ls.path_of(uri)).parent
+    where = in_files(word, [folder / ref.path for ref in idx.files])
+    if where is None:
+        return None
+    path, n, column = where
+    return [t.Location(uri=from_fs_path(str(path.resolve())) or "",
+                       range=_range(n, column, column + len(word.rsplit("/", 1)[-1])))]
 
 
 def _symbols(ls: KrServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:

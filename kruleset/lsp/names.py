@@ -8,12 +8,13 @@ the user is typing.  Positions are 0-based document positions.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import attrs
 
 from .regions import Region
 
-__all__ = ["Declared", "FileRef", "Index", "index"]
+__all__ = ["Declared", "FileRef", "Index", "in_files", "index"]
 
 #: Declaring statements and the kind of object they name.
 KINDS = {
@@ -125,3 +126,36 @@ def _line(out: Index, text: str, line: int, col0: int) -> None:
         for i in range(1, min(int(replicas.group(1)), 100) + 1):
             out.declared.append(Declared("pod", f"{full}-{i}", line, col0 + m.start(3),
                                          col0 + m.end(3), text.strip()))
+
+
+#: An included file longer than this is not searched for a name's definition.
+SEARCH_LIMIT = 16 * 2**20
+
+
+def in_files(name: str, files: list[Path]) -> tuple[Path, int, int] | None:
+    """Where a Kubernetes file among ``files`` gives an object ``metadata.name: NAME``.
+
+    ``name`` may carry a namespace (``shop/checkout``): a line naming it too
+    is preferred (a flow mapping ``{name: checkout, namespace: shop}``).  The
+    result is (file, 0-based line, column of the name).
+    """
+    namespace, _, bare = name.rpartition("/")
+    pattern = re.compile(r"""(?:^\s*(?:-\s+)?|[{,]\s*|")name"?:\s*["']?("""
+                         + re.escape(bare) + r""")["']?\s*(?:[,}]|$)""")
+    in_namespace = re.compile(rf"""namespace"?:\s*["']?{re.escape(namespace)}\b""")
+    first: tuple[Path, int, int] | None = None
+    for path in files:
+        try:
+            if path.stat().st_size > SEARCH_LIMIT:
+                continue
+            with path.open(encoding="utf-8", errors="replace") as f:
+                for n, text in enumerate(f):
+                    m = pattern.search(text)
+                    if m is None:
+                        continue
+                    if not namespace or in_namespace.search(text):
+                        return path, n, m.start(1)
+                    first = first or (path, n, m.start(1))
+        except OSError:
+            continue
+    return first
