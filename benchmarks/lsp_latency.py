@@ -1,6 +1,6 @@
 """How long after a change the language server publishes a 2,000-line file's diagnostics.
 
-    python -m benchmarks.lsp_latency [--lines 2000] [--rounds 10] [--dump-pods 30000]
+    python -m benchmarks.lsp_latency [--lines 2000] [--rounds 10] [--dump-pods 36000]
 
 ``kruleset lsp`` runs as a subprocess, spoken to as an editor does (the test
 suite's client).  A generated file of LINES lines (nodes, pods on them, an
@@ -14,8 +14,8 @@ typing (``kruleset.lsp.server.DEBOUNCE``).  The target is
 a machine busy with other work inflates less than the wall time.
 
 With ``--dump-pods N`` it also opens a scenario that includes a generated
-cluster dump of N pods (``benchmarks/gen_cluster_json.py``; 30,000 pods make
-about 85 MB): the rows are the slowest hover answered while the dump is read
+cluster dump of N pods (``benchmarks/gen_cluster_json.py``; 36,000 pods make
+about 100 MB): the rows are the slowest hover answered while the dump is read
 (the editor is not blocked), the time to the first diagnostics, and the time
 to the diagnostics after a change of the scenario (the dump is not read
 again: it is kept until its modification time or size changes).
