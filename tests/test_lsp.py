@@ -370,3 +370,15 @@ def test_definition_of_an_included_object_is_in_its_file(client):
     shown = yaml.read_text().split("\n")[r["start"]["line"]]
     assert shown[r["start"]["character"]:r["end"]["character"]] == "node-a"
     assert "name:" in shown
+
+
+def test_the_latency_benchmark_runs():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "benchmarks.lsp_latency", "--lines", "200",
+                           "--rounds", "2"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^200 lines, clean: \d+ ms after the change", done.stdout, re.M)
+    assert re.search(r"^200 lines, typo: \d+ ms after the change", done.stdout, re.M)
