@@ -127,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     add_filters(run)
     sub.add_parser("check", parents=[files],
                    help="parse and validate .kr files only, reporting every error found")
+    sub.add_parser("lsp", help="a language server for .kr and .feature files on stdin/stdout "
+                               "(needs the lsp extra: pip install 'kruleset[lsp]')")
     rules = sub.add_parser("rules", help="list the rules with their doc and source")
     rules.add_argument("pattern", nargs="?", default=None,
                        help="only rules whose name contains PATTERN, or matches it as a "
@@ -153,6 +155,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "rules":
             return _cmd_rules(args)
+        if args.command == "lsp":
+            from .lsp import main as lsp_main
+
+            return lsp_main()
         if args.command == "capacity":
             from .capacity import main as capacity_main
 

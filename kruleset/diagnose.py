@@ -18,6 +18,7 @@ block is found.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -87,9 +88,18 @@ def statement_lines(lines: list[str], line: int) -> range:
     return range(start, len(lines) + 1)  # an open bracket runs to the end of the file
 
 
-def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
-                ) -> list[ScenarioError]:
-    """``first`` and the errors after it in the file at ``path``, in line order."""
+def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS, *,
+                text: str | None = None, folder: str | Path | None = None,
+                seconds: float = MAX_SECONDS,
+                stop: Callable[[], bool] | None = None) -> list[ScenarioError]:
+    """``first`` and the errors after it in the file at ``path``, in line order.
+
+    ``text`` is the file's text when the caller already has it (an editor's
+    unsaved buffer, read by the language server), ``folder`` where its
+    ``include`` paths are looked up (default: the file's folder); ``stop``
+    ends the search before the next re-reading when it returns true (the
+    editor's text has changed since).
+    """
     from . import api
     from .lang import parse_text
 
@@ -97,16 +107,17 @@ def every_error(first: ScenarioError, path: str, limit: int = MAX_ERRORS
     # can (``errors`` on the error it raises); re-reading with the refused
     # statements blanked finds what it cannot (syntax errors, later passes).
     found = list(getattr(first, "errors", None) or [first])
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return found
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return found
     lines = text.split("\n")
-    folder = Path(path).resolve().parent
+    folder = Path(path).resolve().parent if folder is None else Path(folder)
     seen = {(e.line, e.column, e.message) for e in found}
     batch = list(found)
-    deadline = time.monotonic() + MAX_SECONDS
-    while len(found) < limit and time.monotonic() < deadline:
+    deadline = time.monotonic() + seconds
+    while len(found) < limit and time.monotonic() < deadline and not (stop and stop()):
         blank = [n for err in batch if err.file == path and 1 <= err.line <= len(lines)
                  for n in statement_lines(lines, err.line)]
         if all(not lines[n - 1].strip() for n in blank):

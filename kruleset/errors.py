@@ -146,6 +146,7 @@ class ManifestError(ScenarioError):
     ) -> None:
         self.document = document
         self.field = field
+        self.manifest_file = file  # the Kubernetes file itself (the span may be an include)
         self.file_line = line
         where = file if line is None else f"{file}:{line}"
         if document is not None:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```", re.S | re.M)
 KNOWN = {"kr", "kr-refused", "kr-fragment", "sh", "python", "gherkin", "json", "yaml", "text",
-         "html"}
+         "html", "lua", "toml"}  # lua, toml: editor set-ups (docs/EDITORS.md)
 
 
 def _snippets() -> list[tuple[str, int, str, str]]:

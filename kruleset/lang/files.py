@@ -9,6 +9,8 @@ is the simulation's :class:`~kruleset.model.scenario.ApplyObject` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ..errors import ScenarioError, Span
@@ -21,7 +23,12 @@ from .declarations import resolve_path
 from .dra import register_included
 from .syntax import Word
 
-__all__ = ["call_loader", "file_actions"]
+__all__ = ["LOADER_CACHE", "call_loader", "file_actions"]
+
+#: A cache of loaded files (the language server keeps a 100 MB dump it has read
+#: until the file changes): called as ``cache(name, path, span, loader)``.
+LOADER_CACHE: ContextVar[Callable[[str, Any, Span, Callable[..., Any]], Any] | None] = \
+    ContextVar("kruleset_loader_cache", default=None)
 
 DRA_OBJECTS = (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice)
 
@@ -34,7 +41,8 @@ def call_loader(name: str, path: Any, span: Span) -> Any:
     if loader is None:
         raise ScenarioError(f"reading Kubernetes files is not available in this version "
                             f"({name} is missing)", span)
-    return loader(path, span)
+    cache = LOADER_CACHE.get()
+    return loader(path, span) if cache is None else cache(name, path, span, loader)
 
 
 def file_actions(ctx: Context, cur: Cursor, verb: str, span: object) -> list[Action]:
