@@ -27,7 +27,7 @@ from ..model.objects import Node
 from ..model.quantity import format_duration
 from ..model.scenario import Create, Scenario
 from ..report.text import Style
-from .axes import Failure, SetPath, SweepError, Variant, grid, parse_set
+from .axes import Failure, SetPath, SweepError, Variant, grid, parse_sets
 from .executors import Job, Outcome, run_dask, run_local, run_replay
 from .failure import zones
 from .table import exit_code, render_json, render_text, sort_rows
@@ -36,8 +36,14 @@ from .variants import Choice, apply_sets, load_choice, prepare
 __all__ = ["Plan", "Sweep", "SweepError", "failures", "plan", "sweep"]
 
 
-def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
-    """The nodes (or zones) that exist at ``at``, in declaration order."""
+def failures(scenario: Scenario, kind: str, at: int,
+             option: str = "--fail-each") -> list[Failure]:
+    """The nodes (or zones) that exist at ``at``, in declaration order.
+
+    ``option`` names the command line's option in a refusal (``--fail`` for ``kruleset run``).
+    """
+    if kind not in ("node", "zone"):
+        raise SweepError(f"{option} {kind}: expected node or zone")
     nodes: dict[str, Node] = {}
     for obj in scenario.objects:
         if isinstance(obj, Node):
@@ -49,12 +55,12 @@ def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
         return [Failure("node", n, (n,)) for n in nodes]
     found = zones(nodes.values())
     if not found:
-        raise SweepError("--fail-each zone: no node has a topology.kubernetes.io/zone label",
-                         suggestion="label the nodes, or use --fail-each node")
+        raise SweepError(f"{option} zone: no node has a topology.kubernetes.io/zone label",
+                         suggestion=f"label the nodes, or fail a node ({option} node…)")
     return [Failure("zone", z, tuple(names)) for z, names in found.items()]
 
 
-def _check_at(scenario: Scenario, at: int) -> None:
+def check_at(scenario: Scenario, at: int) -> None:
     """Refuse a failure time after the scenario's last instant (as the simulation computes it)."""
     from ..sim.core import MAX_AFTER_LAST_EVENT
 
@@ -128,11 +134,7 @@ def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None =
     loaded = scenario if isinstance(scenario, Scenario) else api.load(scenario)
     if at < 0:
         raise SweepError("--at must not be negative")
-    set_axes: list[tuple[SetPath, tuple[str, ...]]] = [parse_set(s) for s in sets]
-    seen = [p for p, _ in set_axes]
-    if len(set(seen)) != len(seen):
-        raise SweepError("--set: the same path is given twice",
-                         suggestion="give its values as one list: PATH=V1,V2")
+    set_axes = parse_sets(sets)
     choices: dict[str, Choice] = {}
     for p in profiles:
         if p in choices:
@@ -142,9 +144,7 @@ def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None =
         raise SweepError(f"--seeds {seeds}: must be from 0 to {MAX_SEEDS:,}",
                          suggestion="each seed is a whole simulation; a few dozen show "
                                     "whether arrival order matters")
-    _check_at(loaded, at)
-    if fail_each not in (None, "node", "zone"):
-        raise SweepError(f"--fail-each {fail_each}: expected node or zone")
+    check_at(loaded, at)
     fails = failures(loaded, fail_each, at) if fail_each else []
     size = max(len(choices), 1) * max(seeds, 1) * max(len(fails), 1)
     for _, values in set_axes:
