@@ -99,13 +99,14 @@ class Sweep:
     def text(self, style: Style | None = None) -> str:
         """The table."""
         return render_text(self.path, self.at, self.description, self.base, self.rows(),
-                           style or Style(color=False))
+                           style or Style(color=False), axes=self.axes)
 
-    def html(self) -> str:
-        """The table as one self-contained HTML page (:mod:`kruleset.sweep.html`)."""
+    def html(self, reports: dict[int, str] | None = None) -> str:
+        """The table as one self-contained HTML page (:mod:`kruleset.sweep.html`);
+        ``reports`` maps a variant's index (-1: the base run) to its report's address."""
         from .html import render_html
 
-        return render_html(self.to_json(), self.description)
+        return render_html(self.to_json(), self.description, reports)
 
     @property
     def exit_code(self) -> int:

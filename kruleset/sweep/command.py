@@ -48,6 +48,9 @@ def add_parser(sub: Any) -> None:
                    help="text (default), json, or html: one self-contained page")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the table (or the variant's report) to FILE instead of stdout")
+    p.add_argument("--reports", metavar="DIR",
+                   help="also write the full HTML report of the base run and of every "
+                        "failing variant to DIR (the HTML page links them)")
     p.add_argument("--variant", metavar="ID",
                    help="replay one variant in full (its name as the table shows it, e.g. "
                         "node=c-1, or #INDEX, or base): every decision and expectation, "
@@ -169,12 +172,36 @@ def main(args: argparse.Namespace) -> int:
             progress.clear()
     from .output import stderr_line, summary_line, write_sweep
 
-    if not _written(args.output, lambda out: write_sweep(result, args.format, out, style)):
+    reports = _reports(args, result)
+    if reports is False:
+        return ExitCode.REFUSED
+    if not _written(args.output, lambda out: write_sweep(result, args.format, out, style,
+                                                         reports or None)):
         return ExitCode.REFUSED
     code = int(result.exit_code)
     stderr_line(summary_line(result.outcomes, time.monotonic() - started), code == 0,
                 err_style)
     return code
+
+
+def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | bool:
+    """``--reports DIR``: the reports written, linked from the page's folder; False (said on
+    stderr) when DIR cannot be written."""
+    if not args.reports:
+        return {}
+    from .output import write_reports
+
+    page_folder = os.path.dirname(args.output) or "." if args.output else "."
+    try:
+        links = write_reports(result, args.reports, page_folder)
+    except OSError as e:
+        print(f"kruleset sweep: --reports: cannot write {args.reports}: {e.strerror or e}",
+              file=sys.stderr)
+        return False
+    n = len(links)
+    print(f"kruleset sweep: {n} report{'s' if n != 1 else ''} written to {args.reports}",
+          file=sys.stderr)
+    return links
 
 
 def _written(output: str | None, write: Any) -> bool:

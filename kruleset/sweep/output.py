@@ -22,12 +22,13 @@ def summary_line(outcomes: list[dict[str, Any]], seconds: float) -> str:
     return f"{n} variant{'s' if n != 1 else ''}: {', '.join(parts)} — {format_seconds(seconds)}"
 
 
-def write_sweep(result: Any, fmt: str, out: IO[str], style: Any) -> None:
-    """The sweep's table in ``fmt`` (text, json or html)."""
+def write_sweep(result: Any, fmt: str, out: IO[str], style: Any,
+                reports: dict[int, str] | None = None) -> None:
+    """The sweep's table in ``fmt`` (text, json or html; the page links ``reports``)."""
     if fmt == "json":
         out.write(json.dumps(result.to_json(), indent=2) + "\n")
     elif fmt == "html":
-        out.write(result.html())
+        out.write(result.html(reports))
     else:
         out.write(result.text(style) + "\n")
 
@@ -62,3 +63,51 @@ def stderr_line(text: str, ok: bool, style: Any) -> None:
     """The summary line, for people, on stderr."""
     sys.stderr.write((style.ok if ok else style.bad)(text) + "\n")
     sys.stderr.flush()
+
+
+def report_name(variant: Any) -> str:
+    """The file of a variant's report in ``--reports DIR``: ``3-node=c-1.html``, ``base.html``."""
+    import re
+
+    if variant.index < 0:
+        return "base.html"
+    return f"{variant.index}-" + re.sub(r"[^A-Za-z0-9=._-]+", "_", variant.name)[:120] + ".html"
+
+
+def write_reports(result: Any, folder: str, link_from: str) -> dict[int, str]:
+    """``--reports DIR``: the full HTML report (``kruleset run --format html``) of the base
+    run and of every variant that fails or could not run, each written to DIR; returns
+    each one's address relative to ``link_from`` (the folder the sweep's page is in).
+
+    A variant of a ``--profile`` axis has no report (``kruleset run`` cannot express it:
+    see :mod:`kruleset.sweep.single`); its row keeps its ``sweep --variant`` command.
+    """
+    import os
+    from pathlib import Path
+
+    from ..fileresult import FileOptions, report_file
+    from ..report import formats
+    from ..report.model import Summary
+    from .axes import Variant
+    from .single import RunVariant
+
+    fmt_cls = formats.get("html")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    wanted = [Variant(-1)] + [v for v, o in result.rows()
+                              if o["status"] != "passed" and v.profile is None]
+    links: dict[int, str] = {}
+    for v in wanted:
+        opts = FileOptions(text=fmt_cls.wants_text, decisions=fmt_cls.wants_decisions,
+                           trace=fmt_cls.wants_trace, format="html",
+                           variant=RunVariant.of(v, result.at) if v.index >= 0 else None)
+        report = report_file(result.path, opts)
+        target = Path(folder) / report_name(v)
+        with target.open("w", encoding="utf-8") as out:
+            fmt = fmt_cls(out, formats.FormatOptions("run", False, False))
+            summary = Summary(total=1)
+            fmt.begin(1)
+            fmt.file(report)
+            summary.add(report)
+            fmt.end(summary)
+        links[v.index] = Path(os.path.relpath(target, link_from)).as_posix()
+    return links

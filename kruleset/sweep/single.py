@@ -49,6 +49,14 @@ class RunVariant:
     at: int = 0
     seed: int | None = None
 
+    @classmethod
+    def of(cls, variant: Variant, at: int) -> RunVariant:
+        """The run options of a sweep's variant (one without a ``--profile``)."""
+        f = variant.failure
+        return cls(tuple(f"{p.text}={v}" for p, v in variant.sets),
+                   f"{f.kind}={f.name}" if f is not None else None, at if f else 0,
+                   variant.seed)
+
 
 def add_arguments(parser: Any) -> None:
     """``--set``, ``--fail``, ``--at`` and ``--seed`` on ``kruleset run``."""
