@@ -173,10 +173,10 @@ def main(args: argparse.Namespace) -> int:
     from .output import stderr_line, summary_line, write_sweep
 
     reports = _reports(args, result)
-    if reports is False:
+    if reports is None:
         return ExitCode.REFUSED
     if not _written(args.output, lambda out: write_sweep(result, args.format, out, style,
-                                                         reports or None)):
+                                                         reports)):
         return ExitCode.REFUSED
     code = int(result.exit_code)
     stderr_line(summary_line(result.outcomes, time.monotonic() - started), code == 0,
@@ -184,8 +184,8 @@ def main(args: argparse.Namespace) -> int:
     return code
 
 
-def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | bool:
-    """``--reports DIR``: the reports written, linked from the page's folder; False (said on
+def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | None:
+    """``--reports DIR``: the reports written, linked from the page's folder; None (said on
     stderr) when DIR cannot be written."""
     if not args.reports:
         return {}
@@ -197,7 +197,7 @@ def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | bool:
     except OSError as e:
         print(f"kruleset sweep: --reports: cannot write {args.reports}: {e.strerror or e}",
               file=sys.stderr)
-        return False
+        return None
     n = len(links)
     print(f"kruleset sweep: {n} report{'s' if n != 1 else ''} written to {args.reports}",
           file=sys.stderr)
