@@ -85,3 +85,38 @@ def test_output_file_and_summary_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert re.fullmatch(r"5 variants: 4 passed, 1 failed — [0-9.]+ s\n", std.err), std.err
     assert main(["sweep", EXAMPLE, "--fail-each", "node", "-o", str(tmp_path)]) == 2
     assert "--output: cannot write" in capsys.readouterr().err
+
+
+def test_text_table_ends_with_the_commands_of_the_failing_rows(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", "--at", "1s", "--no-color"]) == 1
+    text = capsys.readouterr().out
+    data = sweep(EXAMPLE, fail_each="node", at=1000, jobs=1).to_json()
+    failing = [v for v in data["variants"] if v["status"] != "passed"]
+    tail = text.split("replay a row with its full report", 1)[1]
+    for v in failing:
+        assert f"\n  {v['name']}\n    {v['replay']['run']}\n    {v['replay']['sweep']}\n" \
+            in tail
+    assert v["replay"]["run"] == f"kruleset run {EXAMPLE} --fail {v['name']} --at 1s"
+    rest = len(data["variants"]) - len(failing)
+    assert f"({rest} more rows: the same commands with that row's values" in tail
+
+
+def test_reports_folder_holds_the_base_and_the_failing_rows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kruleset.sweep.output import report_name
+
+    page, folder = tmp_path / "page.html", tmp_path / "reports"
+    code = main(["sweep", EXAMPLE, "--fail-each", "node", "--format", "html", "-o", str(page),
+                 "--reports", str(folder)])
+    assert code == 1
+    assert "2 reports written to" in capsys.readouterr().err
+    planned = plan(EXAMPLE, fail_each="node")
+    c1 = find_variant(planned.variants, "node=c-1")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["base.html", report_name(c1)])
+    assert "[variant node=c-1]" in (folder / report_name(c1)).read_text()
+    assert f'href="reports/{report_name(c1)}"' in page.read_text()
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", "--reports", str(blocked)]) == 2
+    assert "--reports: cannot write" in capsys.readouterr().err
