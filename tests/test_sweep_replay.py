@@ -65,7 +65,6 @@ def test_variant_by_index_or_base(ident: str, name: str | None,
     (["--variant", "node=c-2"], "no such variant in this sweep; did you mean 'node=c-1'?"),
     (["--variant", "#99"], "the sweep has variants #0 to #4"),
     (["--explain", "web-1"], "--explain needs --variant ID"),
-    (["--variant", "node=a-1", "--format", "json"], "--variant reports as text"),
     (["-o", "html"], "did you mean --format html?"),
 ])
 def test_bad_replays_are_refused(args: list[str], needle: str,
@@ -120,3 +119,21 @@ def test_reports_folder_holds_the_base_and_the_failing_rows(
     blocked.write_text("")
     assert main(["sweep", EXAMPLE, "--fail-each", "node", "--reports", str(blocked)]) == 2
     assert "--reports: cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["json", "html"])
+def test_variant_in_json_or_html_is_the_runs_report(fmt: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    via_sweep, via_run = tmp_path / f"sweep.{fmt}", tmp_path / f"run.{fmt}"
+    assert main(["sweep", EXAMPLE, "--fail-each", "node", "--variant", "node=c-1",
+                 "--format", fmt, "-o", str(via_sweep)]) == 1
+    assert main(["run", EXAMPLE, "--fail", "node=c-1", "--format", fmt,
+                 "-o", str(via_run)]) == 1
+    capsys.readouterr()
+
+    def same(text: str) -> str:  # the run's seconds aside
+        return re.sub(r'"?(seconds|duration)"?[:=] ?"?[0-9.]+', "", text)
+
+    if fmt == "html":  # the JSON report has no title
+        assert "[variant node=c-1]" in via_sweep.read_text()
+    assert same(via_sweep.read_text()) == same(via_run.read_text())

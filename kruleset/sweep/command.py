@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--variant", metavar="ID",
                    help="replay one variant in full (its name as the table shows it, e.g. "
                         "node=c-1, or #INDEX, or base): every decision and expectation, "
-                        "as kruleset run reports a file")
+                        "as kruleset run reports a file (in any --format)")
     p.add_argument("--explain", metavar="REF",
                    help="with --variant: every rule applied to a pod or node in that variant")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
@@ -220,6 +220,24 @@ def _written(output: str | None, write: Any) -> bool:
     return True
 
 
+def _as_run(args: argparse.Namespace, variant: Any, at: int) -> int:
+    """``--variant ID --format json|html``: the variant as ``kruleset run --set … --fail …``
+    reports it in that format (a ``--profile`` variant has no such run: refused)."""
+    from ..runner import RunRequest, execute
+    from .axes import SweepError
+    from .single import RunVariant
+
+    if variant.profile is not None:
+        raise SweepError(f"--variant {variant.name} --format {args.format}: a --profile "
+                         "variant is reported as text only",
+                         suggestion="leave out --format to read its full report")
+    req = RunRequest(command="run", files=[args.scenario], format=args.format,
+                     output=args.output, quiet=args.quiet,
+                     color="never" if args.no_color else args.color, explain=args.explain,
+                     variant=RunVariant.of(variant, at) if variant.index >= 0 else None)
+    return execute(req)
+
+
 def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> int:
     """``--variant ID``: that variant's full report (text), with ``--explain`` if asked."""
     from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError
@@ -229,13 +247,11 @@ def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> in
     from .output import write_variant
     from .replay import find_variant, replay_variant
 
-    if args.format != "text":
-        print("kruleset sweep: --variant reports as text; for JSON or HTML of that variant, "
-              "write it as a .kr file and use kruleset run", file=sys.stderr)
-        return ExitCode.REFUSED
     try:
         planned = plan(args.scenario, **options)
         variant = find_variant(planned.variants, args.variant)
+        if args.format != "text":
+            return _as_run(args, variant, options["at"])
         replayed = replay_variant(Job(planned.scenario, planned.choices, options["at"]),
                                   variant)
     except ScenarioError as e:
