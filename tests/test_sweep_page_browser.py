@@ -3,7 +3,8 @@
 At 1280, 1440 and 1920 px, with 60-character node names in the variants'
 names: opening a row puts its details in a row below it and moves no column
 (every cell's box measured before and after); nothing in a row overlaps and a
-name cut short carries the whole name as its tooltip; a two-axis sweep shows
+name wraps whole in its column and a message cut short carries all of it as
+its tooltip; a two-axis sweep shows
 a matrix whose cells are the variants' outcomes and open their row; a row's
 "report" link opens that variant's own report; clicking a command selects
 exactly the command the row's JSON gives, and running that command ends as
@@ -105,7 +106,7 @@ def test_opening_a_row_moves_no_column(two_axes: tuple[Path, Sweep], browser: An
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_cells_do_not_overlap_and_cut_names_keep_a_tooltip(
+def test_cells_do_not_overlap_and_nothing_is_cut_without_a_tooltip(
         two_axes: tuple[Path, Sweep], browser: Any, width: int) -> None:  # noqa: F811
     page = _open(two_axes[0].as_uri(), browser, width)
     rows = page.locator("#variants tr.variant")
@@ -114,9 +115,11 @@ def test_cells_do_not_overlap_and_cut_names_keep_a_tooltip(
         for left, right in zip(cells, cells[1:], strict=False):
             assert left["x"] + left["width"] <= right["x"] + 0.5
         name = rows.nth(i).locator("button.toggle")
-        cut = name.evaluate("b => b.scrollWidth > b.clientWidth")
-        if cut:
-            assert name.get_attribute("title") == rows.nth(i).get_attribute("data-name")
+        assert name.inner_text() == rows.nth(i).get_attribute("data-name")
+        assert not name.evaluate("b => b.scrollWidth > b.clientWidth"), "a name wraps whole"
+        first = rows.nth(i).locator("td.first")
+        if first.evaluate("c => c.scrollWidth > c.clientWidth"):
+            assert first.get_attribute("title").startswith(first.inner_text().rstrip("…"))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -126,6 +129,8 @@ def test_two_axes_show_a_matrix_whose_cells_open_their_row(
     page = _open(path.as_uri(), browser, width)
     matrix = page.locator("#matrix")
     assert matrix.is_visible()
+    box = matrix.bounding_box()
+    assert box["x"] + box["width"] <= width, "three 60-character columns fit: headers wrap"
     assert page.locator("#matrix thead th[scope=col]").all_text_contents() == NODES
     assert page.locator("#matrix tbody th[scope=row]").all_text_contents() == ["3", "5"]
     data = swept.to_json()
