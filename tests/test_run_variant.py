@@ -111,3 +111,20 @@ def test_bad_options_are_refused(small: Path, args: list[str], needle: str) -> N
 def test_a_variant_runs_one_file(small: Path) -> None:
     code, _, err = _main(["run", str(small), str(small), "--fail", "node=a-1"])
     assert code == 2 and "run one file's variant; 2 files were given" in err
+
+
+def test_a_profile_row_is_replayed_by_sweep_variant_only(small: Path, tmp_path: Path) -> None:
+    prof = tmp_path / "no-fit.yaml"
+    prof.write_text("rulesets:\n  scheduler.filter:\n"
+                    "    disable: [scheduler.filter.NodeResourcesFit]\n")
+    data = sweep(small, profiles=[str(prof)], seeds=2, jobs=1).to_json()
+    for row in data["variants"]:
+        assert row["replay"]["run"] is None
+        words = shlex.split(row["replay"]["sweep"])
+        assert words[words.index("--profile") + 1] == str(prof)
+        code, out, _ = _main([*words[1:], "--no-color"])
+        assert code == (1 if row["status"] == "failed" else 0)
+        assert f"variant {row['name']}" in out
+        refused = _main([*words[1:], "--format", "json"])
+        assert refused[0] == 2 and "a --profile variant is reported as text only" in refused[2]
+    assert data["base"]["replay"]["run"] == f"kruleset run {small}"
