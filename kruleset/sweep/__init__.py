@@ -11,7 +11,9 @@ Modules: :mod:`.axes` (the axes and their grid), :mod:`.variants` (a variant
 applied to a loaded scenario; the ``--set`` paths), :mod:`.failure` (deleting
 a node or a zone from a running simulation), :mod:`.executors` (local
 processes and Dask), :mod:`.table` (the rows, their order, text and JSON), :mod:`.html` (the
-table as a self-contained page).
+table as a self-contained page), :mod:`.replay` (``--variant``: one row again, in full),
+:mod:`.single` (a row as ``kruleset run --set … --fail …``, and the commands that replay a
+row), :mod:`.output` (what the command writes, ``--reports DIR``).
 """
 
 from __future__ import annotations
