@@ -93,7 +93,8 @@ def from_args(args: Any) -> RunVariant | None:
 
 
 def variant_of(scenario: Scenario, rv: RunVariant) -> Variant:
-    """The sweep's variant these options name, checked as a sweep checks its axes."""
+    """The sweep's variant these options name, its axes checked as a sweep checks them
+    (the values are checked when :func:`prepared` applies them)."""
     from . import check_at, failures
 
     set_axes = parse_sets(rv.sets)
@@ -126,9 +127,7 @@ def variant_of(scenario: Scenario, rv: RunVariant) -> Variant:
                 expected=f"one of: {', '.join(names[:10])}" + (" …" if len(names) > 10 else ""),
                 suggestion=did_you_mean(name, names))
     sets = tuple((path, values[0]) for path, values in set_axes)
-    variant = Variant(0, sets, None, rv.seed, failure)
-    prepare(scenario, variant, {})  # a bad value is refused here, before anything runs
-    return variant
+    return Variant(0, sets, None, rv.seed, failure)
 
 
 def prepared(scenario: Scenario, rv: RunVariant, until: int | None
@@ -138,7 +137,7 @@ def prepared(scenario: Scenario, rv: RunVariant, until: int | None
     if until is not None and rv.fail is not None and rv.at > until:
         raise SweepError(f"--at {format_duration(rv.at)} is after --until "
                          f"{format_duration(until)}")
-    sc, profile = prepare(scenario, variant, {})
+    sc, profile = prepare(scenario, variant, {})  # refuses a bad value, as a sweep's plan does
     title = f"{sc.title} [variant {variant.name}]" if sc.title else f"variant {variant.name}"
     return attrs.evolve(sc, title=title), profile, variant
 
