@@ -2,16 +2,16 @@
 
 The browser is Debian's ``chromium`` (or ``$KRULESET_CHROMIUM``), launched with
 ``executable_path``: Playwright's own browser download is never used.  Tests
-that use :func:`browser` skip, saying why, when Playwright or Chromium is
-absent.  Import the fixture into a test module (``from pw import browser,
-page_at``) and open a page at a width with ``page_at(browser, 1280)``.
+that use the fixtures skip, saying why, when Playwright or Chromium is
+absent.  Import both fixtures into a test module (``from pw import browser,
+page_at``) and open a page at a width with ``page_at(1280)``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -47,12 +47,23 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
-def page_at(browser: Any, width: int, height: int = 900) -> Any:
-    """A fresh page ``width`` CSS pixels wide that fails the test on a script error."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.script_errors = errors
-    return page
+@pytest.fixture()
+def page_at(browser: Any) -> Iterator[Callable[..., Any]]:
+    """``page_at(width)``: a fresh page ``width`` CSS pixels wide (900 high unless given),
+    whose script errors and console errors are kept in ``page.script_errors``; closed
+    after the test."""
+    contexts: list[Any] = []
+
+    def open_at(width: int, height: int = 900) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.script_errors = errors
+        return page
+
+    yield open_at
+    for context in contexts:
+        context.close()

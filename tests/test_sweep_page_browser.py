@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pw import WIDTHS, browser, page_at  # noqa: F401 - browser is a fixture
+from pw import WIDTHS, browser, page_at  # noqa: F401 - fixtures
 
 from kruleset.cli import main
 from kruleset.sweep import Sweep, sweep
@@ -76,17 +76,17 @@ def _same(a: list[dict[str, float]], b: list[dict[str, float]], keys: str = "xw"
                                     for p, q in zip(a, b, strict=True) for k in keys)
 
 
-def _open(url: str, browser: Any, width: int) -> Any:  # noqa: F811
-    page = page_at(browser, width)
+def _open(url: str, page_at: Any, width: int) -> Any:  # noqa: F811
+    page = page_at(width)
     page.goto(url)
     page.wait_for_selector("body[data-ready=yes]")
     return page
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_opening_a_row_moves_no_column(two_axes: tuple[Path, Sweep], browser: Any,  # noqa: F811
+def test_opening_a_row_moves_no_column(two_axes: tuple[Path, Sweep], page_at: Any,  # noqa: F811
                                        width: int) -> None:
-    page = _open(two_axes[0].as_uri(), browser, width)
+    page = _open(two_axes[0].as_uri(), page_at, width)
     table = page.locator("#variants").bounding_box()
     assert table["x"] + table["width"] <= width, "the table fits the window"
     heads, first = _boxes(page, "#variants thead th"), _boxes(page, "#v0 td")
@@ -107,8 +107,8 @@ def test_opening_a_row_moves_no_column(two_axes: tuple[Path, Sweep], browser: An
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_cells_do_not_overlap_and_nothing_is_cut_without_a_tooltip(
-        two_axes: tuple[Path, Sweep], browser: Any, width: int) -> None:  # noqa: F811
-    page = _open(two_axes[0].as_uri(), browser, width)
+        two_axes: tuple[Path, Sweep], page_at: Any, width: int) -> None:  # noqa: F811
+    page = _open(two_axes[0].as_uri(), page_at, width)
     rows = page.locator("#variants tr.variant")
     for i in range(rows.count()):
         cells = _boxes(page, f"#{rows.nth(i).get_attribute('id')} td")
@@ -124,9 +124,9 @@ def test_cells_do_not_overlap_and_nothing_is_cut_without_a_tooltip(
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_two_axes_show_a_matrix_whose_cells_open_their_row(
-        two_axes: tuple[Path, Sweep], browser: Any, width: int) -> None:  # noqa: F811
+        two_axes: tuple[Path, Sweep], page_at: Any, width: int) -> None:  # noqa: F811
     path, swept = two_axes
-    page = _open(path.as_uri(), browser, width)
+    page = _open(path.as_uri(), page_at, width)
     matrix = page.locator("#matrix")
     assert matrix.is_visible()
     box = matrix.bounding_box()
@@ -151,17 +151,17 @@ def test_two_axes_show_a_matrix_whose_cells_open_their_row(
     assert not page.script_errors, page.script_errors
 
 
-def test_one_axis_is_a_list_without_matrix(one_axis: Path, browser: Any) -> None:  # noqa: F811
-    page = _open(one_axis.as_uri(), browser, 1280)
+def test_one_axis_is_a_list_without_matrix(one_axis: Path, page_at: Any) -> None:  # noqa: F811
+    page = _open(one_axis.as_uri(), page_at, 1280)
     assert page.locator("#matrix").count() == 0
     assert page.locator("#variants tr.variant").count() == len(NODES)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_rows_report_link_opens_that_variants_report(
-        two_axes: tuple[Path, Sweep], browser: Any, width: int) -> None:  # noqa: F811
+        two_axes: tuple[Path, Sweep], page_at: Any, width: int) -> None:  # noqa: F811
     path, swept = two_axes
-    page = _open(path.as_uri(), browser, width)
+    page = _open(path.as_uri(), page_at, width)
     failing = [v for v in swept.to_json()["variants"] if v["status"] != "passed"]
     assert page.locator("#variants a.report").count() == len(failing)
     v = failing[-1]
@@ -173,9 +173,9 @@ def test_a_rows_report_link_opens_that_variants_report(
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_clicking_a_command_selects_it_and_it_replays_the_row(
-        two_axes: tuple[Path, Sweep], browser: Any, width: int) -> None:  # noqa: F811
+        two_axes: tuple[Path, Sweep], page_at: Any, width: int) -> None:  # noqa: F811
     path, swept = two_axes
-    page = _open(path.as_uri(), browser, width)
+    page = _open(path.as_uri(), page_at, width)
     for v in swept.to_json()["variants"][:2]:
         row = page.locator(f"#v{v['index']}")
         row.locator("button.copy").click()
@@ -202,8 +202,8 @@ def test_the_commands_on_the_page_replay_their_row(two_axes: tuple[Path, Sweep],
                 assert f"✗ line {f['line']}: {f['text']}" in out.getvalue()
 
 
-def test_filters_preset_in_the_address(one_axis: Path, browser: Any) -> None:  # noqa: F811
-    page = _open(one_axis.as_uri() + "#status=failed", browser, 1280)
+def test_filters_preset_in_the_address(one_axis: Path, page_at: Any) -> None:  # noqa: F811
+    page = _open(one_axis.as_uri() + "#status=failed", page_at, 1280)
     shown = [r.get_attribute("data-name")
              for r in page.locator("#variants tr.variant:not([hidden])").all()]
     statuses = {r.get_attribute("data-name"): r.get_attribute("data-status")
