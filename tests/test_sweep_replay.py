@@ -46,6 +46,7 @@ def test_variant_prints_the_full_report_and_explains(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert code == 1
     assert out.startswith(f"sweep {EXAMPLE}: variant node=c-1 (node c-1 deleted: ")
+    assert f"\nas a plain run (any --format): kruleset run {EXAMPLE} --fail node=c-1\n" in out
     assert "node-deleted c-1" in out and "pending    default/batch-9" in out
     assert "✗ line 20: expect pods default/batch-* running count=8" in out
     assert "explain batch-9" in out and re.search(r"  batch-9: pending", out)

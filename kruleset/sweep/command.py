@@ -261,7 +261,7 @@ def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> in
         print(f"kruleset sweep: variant {args.variant}: {e}", file=sys.stderr)
         return ExitCode.ERROR
     if not _written(args.output, lambda out: write_variant(
-            args.scenario, replayed, args.explain, out, style)):
+            args.scenario, replayed, args.explain, out, style, options["at"])):
         return ExitCode.REFUSED
     result = replayed.result
     return int(ExitCode.ERROR if result.unsupported else

@@ -34,9 +34,13 @@ def write_sweep(result: Any, fmt: str, out: IO[str], style: Any,
 
 
 def write_variant(path: str, replayed: Any, explain: str | None, out: IO[str],
-                  style: Any) -> None:
-    """A replayed variant as ``kruleset run`` reports a file, with ``--explain`` if asked."""
+                  style: Any, at: int = 0) -> None:
+    """A replayed variant as ``kruleset run`` reports a file, with ``--explain`` if asked;
+    its second line is the ``kruleset run`` command that gives the same report in any
+    format (none for a ``--profile`` variant)."""
+    from ..model.quantity import format_duration
     from ..report.text import render_explain, render_result
+    from .single import run_command
 
     v = replayed.variant
     failure = ""
@@ -44,6 +48,9 @@ def write_variant(path: str, replayed: Any, explain: str | None, out: IO[str],
         failure = (f" ({v.failure.kind} {v.failure.name} deleted: "
                    f"{replayed.removed} pod{'s' if replayed.removed != 1 else ''} removed)")
     out.write(style.bold(f"sweep {path}: variant {v.name}{failure}") + "\n")
+    command = run_command(path, format_duration(at), v.axes())
+    if command and v.index >= 0:
+        out.write(f"as a plain run (any --format): {command}\n")
     out.write(render_result(path, replayed.result, style) + "\n")
     if explain:
         out.write(render_explain(explain, replayed.result, style) + "\n")
