@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,24 +41,34 @@ LONG = "\n".join([
 TWO_AXES = ["--set", "deployment:web:replicas=3,5", "--fail-each", "node"]
 
 
+@contextlib.contextmanager
+def _in(folder: Path) -> Iterator[None]:
+    """Run from ``folder``: the page names the scenario as a user in its folder would."""
+    was = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(was)
+
+
 def _sweep_page(folder: Path, args: list[str], reports: bool) -> Path:
-    scenario = folder / "long.kr"
-    scenario.write_text(LONG)
-    page = folder / "out" / "sweep.html"
-    page.parent.mkdir()
-    extra = ["--reports", str(folder / "out" / "reports")] if reports else []
-    with contextlib.redirect_stderr(io.StringIO()):
-        code = main(["sweep", str(scenario), *args, "-j", "1", "--format", "html", "-q",
-                     "-o", str(page), *extra])
+    (folder / "long.kr").write_text(LONG)
+    (folder / "out").mkdir()
+    extra = ["--reports", "out/reports"] if reports else []
+    with _in(folder), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["sweep", "long.kr", *args, "-j", "1", "--format", "html", "-q",
+                     "-o", "out/sweep.html", *extra])
     assert code == 1, "losing the first node loses solo: some variants fail"
-    return page
+    return folder / "out" / "sweep.html"
 
 
 @pytest.fixture(scope="module")
 def two_axes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Sweep]:
     folder = tmp_path_factory.mktemp("sweep-two-axes")
     page = _sweep_page(folder, TWO_AXES, reports=True)
-    return page, sweep(folder / "long.kr", sets=[TWO_AXES[1]], fail_each="node", jobs=1)
+    with _in(folder):
+        return page, sweep("long.kr", sets=[TWO_AXES[1]], fail_each="node", jobs=1)
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +156,10 @@ def test_two_axes_show_a_matrix_whose_cells_open_their_row(
         assert cell.inner_text().strip() == want[cell.get_attribute("data-name")]
     failing = next(v for v in data["variants"] if v["status"] == "failed")
     page.locator(f'#matrix td[data-name="{failing["name"]}"] a').click()
+    if width == WIDTHS[0] and os.environ.get("KRULESET_SCREENSHOTS"):
+        # KRULESET_SCREENSHOTS=docs pytest … refreshes docs/sweep-page.png
+        page.screenshot(path=str(Path(os.environ["KRULESET_SCREENSHOTS"]) / "sweep-page.png"),
+                        full_page=True)
     row = page.locator(f"#v{failing['index']}")
     assert row.locator("button.toggle").get_attribute("aria-expanded") == "true"
     assert page.locator(f"#d{failing['index']}").is_visible()
@@ -189,7 +205,7 @@ def test_clicking_a_command_selects_it_and_it_replays_the_row(
 def test_the_commands_on_the_page_replay_their_row(two_axes: tuple[Path, Sweep],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     path, swept = two_axes
-    monkeypatch.chdir(path.parent.parent)  # the sweep was given an absolute path
+    monkeypatch.chdir(path.parent.parent)  # where the sweep ran
     for v in swept.to_json()["variants"]:
         for command in (v["replay"]["run"], v["replay"]["sweep"]):
             words = shlex.split(command)
