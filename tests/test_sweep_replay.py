@@ -66,6 +66,7 @@ def test_variant_by_index_or_base(ident: str, name: str | None,
     (["--variant", "node=c-2"], "no such variant in this sweep; did you mean 'node=c-1'?"),
     (["--variant", "#99"], "the sweep has variants #0 to #4"),
     (["--explain", "web-1"], "--explain needs --variant ID"),
+    (["--variant", "node=a-1", "--reports", "r"], "--reports writes the reports of a whole"),
     (["-o", "html"], "did you mean --format html?"),
 ])
 def test_bad_replays_are_refused(args: list[str], needle: str,

@@ -140,6 +140,10 @@ def main(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return ExitCode.REFUSED
     args.format = args.format or "text"
+    if args.reports and args.variant:
+        print("kruleset sweep: --reports writes the reports of a whole sweep; for one "
+              "variant's, use --variant ID --format html -o FILE", file=sys.stderr)
+        return ExitCode.REFUSED
     if args.explain and not args.variant:
         print("kruleset sweep: --explain needs --variant ID (the variant to explain)",
               file=sys.stderr)
@@ -191,7 +195,7 @@ def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | None:
         return {}
     from .output import write_reports
 
-    page_folder = os.path.dirname(args.output) or "." if args.output else "."
+    page_folder = (os.path.dirname(args.output) or ".") if args.output else "."
     try:
         links = write_reports(result, args.reports, page_folder)
     except OSError as e:
