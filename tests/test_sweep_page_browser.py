@@ -227,3 +227,17 @@ def test_filters_preset_in_the_address(one_axis: Path, page_at: Any) -> None:  #
     assert shown and shown == [n for n, s in statuses.items() if s == "failed"]
     total = len(statuses)
     assert page.locator("#shown").inner_text() == f"{len(shown)} of {total} variants shown"
+
+
+def test_the_address_opens_a_row_by_name_or_index(two_axes: tuple[Path, Sweep],
+                                                  page_at: Any) -> None:  # noqa: F811
+    from urllib.parse import quote
+
+    path, swept = two_axes
+    for v in swept.to_json()["variants"][-2:]:
+        for anchor in (f"#variant={quote(v['name'])}", f"#v{v['index']}"):
+            page = _open(path.as_uri() + anchor, page_at, 1280)
+            assert page.locator(f"#d{v['index']}").is_visible(), anchor
+            opened = page.locator("#variants tr.variant.open")
+            assert opened.count() == 1 and opened.get_attribute("data-name") == v["name"]
+            assert not page.script_errors, page.script_errors

@@ -66,13 +66,18 @@
       openById(a.getAttribute("href").slice(1));
     });
   });
-  // "#status=failed&name=a-" presets the filters; "#v3" opens variant #3's row
+  // "#status=failed&name=a-" presets the filters; "#v3" opens variant #3's row and
+  // "#variant=node%3Dc-1" the row of that name (a value may hold "=": split at the first)
   var hash = location.hash.replace(/^#/, ""), target = null;
   hash.split("&").forEach(function (part) {
-    var kv = part.split("="), value = decodeURIComponent(kv[1] || "");
-    if (kv[0] === "status") status.value = value;
-    if (kv[0] === "name") text.value = value;
-    if (/^v\d+$/.test(kv[0])) target = kv[0];
+    var at = part.indexOf("="), key = at < 0 ? part : part.slice(0, at);
+    var value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+    if (key === "status") status.value = value;
+    if (key === "name") text.value = value;
+    if (/^v\d+$/.test(key)) target = key;
+    if (key === "variant") {
+      rows.forEach(function (r) { if (r.getAttribute("data-name") === value) target = r.id; });
+    }
   });
   status.addEventListener("change", apply);
   text.addEventListener("input", apply);
