@@ -139,3 +139,25 @@ def test_variant_in_json_or_html_is_the_runs_report(fmt: str, tmp_path: Path,
     if fmt == "html":  # the JSON report has no title
         assert "[variant node=c-1]" in via_sweep.read_text()
     assert same(via_sweep.read_text()) == same(via_run.read_text())
+
+
+def test_two_axes_print_a_matrix_of_the_rows_outcomes(tmp_path: Path) -> None:
+    from kruleset.report.text import Style
+    from kruleset.sweep.table import result_text
+
+    s = sweep(EXAMPLE, sets=["deployment:web:replicas=4,6"], fail_each="zone", jobs=1)
+    text = s.text()
+    head, *lines = text.split("deployment:web:replicas (rows) × zone (columns):\n", 1)[1] \
+        .split("\n\n", 1)[0].splitlines()
+    assert head.split() == ["zone-a", "zone-b", "zone-c"]
+    plain = Style(color=False)
+    for line, replicas in zip(lines, ["4", "6"], strict=True):
+        want = [result_text(o, plain) for v, o in sorted(s.rows(), key=lambda r: r[0].index)
+                if v.sets[0][1] == replicas]
+        assert line.split(None, 1) == [replicas, "  ".join(want)]
+    one_axis = sweep(EXAMPLE, fail_each="zone", jobs=1).text()
+    assert "(rows)" not in one_axis
+    wide = tmp_path / "wide.kr"
+    wide.write_text(Path(EXAMPLE).read_text().replace("b-[1..2]", "b-" + "x" * 60 + "-[1..2]"))
+    assert "(rows)" not in sweep(wide, sets=["deployment:web:replicas=4,6"],
+                                 fail_each="node", jobs=1).text(), "too wide for 120 columns"

@@ -32,7 +32,7 @@ from typing import Any
 
 from .._version import __version__
 from ..report.text import Style
-from .table import cell_text, first_failing, result_text
+from .table import cell_text, first_failing, matrix, result_text
 
 __all__ = ["render_html"]
 
@@ -126,24 +126,11 @@ def _rows(variants: Sequence[dict[str, Any]], base: dict[str, Any],
     return "\n".join(out)
 
 
-def matrix_axes(variants: Sequence[dict[str, Any]]) -> list[str] | None:
-    """The two axes of a two-axis sweep (in grid order), or None for any other sweep."""
-    if not variants:
-        return None
-    keys = list(variants[0]["axes"])
-    if len(keys) != 2 or any(list(v["axes"]) != keys for v in variants):
-        return None
-    return keys
-
-
 def _matrix(variants: Sequence[dict[str, Any]]) -> str:
-    keys = matrix_axes(variants)
-    if keys is None:
+    grid = matrix([v["axes"] for v in variants], variants)
+    if grid is None:
         return ""
-    in_grid = sorted(variants, key=lambda v: v["index"])
-    down = list(dict.fromkeys(str(v["axes"][keys[0]]) for v in in_grid))
-    across = list(dict.fromkeys(str(v["axes"][keys[1]]) for v in in_grid))
-    cells = {(str(v["axes"][keys[0]]), str(v["axes"][keys[1]])): v for v in in_grid}
+    keys, down, across, cells = grid
     head = (f'<tr><th class="corner">{_e(keys[0])} ↓ · {_e(keys[1])} →</th>'
             + "".join(f'<th scope="col">{_e(a)}</th>' for a in across) + "</tr>")
     body = []
