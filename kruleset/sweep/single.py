@@ -60,14 +60,17 @@ class RunVariant:
 
 def add_arguments(parser: Any) -> None:
     """``--set``, ``--fail``, ``--at`` and ``--seed`` on ``kruleset run``."""
-    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+    group = parser.add_argument_group(
+        "a sweep's variant", "run one row of kruleset sweep's table (the sweep prints the "
+                             "command for each row); one file only")
+    group.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                         dest="sets", help="run a sweep's variant: one value of the scenario, "
                                           "as kruleset sweep --set takes it (repeatable)")
-    parser.add_argument("--fail", metavar="node=NAME|zone=NAME",
+    group.add_argument("--fail", metavar="node=NAME|zone=NAME",
                         help="delete that node, or every node of that zone, at --at")
-    parser.add_argument("--at", metavar="T", default=None,
+    group.add_argument("--at", metavar="T", default=None,
                         help="with --fail: when the failure happens (default 0s)")
-    parser.add_argument("--seed", type=int, default=None, metavar="N",
+    group.add_argument("--seed", type=int, default=None, metavar="N",
                         help="the arrival order a sweep's --seeds numbers N")
 
 
