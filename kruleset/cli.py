@@ -45,6 +45,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except FilterError as e:
         print(f"kruleset: {e}", file=sys.stderr)
         return ExitCode.REFUSED
+    from .sweep.axes import SweepError
+    from .sweep.single import from_args as variant_from_args
+
+    try:
+        variant = variant_from_args(args)
+    except SweepError as e:
+        print(e.render(), file=sys.stderr)
+        return ExitCode.REFUSED
     profile = None
     if getattr(args, "profile", None):
         from .rules.profile import load_profile
@@ -62,7 +70,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         allow_unknown_fields=args.allow_unknown_fields,
         trace=bool(getattr(args, "trace", False)), clusters=tuple(args.cluster or ()),
         state=bool(getattr(args, "state", False)), state_out=getattr(args, "state_out", None),
-        only=only))
+        only=only, variant=variant))
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -125,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     from .report.filters import add_arguments as add_filters
 
     add_filters(run)
+    from .sweep.single import add_arguments as add_variant  # a sweep's row, run alone
+
+    add_variant(run)
     sub.add_parser("check", parents=[files],
                    help="parse and validate .kr files only, reporting every error found")
     sub.add_parser("lsp", help="a language server for .kr and .feature files on stdin/stdout "

@@ -44,6 +44,7 @@ class FileOptions:
     state: bool = False  # the text report ends with the end state's tables
     state_out: bool = False  # the report carries the end state as Kubernetes YAML
     only: Any = None   # a report.filters.DecisionFilter: the decisions listed
+    variant: Any = None  # a sweep.single.RunVariant: --set, --fail, --at, --seed
 
 
 def _problem(path: str, e: ScenarioError) -> Problem:
@@ -101,6 +102,7 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
     """The report of ``path`` and its Result (None when it did not run)."""
     from . import inputs, progress
     from .diagnose import every_error
+    from .sweep.axes import SweepError
 
     progress.ACTIVITY.begin(path)
     try:
@@ -116,12 +118,26 @@ def _report(path: str, opts: FileOptions) -> tuple[FileReport, Any]:
                               text=f"{path}: ok"), None
         from .sim.core import Simulation
 
-        sim = Simulation(scenario, profile=opts.profile,
+        profile, variant = opts.profile, None
+        if opts.variant is not None:
+            from .sweep.single import prepared
+
+            scenario, built, variant = prepared(scenario, opts.variant, opts.until)
+            profile = profile or built
+        sim = Simulation(scenario, profile=profile,
                          trace=opts.trace or opts.explain is not None, until=opts.until)
         progress.ACTIVITY.simulating(sim)
-        result = sim.run()
+        if variant is None:
+            result = sim.run()
+        else:
+            from .sweep.single import simulate
+
+            result = simulate(sim, scenario, variant, opts.variant.at)
         if opts.explain is not None:
             check_explained(opts.explain, result)
+    except SweepError as e:  # an option of the run, not the file: no other errors to look for
+        return FileReport(path, "refused", ExitCode.REFUSED,
+                          problems=(_problem(path, e),)), None
     except ScenarioError as e:
         if e.internal:  # a bug met while reading: not the file's fault
             return _failure(path, e.message, "internal"), None

@@ -63,6 +63,7 @@ class RunRequest:
     state: bool = False
     state_out: str | None = None
     only: Any = None
+    variant: Any = None  # kruleset.sweep.single.RunVariant: a sweep's row, run alone
 
 
 class _Run:
@@ -125,6 +126,10 @@ def execute(req: RunRequest) -> int:
 
 
 def _execute_to(req: RunRequest, files: list[str], inputs: Any) -> int:
+    if req.variant is not None and len(files) != 1:
+        print(f"kruleset: --set, --fail and --seed run one file's variant; {len(files)} files "
+              "were given", file=sys.stderr)
+        return ExitCode.REFUSED
     if req.state_out is not None and len(files) != 1:
         print(f"kruleset: --state-out writes the end state of one file; {len(files)} files "
               "were given", file=sys.stderr)
@@ -164,7 +169,7 @@ def _execute(req: RunRequest, files: list[str], fmt_cls: type[formats.Format],
                        decisions=fmt_cls.wants_decisions, trace=fmt_cls.wants_trace or req.trace,
                        format=req.format, allow_unknown_fields=req.allow_unknown_fields,
                        inputs=inputs, state=req.state, state_out=req.state_out is not None,
-                       only=req.only)
+                       only=req.only, variant=req.variant)
     fmt = fmt_cls(out, formats.FormatOptions(req.command, req.quiet, color))
     run = _Run(req, out, sys.stderr)
     summary = Summary(total=len(files))

@@ -238,10 +238,11 @@ def test_example_runs_with_the_readme_command(capsys: pytest.CaptureFixture[str]
     assert "node=c-1" in out and "✗" in out
 
 
-def test_the_docs_table_is_what_the_command_prints(monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_docs_table_is_what_the_command_prints(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     import re
 
+    # The sweeps' documentation is docs/SWEEPS.md (every command there: test_docs_sweeps.py).
     readme = (ROOT / "docs" / "SWEEPS.md").read_text(encoding="utf-8")
     command, table = re.search(
         r"```sh\n(kruleset sweep [^\n]*)\n```\n\n```text\n(.*?)```", readme, re.S).groups()

@@ -1,9 +1,10 @@
-"""`kruleset sweep --format html`: one self-contained page, the table's rows, its filters.
+"""`kruleset sweep --format html`: one self-contained page, the table's rows, their details.
 
 The expected rows come from the sweep's own outcomes (the JSON form the text
 table is also drawn from) and from what the scenario must do (losing a-1
-loses the naked pod ``solo``); the browser test opens the page in headless
-Chromium with a filter preset in the address and reads which rows it hid.
+loses the naked pod ``solo``).  What the page does in a browser (filters,
+rows that open, the matrix, the replay links) is tested in
+``test_sweep_page_browser.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, all_of, chromium, console, needs_browser, one_of, parse, text_of
+from browser import all_of, one_of, parse, text_of
 from test_sweep import SMALL
 
 from kruleset.cli import main
@@ -47,7 +48,13 @@ def page(small: Path) -> Path:
 
 
 def _rows(dom: dict[str, Any]) -> list[dict[str, Any]]:
-    return all_of(one_of(dom, tag="tbody"), tag="tr")
+    """The variants' rows (each is followed by its detail row)."""
+    return [r for r in all_of(one_of(dom, id="variants"), tag="tr")
+            if "variant" in r["attrs"].get("class", "").split()]
+
+
+def _detail(dom: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    return one_of(dom, id=row["attrs"]["data-detail"])
 
 
 def test_page_is_one_self_contained_file(page: Path, swept: Sweep) -> None:
@@ -64,7 +71,7 @@ def test_rows_follow_the_tables_order_and_values(page: Path, swept: Sweep) -> No
     assert [r["attrs"]["data-name"] for r in rows] == [v.name for v, _ in ordered]
     base = swept.base
     for row, (_, outcome) in zip(rows, ordered, strict=True):
-        assert row["attrs"]["class"] == outcome["status"]
+        assert row["attrs"]["data-status"] == outcome["status"]
         cells = [text_of(c).strip() for c in all_of(row, tag="td")]
         for cell, column in zip(cells[2:5], ("pending", "evictions", "preemptions"),
                                 strict=True):
@@ -73,9 +80,10 @@ def test_rows_follow_the_tables_order_and_values(page: Path, swept: Sweep) -> No
 
 
 def test_losing_a1_shows_solo_and_what_differs(page: Path) -> None:
-    rows = {r["attrs"]["data-name"]: r for r in _rows(parse(page.read_text()))}
-    a1 = text_of(rows["node=a-1"])
-    assert "✗" in a1
+    dom = parse(page.read_text())
+    rows = {r["attrs"]["data-name"]: r for r in _rows(dom)}
+    assert "✗" in text_of(rows["node=a-1"])
+    a1 = text_of(_detail(dom, rows["node=a-1"]))
     assert "expect pod solo running" in a1
     assert "newly failing: line 15: expect pod solo running" in a1
     assert "pods deleted with the failed nodes" in a1
@@ -87,24 +95,11 @@ def test_text_is_escaped() -> None:
                "failing": [{"line": 3, "text": "expect pod <b>x</b> running", "message": ""}]}
     data = {"scenario": "s.kr", "order": "worst first", "base": {**outcome, "failing": []},
             "variants": [{**outcome, "name": "x=<script>", "axes": {"x": "<script>"},
+                          "index": 0, "replay": {"sweep": "kruleset sweep '<s>'", "run": None},
                           "diff": {"newly_failing": [3], "newly_passing": [],
                                    "newly_pending": []}}]}
     text = render_html(data, "x=<script>")
     assert "newly failing: line 3" in text
     assert "<script>alert" not in text and "x=&lt;script&gt;" in text
     assert "expect pod &lt;b&gt;x&lt;/b&gt; running" in text
-
-
-@needs_browser
-def test_browser_filters_by_result(page: Path, swept: Sweep, tmp_path: Path) -> None:
-    assert CHROMIUM is not None
-    done = chromium(tmp_path, "--dump-dom", f"{page.as_uri()}#status=failed")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert not console(done.stderr), console(done.stderr)
-    dom = parse(done.stdout)
-    assert one_of(dom, tag="body")["attrs"].get("data-ready") == "yes"
-    failed = [v.name for v, o in swept.rows() if o["status"] == "failed"]
-    shown = [r["attrs"]["data-name"] for r in _rows(dom) if "hidden" not in r["attrs"]]
-    assert failed and shown == failed
-    total = len(swept.variants)
-    assert text_of(one_of(dom, id="shown")) == f"{len(failed)} of {total} variants shown"
+    assert "kruleset sweep &#x27;&lt;s&gt;&#x27;" in text

@@ -11,7 +11,9 @@ Modules: :mod:`.axes` (the axes and their grid), :mod:`.variants` (a variant
 applied to a loaded scenario; the ``--set`` paths), :mod:`.failure` (deleting
 a node or a zone from a running simulation), :mod:`.executors` (local
 processes and Dask), :mod:`.table` (the rows, their order, text and JSON), :mod:`.html` (the
-table as a self-contained page).
+table as a self-contained page), :mod:`.replay` (``--variant``: one row again, in full),
+:mod:`.single` (a row as ``kruleset run --set … --fail …``, and the commands that replay a
+row), :mod:`.output` (what the command writes, ``--reports DIR``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..model.objects import Node
 from ..model.quantity import format_duration
 from ..model.scenario import Create, Scenario
 from ..report.text import Style
-from .axes import Failure, SetPath, SweepError, Variant, grid, parse_set
+from .axes import Failure, SetPath, SweepError, Variant, grid, parse_sets
 from .executors import Job, Outcome, run_dask, run_local, run_replay
 from .failure import zones
 from .table import exit_code, render_json, render_text, sort_rows
@@ -36,8 +38,14 @@ from .variants import Choice, apply_sets, load_choice, prepare
 __all__ = ["Plan", "Sweep", "SweepError", "failures", "plan", "sweep"]
 
 
-def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
-    """The nodes (or zones) that exist at ``at``, in declaration order."""
+def failures(scenario: Scenario, kind: str, at: int,
+             option: str = "--fail-each") -> list[Failure]:
+    """The nodes (or zones) that exist at ``at``, in declaration order.
+
+    ``option`` names the command line's option in a refusal (``--fail`` for ``kruleset run``).
+    """
+    if kind not in ("node", "zone"):
+        raise SweepError(f"{option} {kind}: expected node or zone")
     nodes: dict[str, Node] = {}
     for obj in scenario.objects:
         if isinstance(obj, Node):
@@ -49,12 +57,12 @@ def failures(scenario: Scenario, kind: str, at: int) -> list[Failure]:
         return [Failure("node", n, (n,)) for n in nodes]
     found = zones(nodes.values())
     if not found:
-        raise SweepError("--fail-each zone: no node has a topology.kubernetes.io/zone label",
-                         suggestion="label the nodes, or use --fail-each node")
+        raise SweepError(f"{option} zone: no node has a topology.kubernetes.io/zone label",
+                         suggestion=f"label the nodes, or fail a node ({option} node…)")
     return [Failure("zone", z, tuple(names)) for z, names in found.items()]
 
 
-def _check_at(scenario: Scenario, at: int) -> None:
+def check_at(scenario: Scenario, at: int) -> None:
     """Refuse a failure time after the scenario's last instant (as the simulation computes it)."""
     from ..sim.core import MAX_AFTER_LAST_EVENT
 
@@ -93,13 +101,14 @@ class Sweep:
     def text(self, style: Style | None = None) -> str:
         """The table."""
         return render_text(self.path, self.at, self.description, self.base, self.rows(),
-                           style or Style(color=False))
+                           style or Style(color=False), axes=self.axes)
 
-    def html(self) -> str:
-        """The table as one self-contained HTML page (:mod:`kruleset.sweep.html`)."""
+    def html(self, reports: dict[int, str] | None = None) -> str:
+        """The table as one self-contained HTML page (:mod:`kruleset.sweep.html`);
+        ``reports`` maps a variant's index (-1: the base run) to its report's address."""
         from .html import render_html
 
-        return render_html(self.to_json(), self.description)
+        return render_html(self.to_json(), self.description, reports)
 
     @property
     def exit_code(self) -> int:
@@ -128,11 +137,7 @@ def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None =
     loaded = scenario if isinstance(scenario, Scenario) else api.load(scenario)
     if at < 0:
         raise SweepError("--at must not be negative")
-    set_axes: list[tuple[SetPath, tuple[str, ...]]] = [parse_set(s) for s in sets]
-    seen = [p for p, _ in set_axes]
-    if len(set(seen)) != len(seen):
-        raise SweepError("--set: the same path is given twice",
-                         suggestion="give its values as one list: PATH=V1,V2")
+    set_axes = parse_sets(sets)
     choices: dict[str, Choice] = {}
     for p in profiles:
         if p in choices:
@@ -142,9 +147,7 @@ def plan(scenario: str | os.PathLike[str] | Scenario, *, fail_each: str | None =
         raise SweepError(f"--seeds {seeds}: must be from 0 to {MAX_SEEDS:,}",
                          suggestion="each seed is a whole simulation; a few dozen show "
                                     "whether arrival order matters")
-    _check_at(loaded, at)
-    if fail_each not in (None, "node", "zone"):
-        raise SweepError(f"--fail-each {fail_each}: expected node or zone")
+    check_at(loaded, at)
     fails = failures(loaded, fail_each, at) if fail_each else []
     size = max(len(choices), 1) * max(seeds, 1) * max(len(fails), 1)
     for _, values in set_axes:

@@ -26,7 +26,7 @@ import attrs
 
 from ..errors import ScenarioError
 
-__all__ = ["Failure", "SetPath", "SweepError", "Variant", "grid", "parse_set"]
+__all__ = ["Failure", "SetPath", "SweepError", "Variant", "grid", "parse_set", "parse_sets"]
 
 FIELDS = {
     "priorityclass": ("value",),
@@ -136,6 +136,16 @@ def parse_set(text: str) -> tuple[SetPath, tuple[str, ...]]:
     if len(set(vals)) != len(vals):
         raise SweepError(f"--set {text}: a value is given twice")
     return SetPath(kind, name, field, sub), vals
+
+
+def parse_sets(texts: Sequence[str]) -> list[tuple[SetPath, tuple[str, ...]]]:
+    """Every ``--set`` of a command line (a sweep's or a run's), each path given once."""
+    out = [parse_set(t) for t in texts]
+    seen = [p for p, _ in out]
+    if len(set(seen)) != len(seen):
+        raise SweepError("--set: the same path is given twice",
+                         suggestion="give its values as one list: PATH=V1,V2")
+    return out
 
 
 def grid(sets: Sequence[tuple[SetPath, Sequence[str]]], profiles: Sequence[str],

@@ -48,10 +48,13 @@ def add_parser(sub: Any) -> None:
                    help="text (default), json, or html: one self-contained page")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the table (or the variant's report) to FILE instead of stdout")
+    p.add_argument("--reports", metavar="DIR",
+                   help="also write the full HTML report of the base run and of every "
+                        "failing variant to DIR (the HTML page links them)")
     p.add_argument("--variant", metavar="ID",
                    help="replay one variant in full (its name as the table shows it, e.g. "
                         "node=c-1, or #INDEX, or base): every decision and expectation, "
-                        "as kruleset run reports a file")
+                        "as kruleset run reports a file (in any --format)")
     p.add_argument("--explain", metavar="REF",
                    help="with --variant: every rule applied to a pod or node in that variant")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
@@ -137,6 +140,10 @@ def main(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return ExitCode.REFUSED
     args.format = args.format or "text"
+    if args.reports and args.variant:
+        print("kruleset sweep: --reports writes the reports of a whole sweep; for one "
+              "variant's, use --variant ID --format html -o FILE", file=sys.stderr)
+        return ExitCode.REFUSED
     if args.explain and not args.variant:
         print("kruleset sweep: --explain needs --variant ID (the variant to explain)",
               file=sys.stderr)
@@ -169,12 +176,36 @@ def main(args: argparse.Namespace) -> int:
             progress.clear()
     from .output import stderr_line, summary_line, write_sweep
 
-    if not _written(args.output, lambda out: write_sweep(result, args.format, out, style)):
+    reports = _reports(args, result)
+    if reports is None:
+        return ExitCode.REFUSED
+    if not _written(args.output, lambda out: write_sweep(result, args.format, out, style,
+                                                         reports)):
         return ExitCode.REFUSED
     code = int(result.exit_code)
     stderr_line(summary_line(result.outcomes, time.monotonic() - started), code == 0,
                 err_style)
     return code
+
+
+def _reports(args: argparse.Namespace, result: Any) -> dict[int, str] | None:
+    """``--reports DIR``: the reports written, linked from the page's folder; None (said on
+    stderr) when DIR cannot be written."""
+    if not args.reports:
+        return {}
+    from .output import write_reports
+
+    page_folder = (os.path.dirname(args.output) or ".") if args.output else "."
+    try:
+        links = write_reports(result, args.reports, page_folder)
+    except OSError as e:
+        print(f"kruleset sweep: --reports: cannot write {args.reports}: {e.strerror or e}",
+              file=sys.stderr)
+        return None
+    n = len(links)
+    print(f"kruleset sweep: {n} report{'s' if n != 1 else ''} written to {args.reports}",
+          file=sys.stderr)
+    return links
 
 
 def _written(output: str | None, write: Any) -> bool:
@@ -193,6 +224,24 @@ def _written(output: str | None, write: Any) -> bool:
     return True
 
 
+def _as_run(args: argparse.Namespace, variant: Any, at: int) -> int:
+    """``--variant ID --format json|html``: the variant as ``kruleset run --set … --fail …``
+    reports it in that format (a ``--profile`` variant has no such run: refused)."""
+    from ..runner import RunRequest, execute
+    from .axes import SweepError
+    from .single import RunVariant
+
+    if variant.profile is not None:
+        raise SweepError(f"--variant {variant.name} --format {args.format}: a --profile "
+                         "variant is reported as text only",
+                         suggestion="leave out --format to read its full report")
+    req = RunRequest(command="run", files=[args.scenario], format=args.format,
+                     output=args.output, quiet=args.quiet,
+                     color="never" if args.no_color else args.color, explain=args.explain,
+                     variant=RunVariant.of(variant, at) if variant.index >= 0 else None)
+    return execute(req)
+
+
 def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> int:
     """``--variant ID``: that variant's full report (text), with ``--explain`` if asked."""
     from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError
@@ -202,13 +251,11 @@ def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> in
     from .output import write_variant
     from .replay import find_variant, replay_variant
 
-    if args.format != "text":
-        print("kruleset sweep: --variant reports as text; for JSON or HTML of that variant, "
-              "write it as a .kr file and use kruleset run", file=sys.stderr)
-        return ExitCode.REFUSED
     try:
         planned = plan(args.scenario, **options)
         variant = find_variant(planned.variants, args.variant)
+        if args.format != "text":
+            return _as_run(args, variant, options["at"])
         replayed = replay_variant(Job(planned.scenario, planned.choices, options["at"]),
                                   variant)
     except ScenarioError as e:
@@ -218,7 +265,7 @@ def _replay(args: argparse.Namespace, options: dict[str, Any], style: Any) -> in
         print(f"kruleset sweep: variant {args.variant}: {e}", file=sys.stderr)
         return ExitCode.ERROR
     if not _written(args.output, lambda out: write_variant(
-            args.scenario, replayed, args.explain, out, style)):
+            args.scenario, replayed, args.explain, out, style, options["at"])):
         return ExitCode.REFUSED
     result = replayed.result
     return int(ExitCode.ERROR if result.unsupported else

@@ -1,80 +1,40 @@
 """The sweep as one self-contained HTML page (``kruleset sweep --format html``).
 
 The table is written into the page as HTML (it reads without script); a
-small inline script adds filters by result and by variant name, which a
-1,001-row N-1 sweep needs.  The page uses the run report's stylesheet, so
-both look alike, and like that report it needs no network.
+small inline script (``page.js``) adds filters by result and by variant
+name, which a 1,001-row N-1 sweep needs, and opens rows.  The page has its
+own stylesheet (``page.css``) and needs no network.
 
 Rows come in the table's order (:data:`kruleset.sweep.table.ORDER`); a cell
 equal to the base run's is a ``·``, a different one shows its value and the
-difference, as in the text table.  Each row opens to show what differs from
-the base run: each failing expectation with its message (newly failing, or
-as in the base run), those newly passing, pods newly pending, and the
-variant's error when it could not run.
+difference, as in the text table.  Clicking a variant's name opens a detail
+row *below* it, spanning the table (the layout is fixed: no column changes
+width): what differs from the base run (each failing expectation with its
+message, newly failing or as in the base run, those newly passing, pods
+newly pending, the variant's error when it could not run) and the two
+commands that replay the variant with its full report
+(:func:`kruleset.sweep.table.replay`).  The last column links the variant's
+own HTML report when the sweep wrote one (``--reports DIR``), and copies its
+command.
+
+A sweep of exactly two axes (two ``--set`` paths, or one and ``--fail-each``,
+…) also shows as a matrix: the first axis down, the second across, each cell
+the variant's outcome, linked to its row.
 """
 
 from __future__ import annotations
 
 import html
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from .._version import __version__
 from ..report.text import Style
-from .table import cell_text, first_failing, result_text
+from .table import cell_text, first_failing, matrix, result_text
 
 __all__ = ["render_html"]
-
-_CSS = """
-.sweep { width: 100%; }
-.sweep td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
-.sweep td.same { color: var(--muted); }
-.sweep td.worse { color: var(--bad); font-weight: 600; }
-.sweep td.better { color: var(--ok); font-weight: 600; }
-.sweep tr.passed td.result { color: var(--ok); }
-.sweep tr.failed td.result { color: var(--bad); font-weight: 600; }
-.sweep tr.error td.result { color: var(--warn); font-weight: 600; }
-.sweep details { margin: 0; }
-.sweep td:first-child { white-space: nowrap; }
-.sweep details summary { cursor: pointer; }
-.sweep details ul { margin: .2em 0 .2em 1.2em; padding: 0; }
-.sweep pre { margin: .2em 0; white-space: pre-wrap; }
-.base { padding: .6em 0; }
-#shown { color: var(--muted); }
-"""
-
-_SCRIPT = """
-(function () {
-  "use strict";
-  var rows = Array.prototype.slice.call(document.querySelectorAll("#variants tbody tr"));
-  var status = document.getElementById("status-filter");
-  var text = document.getElementById("name-filter");
-  var shown = document.getElementById("shown");
-  function apply() {
-    var want = status.value, needle = text.value.toLowerCase(), n = 0;
-    rows.forEach(function (r) {
-      var ok = (want === "all" || r.className === want) &&
-               r.getAttribute("data-name").toLowerCase().indexOf(needle) >= 0;
-      r.hidden = !ok;
-      if (ok) n += 1;
-    });
-    shown.textContent = n + " of " + rows.length + " variants shown";
-  }
-  // "#status=failed&name=a-" in the address presets the filters (a link to a view)
-  location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-    var kv = part.split("="), value = decodeURIComponent(kv[1] || "");
-    if (kv[0] === "status") status.value = value;
-    if (kv[0] === "name") text.value = value;
-  });
-  status.addEventListener("change", apply);
-  text.addEventListener("input", apply);
-  apply();
-  document.body.setAttribute("data-ready", "yes");
-})();
-"""
-
 
 _FIRST = 160  # characters of the first failing expectation shown in its cell
 
@@ -102,8 +62,19 @@ def _expectation(f: dict[str, Any]) -> str:
     return f"line {f['line']}: {f['text']}" + (f" — {f['message']}" if f["message"] else "")
 
 
-def _details(v: dict[str, Any], base: dict[str, Any]) -> str:
-    """What differs from the base run, as a disclosure under the variant's name."""
+def _commands(v: dict[str, Any]) -> str:
+    lines = []
+    for label, cmd in (("run", v["replay"]["run"]), ("sweep", v["replay"]["sweep"])):
+        if cmd:
+            lines.append(f'<div><span class="label">{label}</span><code class="cmd" '
+                         f'title="click to copy">{_e(cmd)}</code></div>')
+    lines.append('<div><span class="label"></span><span class="copied" '
+                 'aria-live="polite"></span></div>')
+    return '<div class="commands">' + "".join(lines) + "</div>"
+
+
+def _details(v: dict[str, Any], base: dict[str, Any], report: str | None) -> str:
+    """What differs from the base run, and how to replay the variant: its detail row."""
     diff = v["diff"]
     error = (f"<pre>{_e(v['error'])}</pre>"
              if v["status"] == "error" and v.get("error") else "")
@@ -121,20 +92,62 @@ def _details(v: dict[str, Any], base: dict[str, Any]) -> str:
     axes = ", ".join(f"{k}={x}" for k, x in v["axes"].items())
     items.append(f"axes: {axes}; decisions digest {v['digest'] or '-'}")
     listed = "".join(f"<li>{_e(i)}</li>" for i in items)
-    return f"<details><summary>{_e(v['name'])}</summary>{error}<ul>{listed}</ul></details>"
+    link = (f'<p>full report: <a href="{_e(report)}">{_e(report)}</a></p>' if report else "")
+    return (f"<b>{_e(v['name'])}</b>{error}<ul>{listed}</ul>{link}"
+            "<div>replay it with its full report (add --explain POD, or --format html):</div>"
+            + _commands(v))
 
 
-def _rows(variants: Sequence[dict[str, Any]], base: dict[str, Any]) -> str:
+def _replay_cell(v: dict[str, Any], report: str | None) -> str:
+    link = f'<a class="report" href="{_e(report)}">report</a>' if report else ""
+    return (f'<td class="replay">{link}<button type="button" class="copy" '
+            f'title="{_e(v["replay"]["run"] or v["replay"]["sweep"])}">command</button></td>')
+
+
+def _rows(variants: Sequence[dict[str, Any]], base: dict[str, Any],
+          reports: Mapping[int, str]) -> str:
     out = []
     for v in variants:
+        i, name, report = v["index"], _e(v["name"]), reports.get(v["index"])
+        first = first_failing(v, base, 100_000)
         out.append(
-            f'<tr class="{_e(v["status"])}" data-name="{_e(v["name"])}">'
-            f"<td>{_details(v, base)}</td><td class=\"result\">{_e(_result(v))}</td>"
+            f'<tr class="variant {_e(v["status"])}" id="v{i}" data-status="{_e(v["status"])}" '
+            f'data-name="{name}" data-detail="d{i}">'
+            f'<td class="name"><button type="button" class="toggle" aria-expanded="false" '
+            f'aria-controls="d{i}" title="{name}">{name}</button></td>'
+            f'<td class="result">{_e(_result(v))}</td>'
             + _cell(v["pending"], base["pending"])
             + _cell(v["evictions"], base["evictions"])
             + _cell(v["preemptions"], base["preemptions"])
-            + f"<td>{_first(v, base)}</td></tr>")
+            + f'<td class="first" title="{_e(first)}">{_first(v, base)}</td>'
+            + _replay_cell(v, report) + "</tr>")
+        out.append(f'<tr class="detail" id="d{i}" hidden><td colspan="7">'
+                   f"{_details(v, base, report)}</td></tr>")
     return "\n".join(out)
+
+
+def _matrix(variants: Sequence[dict[str, Any]]) -> str:
+    grid = matrix([v["axes"] for v in variants], variants)
+    if grid is None:
+        return ""
+    keys, down, across, cells = grid
+    head = (f'<tr><th class="corner">{_e(keys[0])} ↓ · {_e(keys[1])} →</th>'
+            + "".join(f'<th scope="col">{_e(a)}</th>' for a in across) + "</tr>")
+    body = []
+    for d in down:
+        tds = []
+        for a in across:
+            v = cells.get((d, a))
+            if v is None:
+                tds.append("<td></td>")
+                continue
+            tds.append(f'<td class="{_e(v["status"])}" data-name="{_e(v["name"])}">'
+                       f'<a href="#v{v["index"]}" title="{_e(v["name"])}">'
+                       f"{_e(_result(v))}</a></td>")
+        body.append(f'<tr><th class="row" scope="row">{_e(d)}</th>{"".join(tds)}</tr>')
+    return ('<h2>Outcomes by ' + _e(keys[0]) + " and " + _e(keys[1]) + "</h2>"
+            '<div class="matrix-wrap"><table class="matrix" id="matrix"><thead>' + head
+            + "</thead><tbody>" + "".join(body) + "</tbody></table></div>")
 
 
 def _base(base: dict[str, Any]) -> str:
@@ -148,21 +161,32 @@ def _base(base: dict[str, Any]) -> str:
             f"{base['preemptions']} preemptions (· below: same as base)</p>")
 
 
-def render_html(data: dict[str, Any], description: str) -> str:
-    """The page for a sweep's JSON form (:meth:`kruleset.sweep.Sweep.to_json`)."""
-    css = (resources.files("kruleset.report") / "assets" / "report.css").read_text("utf-8")
+def render_html(data: dict[str, Any], description: str,
+                reports: Mapping[int, str] | None = None) -> str:
+    """The page for a sweep's JSON form (:meth:`kruleset.sweep.Sweep.to_json`).
+
+    ``reports`` maps a variant's index (-1 for the base run) to the address of
+    its own HTML report, as the page should link it.
+    """
+    here = resources.files(__package__)
+    css = (here / "page.css").read_text("utf-8")
+    script = (here / "page.js").read_text("utf-8")
     base = data["base"]
     variants = data["variants"]
+    reports = reports or {}
     counts = {s: sum(1 for v in variants if v["status"] == s)
               for s in ("error", "failed", "passed")}
     title = f"sweep {data['scenario']}"
     options = "".join(f'<option value="{s}">{s} ({counts[s]})</option>'
                       for s in ("failed", "error", "passed"))
-    page = string.Template(
-        (resources.files(__package__) / "page.html").read_text("utf-8"))
+    base_report = reports.get(-1)
+    base_html = _base(base) + (f'<p>base run\'s full report: <a href="{_e(base_report)}">'
+                               f"{_e(base_report)}</a></p>" if base_report else "")
+    page = string.Template((here / "page.html").read_text("utf-8"))
     # one pass: nothing substituted is read again as a placeholder
     return page.substitute(
-        title=_e(title), css=css + _CSS, description=_e(description),
+        title=_e(title), css=css, description=_e(description),
         variants=len(variants), failed=counts["failed"], error=counts["error"],
-        passed=counts["passed"], base=_base(base), options=options, order=_e(data["order"]),
-        rows=_rows(variants, base), version=_e(__version__), script=_SCRIPT)
+        passed=counts["passed"], base=base_html, options=options, order=_e(data["order"]),
+        matrix=_matrix(variants), rows=_rows(variants, base, reports),
+        version=_e(__version__), script=script)
