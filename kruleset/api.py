@@ -1,15 +1,27 @@
-"""The library entry points: load a scenario, run it."""
+"""The library entry points: load a scenario, run it; durations as users write them.
+
+Every duration the library takes (``run(until=…)``, the embedding functions'
+``timeout`` and ``advance``) may be a Go-style string (``"90s"``, ``"1m30s"``,
+``"250ms"``), a :class:`datetime.timedelta`, or an ``int`` of milliseconds
+(the unit kruleset counts in: :attr:`Decision.time <kruleset.Decision>`,
+:attr:`Result.end_time <kruleset.Result>`; their ``at``/``end`` properties
+give the same instants as ``timedelta``).
+"""
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 from .model.scenario import Scenario
 from .rules.profile import Profile
 from .sim.core import Simulation
 from .sim.result import Result
 
-__all__ = ["load", "run"]
+__all__ = ["Duration", "duration_ms", "load", "run"]
+
+#: What a duration argument accepts.
+Duration = str | timedelta | int
 
 
 def load(source: str | os.PathLike[str], *, file: str | None = None,
@@ -49,13 +61,43 @@ def validate(scenario: Scenario) -> Scenario:
     return scenario
 
 
+def duration_ms(value: Duration, what: str = "duration") -> int:
+    """``value`` (``"1m30s"``, a ``timedelta`` or an int of ms) in milliseconds.
+
+    Refuses, with a :class:`~kruleset.ScenarioError` naming ``what``, a string
+    that is not a duration, a negative or sub-millisecond one, and any other type.
+    """
+    from .errors import ScenarioError
+    from .model.quantity import QuantityError, parse_duration
+
+    examples = "a duration such as '90s', '1m30s', '250ms', a timedelta, or an int of ms"
+    if isinstance(value, timedelta):
+        ms, rest = divmod(value, timedelta(milliseconds=1))
+        if rest or ms < 0:
+            raise ScenarioError(f"{what}: {value!r} is not a whole, non-negative number of "
+                                "milliseconds", expected=examples)
+        return int(ms)
+    if isinstance(value, str):
+        try:
+            return parse_duration(value)
+        except QuantityError as e:
+            raise ScenarioError(f"{what}: {e}", expected=examples) from None
+    if type(value) is int and value >= 0:
+        return value
+    raise ScenarioError(f"{what}: {value!r} ({type(value).__name__}) is not a duration",
+                        expected=examples)
+
+
 def run(scenario: Scenario | str | os.PathLike[str], *, profile: Profile | None = None,
-        trace: bool = False, until: int | None = None) -> Result:
+        trace: bool = False, until: Duration | None = None) -> Result:
     """Simulate ``scenario`` (a :class:`Scenario`, a path or `.kr` text).
 
     ``trace=True`` records every rule evaluation (see :attr:`Result.trace`);
-    ``until`` (ms) overrides the scenario's ``run until``.
+    ``until`` (``"90s"``, a ``timedelta``, or an int of ms) overrides the
+    scenario's ``run until``.
     """
     if not isinstance(scenario, Scenario):
         scenario = load(scenario)
-    return Simulation(scenario, profile=profile, trace=trace, until=until).run()
+    end = None if until is None else duration_ms(until, "until")
+    result: Result = Simulation(scenario, profile=profile, trace=trace, until=end).run()
+    return result

@@ -100,6 +100,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--allow-unknown-fields", action="store_true",
                    help="unknown fields in Kubernetes files are warnings, not errors")
+    p.add_argument("--rules", action="append", default=[], metavar="MODULE_OR_FILE",
+                   dest="rules_plugins",
+                   help="load your own rules: a .py file or an importable module "
+                        "(repeatable)")
 
 
 def read_pod(path: str, *, allow_unknown_fields: bool = False) -> Any:

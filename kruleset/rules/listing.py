@@ -64,3 +64,33 @@ def print_rules(pattern: str | None, fmt: str) -> int:
             w = f" weight {r.weight}" if rs.kind == "score" else ""
             print(f"  {r.name}{off}{w}\n      {r.doc}\n      source: {user_source(r.source)}")
     return ExitCode.OK
+
+
+def print_plugins(fmt: str) -> int:
+    """``kruleset rules --plugins``: installed plugins and those loaded, with their rules."""
+    from .plugins import ENTRY_POINT_GROUP, installed, loaded
+
+    entries = installed()
+    known = {p.target: p for p in loaded()}
+    rows = []
+    for ep in entries:
+        dist = getattr(ep, "dist", None)
+        p = known.pop(ep.value, None)
+        rows.append({"origin": "entry point", "name": ep.name, "target": ep.value,
+                     "distribution": f"{dist.name} {dist.version}" if dist is not None else None,
+                     "rules": list(p.rules) if p is not None else []})
+    for p in known.values():
+        rows.append({"origin": p.origin, "name": p.name, "target": p.target,
+                     "distribution": None, "rules": list(p.rules)})
+    if fmt == "json":
+        print(json.dumps(rows, indent=2))
+        return ExitCode.OK
+    if not rows:
+        print(f"no rules plugins: none installed (entry-point group {ENTRY_POINT_GROUP}) "
+              "and none given with --rules")
+        return ExitCode.OK
+    for row in rows:
+        dist = f" from {row['distribution']}" if row["distribution"] else ""
+        print(f"{row['name']} ({row['origin']}{dist}): {row['target']}")
+        print("  rules: " + (", ".join(row["rules"]) or "none"))
+    return ExitCode.OK
