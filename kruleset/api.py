@@ -27,7 +27,11 @@ Duration = str | timedelta | int
 def load(source: str | os.PathLike[str], *, file: str | None = None,
          allow_unknown_fields: bool = False,
          folder: str | os.PathLike[str] | None = None) -> Scenario:
-    """Parse and validate a `.kr` scenario from a path or from text.
+    """Parse and validate a `.kr` scenario from a path or from text, or a dump.
+
+    A path ending in ``.yaml``, ``.yml`` or ``.json`` is a Kubernetes dump
+    (``kubectl get -A -o yaml``), a scenario of its own as ``kruleset run``
+    reads it: its objects declared, no timeline.
 
     Raises :class:`kruleset.ScenarioError` (a ``ValueError``) with file, line,
     column and a suggestion when the scenario is refused.  An unknown field in
@@ -40,10 +44,38 @@ def load(source: str | os.PathLike[str], *, file: str | None = None,
 
     token = STRICT.set(not allow_unknown_fields)
     try:
-        scenario = lang.load(source, file=file, folder=folder)
+        scenario = _load_dump(source) if _is_dump(source) else \
+            lang.load(source, file=file, folder=folder)
     finally:
         STRICT.reset(token)
     return validate(scenario)
+
+
+def _is_dump(source: str | os.PathLike[str]) -> bool:
+    text = os.fspath(source)
+    return "\n" not in text and text.lower().endswith((".yaml", ".yml", ".json"))
+
+
+def _load_dump(source: str | os.PathLike[str]) -> Scenario:
+    """A Kubernetes dump as a scenario of its own (as ``kruleset run dump.yaml`` reads it)."""
+    from pathlib import Path
+
+    import attrs
+
+    from . import lang
+    from .errors import ScenarioError, Span
+    from .lang.loader import CLUSTER_FILES
+
+    path = os.fspath(source)
+    if not Path(path).is_file():
+        raise ScenarioError(f"{path}: no such file", Span(path, 0, 0, ""),
+                            expected="a kubectl get -A -o yaml|json dump, a .kr file or .kr text")
+    files = CLUSTER_FILES.set(((path, path),))
+    try:
+        scenario = lang.load("", file=path)
+    finally:
+        CLUSTER_FILES.reset(files)
+    return attrs.evolve(scenario, title=f"{Path(path).name} as it settles")
 
 
 def validate(scenario: Scenario) -> Scenario:

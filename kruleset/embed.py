@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from pathlib import Path
 
 import attrs
 
@@ -165,15 +164,6 @@ def _scenario(source: str | os.PathLike[str] | Scenario | None,
         return source
     if source is None:
         return load("", file="<cluster>")
-    from .inputs import is_dump, load_input
-
-    path = os.fspath(source)
-    if "\n" not in path and is_dump(path):
-        if not Path(path).is_file():
-            raise ScenarioError(f"{path}: no such file", expected="a kubectl get -A -o yaml "
-                                "dump, a .kr file or .kr text")
-        scenario: Scenario = load_input(path, None, allow_unknown_fields=allow_unknown_fields)
-        return scenario
     return load(source, allow_unknown_fields=allow_unknown_fields)
 
 
