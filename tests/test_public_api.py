@@ -1,0 +1,229 @@
+"""The public API a tool author uses (docs/API.md): typed, answers as a run decides,
+quantities and durations as users write them, refusals as ScenarioError, and rules
+plugins from the command line and from installed packages."""
+
+from __future__ import annotations
+
+import os
+import pydoc
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import attrs
+import pytest
+
+import kruleset
+from kruleset.model import Container, Pod
+from kruleset.rules.plugins import DISABLE_ENV
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ["kruleset/__init__.py", "kruleset/api.py", "kruleset/embed.py",
+          "kruleset/rules/engine.py", "kruleset/rules/plugins.py", "kruleset/sim/result.py",
+          "kruleset/model/resources.py"]
+
+CLUSTER = """\
+priorityclass high value=1000
+priorityclass batch value=10
+namespace batch
+node node-1 cpu=4 memory=8Gi
+node node-2 cpu=4 memory=8Gi
+pod web-1 on node-1 requests(cpu=1500m)
+pod web-2 on node-1 requests(cpu=1500m)
+pod batch/etl on node-2 priorityclass=batch requests(cpu=3)
+"""
+
+
+def test_mypy_strict_is_clean_on_the_public_api_and_a_client(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+         "--cache-dir", str(tmp_path / "cache"), *PUBLIC, "tests/typed_client.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _urgent(cpu: str = "2") -> Pod:
+    return Pod("default", "urgent", priority_class="high",
+               containers=(Container("c", kruleset.Resources.of({"cpu": cpu})),))
+
+
+def test_schedule_pod_preempts_as_a_run_decides() -> None:
+    state = kruleset.cluster(CLUSTER)
+    answer = kruleset.schedule_pod(state, _urgent())
+    run = kruleset.run(CLUSTER + "at 1s create pod urgent priorityclass=high requests(cpu=2)\n")
+    nominated = [d for d in run.decisions if d.kind == "nominated"]
+    preempted = [d.pod for d in run.decisions if d.kind == "preempted"]
+    pending = [d for d in run.decisions if d.kind == "pending" and d.pod == "default/urgent"]
+    assert answer.node is None
+    assert (answer.nominated, list(answer.victims)) == (nominated[0].node, preempted)
+    assert answer.message == pending[0].message
+    assert answer.decided_by == nominated[0].message
+    # Asking changed nothing; without preemption the pod just does not fit.
+    assert all(not ps.terminating for ps in state.pods.values())
+    plain = kruleset.schedule_pod(state, _urgent(), preempt=False)
+    assert (plain.node, plain.nominated, plain.victims) == (None, None, ())
+    assert kruleset.schedule_pod(state, _urgent("500m")).node in ("node-1", "node-2")
+
+
+def test_a_state_from_a_dump_without_a_run() -> None:
+    dump = ROOT / "examples" / "manifests" / "cluster.yaml"
+    declared = kruleset.cluster(dump, settle=False)
+    settled = kruleset.cluster(dump)
+    assert set(declared.nodes) == {"node-a", "node-b"}
+    # Settling lets the Deployment controller create the replica the dump misses.
+    assert len(settled.pods) == len(declared.pods) + 1
+
+
+def test_evict_drain_advance_on_a_state() -> None:
+    state = kruleset.cluster(CLUSTER + "pdb web selector(app=web) min-available=1\n")
+    dry = kruleset.evict(state, "batch/etl", dry_run=True)
+    assert (dry.allowed, dry.status) == (True, 200)
+    assert not state.pods["batch/etl"].terminating
+    gone = kruleset.evict(state, "nosuch")
+    assert gone.status == 404
+    done = kruleset.drain(state, "node-1", timeout="2m")
+    assert done.drained and done.evicted == ("default/web-1", "default/web-2")
+    assert isinstance(done.took, timedelta) and done.took > timedelta(0)
+    assert state.nodes["node-1"].unschedulable
+    before = kruleset.advance(state, 0)
+    assert kruleset.advance(state, "1m30s") == before + timedelta(seconds=90)
+
+
+@pytest.mark.parametrize("value", ["half", "5x", 0.5, True, None])
+def test_a_quantity_that_is_not_one_is_refused(value: object) -> None:
+    with pytest.raises(kruleset.ScenarioError, match="resource cpu"):
+        kruleset.Resources.of({"cpu": value})  # type: ignore[dict-item]
+
+
+def test_quantities_as_written() -> None:
+    r = kruleset.Resources.of({"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "2"})
+    assert (r.cpu, r.memory, r.get("nvidia.com/gpu")) == (500, 2**30, 2)
+    assert kruleset.Resources.of({"cpu": 250}).cpu == 250
+
+
+@pytest.mark.parametrize("until,ms", [("1m", 60_000), ("1m30s", 90_000),
+                                      (timedelta(seconds=5), 5_000), (250, 250)])
+def test_durations_as_written(until: kruleset.Duration, ms: int) -> None:
+    assert kruleset.duration_ms(until) == ms
+    result = kruleset.run("node n1 cpu=1\n", until=until)
+    assert result.end_time == ms and result.end == timedelta(milliseconds=ms)
+
+
+@pytest.mark.parametrize("until", ["1x", "-5s", timedelta(microseconds=5), 1.5])
+def test_a_duration_that_is_not_one_is_refused(until: object) -> None:
+    with pytest.raises(kruleset.ScenarioError, match="until"):
+        kruleset.run("node n1 cpu=1\n", until=until)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cls", [kruleset.Result, kruleset.Decision, kruleset.ExpectationResult,
+                                 kruleset.Expectation, kruleset.Placement,
+                                 kruleset.EvictionAnswer, kruleset.DrainAnswer])
+def test_help_lists_every_field(cls: type) -> None:
+    shown = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+    for field in attrs.fields(cls):
+        assert f"``{field.name}``" in shown, f"help({cls.__name__}) does not say what " \
+                                             f"{field.name} is"
+
+
+def test_rule_failure_register_are_exported() -> None:
+    assert {"Rule", "Failure", "register", "cluster", "schedule_pod", "evict", "drain",
+            "eviction_pass", "capacity"} <= set(kruleset.__all__)
+    assert all(hasattr(kruleset, name) for name in kruleset.__all__)
+
+
+# --- plugins ------------------------------------------------------------------------------
+
+def _kruleset(args: list[str], cwd: Path, env: dict[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
+    full = dict(os.environ)
+    full["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd)])
+    full.pop("KRULESET_RULES", None)
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "kruleset", *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+GOOD = """\
+import kruleset
+
+
+def no_node_2(ctx, args, pod, node):
+    return kruleset.Failure("node-2 is closed") if node.name == "node-2" else None
+
+
+kruleset.register(kruleset.Rule("test.filter.NoNode2", doc="node-2 is closed", source="test",
+                                fn=no_node_2), "scheduler.filter")
+"""
+
+
+@pytest.mark.parametrize("body,words,line", [
+    ("import kruleset\nx = 1\nimport no_such_module_here\n", "ModuleNotFoundError", 3),
+    ("import kruleset\n\nkruleset.register(kruleset.Rule('bad name', doc='', source='', "
+     "fn=print), 'scheduler.filter')\n", "bad rule name 'bad name'", 0),
+    ("import kruleset\n\nkruleset.register(kruleset.Rule('a.b', doc='', source='', fn=print),"
+     " 'scheduler.filtr')\n", "unknown rule set 'scheduler.filtr'", 3),
+    ("def broken(:\n", "SyntaxError", 1),
+])
+def test_a_refused_plugin_names_its_file(tmp_path: Path, body: str, words: str,
+                                         line: int) -> None:
+    (tmp_path / "plug.py").write_text(body, encoding="utf-8")
+    (tmp_path / "s.kr").write_text("node n1 cpu=1\n", encoding="utf-8")
+    for command in (["run", "s.kr"], ["sweep", "s.kr"], ["rules"]):
+        done = _kruleset([*command, "--rules", "plug.py"], tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        first = done.stderr.splitlines()[0]
+        assert "plug.py" in first and words in first
+        if line:
+            assert f"plug.py:{line}:" in first
+
+
+def test_a_missing_plugin_is_refused(tmp_path: Path) -> None:
+    for spec in ("missing.py", "no_such_pkg.rules"):
+        done = _kruleset(["rules", "--rules", spec], tmp_path)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert f"rules plugin {spec} refused" in done.stderr
+
+
+def test_rules_loaded_by_file_and_by_module(tmp_path: Path) -> None:
+    (tmp_path / "closed.py").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "s.kr").write_text(
+        "node node-1 cpu=1\nnode node-2 cpu=4\npod p requests(cpu=2)\n"
+        "expect pod p pending\n", encoding="utf-8")
+    assert _kruleset(["run", "s.kr"], tmp_path).returncode == 1  # p runs on node-2
+    for spec in ("closed.py", "closed"):
+        done = _kruleset(["run", "--rules", spec, "s.kr"], tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        listed = _kruleset(["rules", "--plugins", "--rules", spec], tmp_path)
+        assert "test.filter.NoNode2" in listed.stdout
+
+
+ENTRY_POINTS = """\
+import importlib.metadata as md
+import sys
+
+from kruleset.cli import main
+
+ep = md.EntryPoint(name="closed", value="closed", group="kruleset.rules")
+real = md.entry_points
+md.entry_points = lambda **kw: (md.EntryPoints([ep]) if kw.get("group") == "kruleset.rules"
+                                else real(**kw))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_installed_plugins_come_from_the_entry_point_group(tmp_path: Path) -> None:
+    (tmp_path / "closed.py").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "ep.py").write_text(ENTRY_POINTS, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
+    env.pop("KRULESET_RULES", None)
+    listed = subprocess.run([sys.executable, "ep.py", "rules", "--plugins"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert listed.returncode == 0, listed.stderr
+    assert "closed (entry point): closed" in listed.stdout
+    assert "scheduler.filter/test.filter.NoNode2" in listed.stdout
+    env[DISABLE_ENV] = "1"
+    off = subprocess.run([sys.executable, "ep.py", "rules", "--plugins"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert "rules: none" in off.stdout
