@@ -85,13 +85,16 @@ def add_rules_option(parser: argparse.ArgumentParser) -> None:
 
 def _load_plugins(args: argparse.Namespace) -> int | None:
     """Load installed plugins and ``--rules``; a refusal's exit status, or None."""
-    from .rules.plugins import PluginError, autoload, load_all
+    from .rules.plugins import ENV, PluginError, autoload, installed, load_all
     from .rules.registry import rulesets
 
+    specs = getattr(args, "rules_plugins", None) or ()
+    if not (specs or os.environ.get(ENV) or installed()):
+        return None  # nothing to load: the rules modules load when first needed
     try:
         rulesets()  # the built-in rules, then installed plugins and KRULESET_RULES
         autoload()
-        load_all(getattr(args, "rules_plugins", None) or ())
+        load_all(specs)
     except PluginError as e:
         print(e.render(), file=sys.stderr)
         return ExitCode.REFUSED

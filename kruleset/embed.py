@@ -71,6 +71,7 @@ class Placement:
     - ``fit_error``: why each node failed (``fit_error.failures``: node ->
       :class:`~kruleset.Failure`), ``None`` when placed;
     - ``scores``: each feasible node's weighted total (empty with at most one);
+    - ``per_rule``: each score rule's normalised 0-100 score per feasible node;
     - ``feasible``: the nodes that passed every filter, in the scheduler's order;
     - ``decided_by``: the pick rule that chose the preemption's node, or ``""``.
     """
@@ -82,6 +83,7 @@ class Placement:
     message: str = ""
     fit_error: FitError | None = None
     scores: dict[str, int] = attrs.field(factory=dict)
+    per_rule: dict[str, dict[str, int]] = attrs.field(factory=dict)
     feasible: tuple[str, ...] = ()
     decided_by: str = ""
 
@@ -223,7 +225,9 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState | str, *, preempt: boo
     result = schedule_one(ctx, ps, advance=False)
     scores = dict(result.scores)
     if result.node is not None or result.fit_error is None:
-        return Placement(ps.key, result.node, scores=scores, feasible=tuple(result.feasible))
+        per_rule = {name: dict(values) for name, values in result.per_rule.items()}
+        return Placement(ps.key, result.node, scores=scores, per_rule=per_rule,
+                         feasible=tuple(result.feasible))
     fit = result.fit_error
     message = fit.message
     if not preempt:

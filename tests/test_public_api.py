@@ -227,3 +227,44 @@ def test_installed_plugins_come_from_the_entry_point_group(tmp_path: Path) -> No
     off = subprocess.run([sys.executable, "ep.py", "rules", "--plugins"], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=300, check=False)
     assert "rules: none" in off.stdout
+
+
+FEATURE = """\
+Feature: a closed node
+  Scenario: the user rule keeps node-2 closed
+    Given node node-1 cpu=1
+    And node node-2 cpu=4
+    And pod p requests(cpu=2)
+    Then expect pod p pending
+"""
+
+
+def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(cwd)]))
+    env.pop("KRULESET_RULES", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_the_gherkin_plugin_loads_rules_from_its_options(tmp_path: Path) -> None:
+    (tmp_path / "closed.py").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "closed.feature").write_text(FEATURE, encoding="utf-8")
+    (tmp_path / "test_features.py").write_text(
+        'from pytest_bdd import scenarios\n\nscenarios("features")\n', encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    without = _pytest([], tmp_path)
+    assert without.returncode == 1, without.stdout  # p runs on node-2
+    assert _pytest(["--kruleset-rules", "closed.py"], tmp_path).returncode == 0
+    (tmp_path / "pytest.ini").write_text("[pytest]\nkruleset_rules =\n    closed.py\n",
+                                         encoding="utf-8")
+    ini = _pytest([], tmp_path)
+    assert ini.returncode == 0, ini.stdout + ini.stderr
+    (tmp_path / "bad.py").write_text("import no_such_module_here\n", encoding="utf-8")
+    bad = _pytest(["--kruleset-rules", "bad.py"], tmp_path)
+    assert bad.returncode == 2
+    assert "bad.py:1:1: rules plugin bad.py refused: ModuleNotFoundError" in \
+        bad.stdout + bad.stderr
