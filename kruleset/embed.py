@@ -213,6 +213,8 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState | str, *, preempt: boo
     upstream's do: the answer then names the ``nominated`` node and its
     ``victims``.  ``pod`` is a new :class:`~kruleset.model.Pod` (admitted as
     the API would: its priority class resolved) or a pending pod of the state.
+    A pod the API refuses (an unknown priority class, a ResourceQuota, a
+    LimitRange) raises :class:`~kruleset.ScenarioError` with the API's message.
     """
     sim = state.simulation
     prof = profile or (sim.profile if isinstance(sim, Simulation) else Profile.default())
@@ -245,7 +247,7 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState | str, *, preempt: boo
 
 def evict(state: ClusterState, pod: str | Pod | PodState, *, dry_run: bool = False
           ) -> EvictionAnswer:
-    """Ask the Eviction API to evict ``pod`` now, as ``kubectl evict`` (``evict pod``) does.
+    """Ask the Eviction API (``pods/eviction``) to evict ``pod`` now, as ``evict pod`` does.
 
     On 200 the pod terminates gracefully (its terminationGracePeriodSeconds:
     :func:`advance` lets it go) and its budget's ``disruptionsAllowed`` drops;

@@ -43,27 +43,59 @@ def test_mypy_strict_is_clean_on_the_public_api_and_a_client(tmp_path: Path) -> 
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _urgent(cpu: str = "2") -> Pod:
-    return Pod("default", "urgent", priority_class="high",
+def _urgent(cpu: str = "2", namespace: str = "default", priority_class: str = "high") -> Pod:
+    return Pod(namespace, "urgent", priority_class=priority_class,
                containers=(Container("c", kruleset.Resources.of({"cpu": cpu})),))
 
 
-def test_schedule_pod_preempts_as_a_run_decides() -> None:
-    state = kruleset.cluster(CLUSTER)
-    answer = kruleset.schedule_pod(state, _urgent())
-    run = kruleset.run(CLUSTER + "at 1s create pod urgent priorityclass=high requests(cpu=2)\n")
+PDB_CLUSTER = """\
+priorityclass high value=1000
+node node-1 cpu=4 memory=8Gi
+node node-2 cpu=4 memory=8Gi
+pod a-1 on node-1 labels(app=a) requests(cpu=3)
+pod b-1 on node-2 labels(app=b) requests(cpu=3)
+pdb a selector(app=a) min-available=1
+"""
+QUOTA_CLUSTER = """\
+nodes worker-[1..2] cpu=8 memory=32Gi
+quota ns-a min(cpu=6) max(cpu=10)
+quota ns-b min(cpu=12) max(cpu=14)
+pod ns-a/a-1 on worker-1 requests(cpu=4) limits(cpu=4)
+pod ns-a/a-2 on worker-2 requests(cpu=4) limits(cpu=4)
+pod ns-b/b-1 on worker-1 requests(cpu=3) limits(cpu=3)
+"""
+
+
+@pytest.mark.parametrize("cluster,created,pod", [
+    (CLUSTER, "pod urgent priorityclass=high requests(cpu=2)", _urgent()),
+    (PDB_CLUSTER, "pod urgent priorityclass=high requests(cpu=2)", _urgent()),
+    (QUOTA_CLUSTER, "pod ns-b/urgent requests(cpu=5) limits(cpu=5)",
+     Pod("ns-b", "urgent", containers=(Container(
+         "c", kruleset.Resources.of({"cpu": "5"}), kruleset.Resources.of({"cpu": "5"})),))),
+], ids=["priority", "pdb", "elastic-quota"])
+def test_schedule_pod_preempts_as_a_run_decides(cluster: str, created: str, pod: Pod) -> None:
+    state = kruleset.cluster(cluster)
+    answer = kruleset.schedule_pod(state, pod)
+    run = kruleset.run(cluster + f"at 1s create {created}\n")
     nominated = [d for d in run.decisions if d.kind == "nominated"]
     preempted = [d.pod for d in run.decisions if d.kind == "preempted"]
-    pending = [d for d in run.decisions if d.kind == "pending" and d.pod == "default/urgent"]
+    pending = [d for d in run.decisions if d.kind == "pending" and d.pod == pod.key]
+    assert nominated and preempted, "the case must preempt in a run"
     assert answer.node is None
-    assert (answer.nominated, list(answer.victims)) == (nominated[0].node, preempted)
+    assert (answer.nominated, sorted(answer.victims)) == (nominated[0].node, sorted(preempted))
     assert answer.message == pending[0].message
     assert answer.decided_by == nominated[0].message
     # Asking changed nothing; without preemption the pod just does not fit.
-    assert all(not ps.terminating for ps in state.pods.values())
-    plain = kruleset.schedule_pod(state, _urgent(), preempt=False)
+    assert all(not ps.terminating and ps.nominated is None for ps in state.pods.values())
+    plain = kruleset.schedule_pod(state, pod, preempt=False)
     assert (plain.node, plain.nominated, plain.victims) == (None, None, ())
-    assert kruleset.schedule_pod(state, _urgent("500m")).node in ("node-1", "node-2")
+
+
+def test_schedule_pod_places_a_pod_that_fits() -> None:
+    state = kruleset.cluster(CLUSTER)
+    answer = kruleset.schedule_pod(state, _urgent("500m"))
+    assert answer.node in ("node-1", "node-2") and answer.message == ""
+    assert set(answer.scores) == set(answer.feasible) == {"node-1", "node-2"}
 
 
 def test_a_state_from_a_dump_without_a_run() -> None:
@@ -88,6 +120,14 @@ def test_evict_drain_advance_on_a_state() -> None:
     assert state.nodes["node-1"].unschedulable
     before = kruleset.advance(state, 0)
     assert kruleset.advance(state, "1m30s") == before + timedelta(seconds=90)
+
+
+def test_acting_on_a_state_not_made_by_cluster_is_refused() -> None:
+    state = kruleset.ClusterState()
+    with pytest.raises(kruleset.ScenarioError, match=r"not made by kruleset.cluster\(\)"):
+        kruleset.drain(state, "n1")
+    with pytest.raises(kruleset.ScenarioError, match="unknown priority class|nope"):
+        kruleset.schedule_pod(state, Pod("default", "p", priority_class="nope"))
 
 
 @pytest.mark.parametrize("value", ["half", "5x", 0.5, True, None])
