@@ -308,3 +308,23 @@ def test_the_gherkin_plugin_loads_rules_from_its_options(tmp_path: Path) -> None
     assert bad.returncode == 2
     assert "bad.py:1:1: rules plugin bad.py refused: ModuleNotFoundError" in \
         bad.stdout + bad.stderr
+
+
+def test_a_refused_plugin_leaves_the_rule_sets_as_they_were(tmp_path: Path) -> None:
+    (tmp_path / "half.py").write_text(
+        "import kruleset\n\n"
+        "kruleset.register(kruleset.Rule('half.filter.One', doc='', source='', fn=print),\n"
+        "                  'scheduler.filter')\n"
+        "raise RuntimeError('broken halfway')\n", encoding="utf-8")
+    program = (
+        "from kruleset.rules import plugins\nfrom kruleset.rules.registry import get_ruleset\n"
+        "try:\n    plugins.load('half.py')\nexcept plugins.PluginError as e:\n"
+        "    print(e.message)\n"
+        "print([r.name for r in get_ruleset('scheduler.filter').rules if 'half' in r.name])\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("KRULESET_RULES", None)
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "rules plugin half.py refused: RuntimeError: broken halfway", "[]"]

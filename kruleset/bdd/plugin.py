@@ -38,8 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _rules_specs(config: pytest.Config) -> list[str]:
     specs = []
+    folder = config.inipath.parent if config.inipath is not None else config.rootpath
     for spec in config.getini("kruleset_rules"):
-        path = config.rootpath / spec
+        path = folder / spec
         specs.append(str(path) if spec.endswith(".py") and path.is_file() else spec)
     return specs + list(config.getoption("kruleset_rules") or [])
 

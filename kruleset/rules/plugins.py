@@ -122,6 +122,14 @@ def _refusal(spec: str, file: str | None, exc: BaseException) -> PluginError:
                        Span(where or spec, line, 1 if line else 0, ""), suggestion=suggestion)
 
 
+def _forget(added: Iterable[str]) -> None:
+    """Take a refused plugin's rules out again: a refusal leaves the rule sets as they were."""
+    for full in added:
+        ruleset, name = full.split("/", 1)
+        rs = get_ruleset(ruleset)
+        rs.rules[:] = [r for r in rs.rules if r.name != name]
+
+
 def _check_names(spec: str, file: str | None, added: Iterable[str]) -> None:
     for full in sorted(added):
         name = full.split("/", 1)[1]
@@ -166,12 +174,14 @@ def _guarded(spec: str, file: str | None, origin: str, target: str,
     before = _rule_names()
     try:
         found = work()
+        _check_names(spec, found or file, _rule_names() - before)
     except PluginError:
+        _forget(_rule_names() - before)
         raise
     except (Exception, SystemExit) as exc:  # a plugin's own bug is a refusal, not ours
+        _forget(_rule_names() - before)
         raise _refusal(spec, file, exc) from None
     added = _rule_names() - before
-    _check_names(spec, found or file, added)
     plugin = LoadedPlugin(origin, spec, target, tuple(sorted(added)))
     _LOADED[f"{origin}:{target}"] = plugin
     return plugin
