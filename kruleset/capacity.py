@@ -54,7 +54,16 @@ SHOWN = 20
 
 @attrs.frozen(slots=True)
 class CapacityAnswer:
-    """How many instances of one pod spec fit, where, and what stopped the next."""
+    """How many instances of one pod spec fit, where, and what stopped the next.
+
+    Fields: ``pod`` (the template's ``namespace/name``); ``count`` (instances
+    placed); ``placements`` (each instance's node in the order placed: all of
+    them, or the first ones when the rest were counted in ``filled``);
+    ``stopped_by`` (the FailedScheduling message of instance ``count + 1``;
+    ``None`` when the limit stopped it); ``victims`` (pods preempted, with
+    ``preempt``); ``filled`` (``(node, instances)`` counted after
+    ``placements`` as arithmetic).  :meth:`per_node` adds them up per node.
+    """
 
     pod: str
     count: int

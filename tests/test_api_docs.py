@@ -63,6 +63,8 @@ def test_the_python_of_the_guide_runs(folder: Path) -> None:
     # What the comments of the guide say is printed.
     assert "0/2 nodes are available: 2 Insufficient cpu." in done.stdout
     assert "resource cpu: 'half' is not a quantity" in done.stdout
+    assert "scheduler.preemption.pick [shop/urgent] chose node-b: the only candidate" in \
+        done.stdout
 
 
 def test_the_commands_of_the_guide_load_the_user_rule(folder: Path) -> None:

@@ -158,7 +158,8 @@ def test_a_duration_that_is_not_one_is_refused(until: object) -> None:
 
 @pytest.mark.parametrize("cls", [kruleset.Result, kruleset.Decision, kruleset.ExpectationResult,
                                  kruleset.Expectation, kruleset.Placement,
-                                 kruleset.EvictionAnswer, kruleset.DrainAnswer])
+                                 kruleset.EvictionAnswer, kruleset.DrainAnswer,
+                                 kruleset.CapacityAnswer])
 def test_help_lists_every_field(cls: type) -> None:
     shown = pydoc.render_doc(cls, renderer=pydoc.plaintext)
     for field in attrs.fields(cls):
