@@ -68,7 +68,7 @@ def _load_dump(source: str | os.PathLike[str]) -> Scenario:
 
     path = os.fspath(source)
     if not Path(path).is_file():
-        raise ScenarioError(f"{path}: no such file", Span(path, 0, 0, ""),
+        raise ScenarioError("no such file", Span(path, 0, 0, ""),
                             expected="a kubectl get -A -o yaml|json dump, a .kr file or .kr text")
     files = CLUSTER_FILES.set(((path, path),))
     try:
