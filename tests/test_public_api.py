@@ -329,3 +329,42 @@ def test_a_refused_plugin_leaves_the_rule_sets_as_they_were(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "rules plugin half.py refused: RuntimeError: broken halfway", "[]"]
+
+
+def _installed(site: Path, body: str) -> None:
+    """A distribution as pip leaves it in site-packages: a module and its .dist-info."""
+    site.mkdir()
+    (site / "closedplug.py").write_text(body, encoding="utf-8")
+    info = site / "closedplug-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: closedplug\nVersion: 1.0\n",
+                                   encoding="utf-8")
+    (info / "entry_points.txt").write_text("[kruleset.rules]\nclosed = closedplug\n",
+                                           encoding="utf-8")
+
+
+def test_an_installed_distribution_provides_rules(tmp_path: Path) -> None:
+    _installed(tmp_path / "site", GOOD)
+    (tmp_path / "s.kr").write_text(
+        "node node-1 cpu=1\nnode node-2 cpu=4\npod p requests(cpu=2)\n"
+        "expect pod p pending\n", encoding="utf-8")
+    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+    listed = _kruleset(["rules", "--plugins"], tmp_path, env)
+    assert listed.returncode == 0, listed.stderr
+    assert "closed (entry point from closedplug 1.0): closedplug" in listed.stdout
+    assert "rules: scheduler.filter/test.filter.NoNode2" in listed.stdout
+    ran = _kruleset(["run", "s.kr"], tmp_path, env)  # loaded without being asked for
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    off = _kruleset(["run", "s.kr"], tmp_path, {**env, DISABLE_ENV: "1"})
+    assert off.returncode == 1
+
+
+def test_a_broken_installed_plugin_is_refused_by_name(tmp_path: Path) -> None:
+    _installed(tmp_path / "site", "import kruleset\nraise ImportError('needs gpu-lib')\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+    done = _kruleset(["rules"], tmp_path, env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    first = done.stderr.splitlines()[0]
+    assert "closedplug.py:2:1: rules plugin closed (closedplug) refused: ImportError: " \
+           "needs gpu-lib" in first
+    assert f"{DISABLE_ENV}=1" in done.stderr

@@ -236,7 +236,13 @@ def _load_entry_point(ep: importlib.metadata.EntryPoint) -> LoadedPlugin:
 
     dist = getattr(ep, "dist", None)
     shown = f"{ep.name} ({dist.name})" if dist is not None else ep.name
-    return _guarded(shown, None, "entry point", ep.value, work)
+    try:
+        return _guarded(shown, None, "entry point", ep.value, work)
+    except PluginError as e:
+        # An installed plugin refuses every command: say how to run without it.
+        raise PluginError(e.message, e.span, expected=e.expected,
+                          suggestion=e.suggestion or f"uninstall it, or set {DISABLE_ENV}=1 "
+                          "to run without installed plugins") from None
 
 
 def autoload() -> list[LoadedPlugin]:
