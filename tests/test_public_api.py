@@ -368,3 +368,21 @@ def test_a_broken_installed_plugin_is_refused_by_name(tmp_path: Path) -> None:
     assert "closedplug.py:2:1: rules plugin closed (closedplug) refused: ImportError: " \
            "needs gpu-lib" in first
     assert f"{DISABLE_ENV}=1" in done.stderr
+
+
+def test_a_module_plugin_is_found_in_the_current_folder(tmp_path: Path) -> None:
+    # As the console script starts: sys.path[0] is the script's folder, not the
+    # current one.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "launch.py").write_text(
+        "import sys\nfrom kruleset.cli import main\nsys.exit(main(sys.argv[1:]))\n",
+        encoding="utf-8")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "closed.py").write_text(GOOD, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("KRULESET_RULES", None)
+    done = subprocess.run([sys.executable, str(tmp_path / "bin" / "launch.py"), "rules",
+                           "--rules", "closed", "NoNode2"], cwd=tmp_path / "work", env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "test.filter.NoNode2" in done.stdout

@@ -6,8 +6,9 @@ ways bring one in:
 
 * ``kruleset run|sweep|rules --rules MODULE_OR_FILE`` (repeatable), the
   pytest option ``--kruleset-rules`` or the ini option ``kruleset_rules``:
-  a path to a ``.py`` file, or a dotted module name importable from
-  ``sys.path`` (the current folder included);
+  a path to a ``.py`` file (its folder is put on ``sys.path``, last, for
+  the modules beside it), or a dotted module name importable from
+  ``sys.path`` or the current folder;
 * the environment variable ``KRULESET_RULES`` (the same forms, separated by
   ``os.pathsep``): the command line sets it for its worker processes;
 * an installed distribution's entry point in the group ``kruleset.rules``
@@ -141,6 +142,12 @@ def _check_names(spec: str, file: str | None, added: Iterable[str]) -> None:
                          "'-', '_')")
 
 
+def _on_path(folder: str) -> None:
+    """Let plugins import from ``folder`` (after everything installed: nothing is shadowed)."""
+    if folder not in sys.path:
+        sys.path.append(folder)
+
+
 def _import(spec: str) -> tuple[ModuleType, str | None]:
     """Import ``spec`` (a ``.py`` path or a module name); the module and its file."""
     path = Path(spec)
@@ -149,6 +156,7 @@ def _import(spec: str) -> tuple[ModuleType, str | None]:
             raise PluginError(f"rules plugin {spec} refused: no such file",
                               Span(spec, 0, 0, ""),
                               expected="a .py file or an importable module name")
+        _on_path(str(path.resolve().parent))  # its own helper modules, beside it
         name = "kruleset_user_rules_" + re.sub(r"\W", "_", str(path.resolve()))
         loader_spec = importlib.util.spec_from_file_location(name, path)
         assert loader_spec is not None and loader_spec.loader is not None
@@ -160,6 +168,7 @@ def _import(spec: str) -> tuple[ModuleType, str | None]:
             sys.modules.pop(name, None)
             raise
         return module, str(path)
+    _on_path(os.getcwd())  # as `python -m` would find it, whatever started kruleset
     if importlib.util.find_spec(spec.split(".")[0]) is None:
         raise PluginError(f"rules plugin {spec} refused: no such file or module",
                           Span(spec, 0, 0, ""),
