@@ -168,4 +168,3 @@ def _quantity(name: str, value: object) -> int:
     raise ScenarioError(f"resource {name}: {value!r} ({type(value).__name__}) is not a quantity",
                         expected="a string such as '500m' or '1Gi', or an int in the "
                                  "internal unit (millicores for cpu, bytes)")
-
