@@ -43,6 +43,15 @@ def test_mypy_strict_is_clean_on_the_public_api_and_a_client(tmp_path: Path) -> 
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_typed_client_runs() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("KRULESET_RULES", None)
+    done = subprocess.run([sys.executable, "tests/typed_client.py"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("('n1', ())")
+
+
 def _urgent(cpu: str = "2", namespace: str = "default", priority_class: str = "high") -> Pod:
     return Pod(namespace, "urgent", priority_class=priority_class,
                containers=(Container("c", kruleset.Resources.of({"cpu": cpu})),))
