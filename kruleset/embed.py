@@ -154,8 +154,7 @@ def cluster(source: str | os.PathLike[str] | Scenario | None = None, *, settle: 
 
     apply_declarations(sim)
     if settle:
-        sim.state.new_epoch()
-        sim._settle()
+        sim.settle()
     sim.state.simulation = sim
     return sim.state
 
@@ -283,7 +282,7 @@ def drain(state: ClusterState, node: str, *, timeout: Duration = "10m") -> Drain
     start, mark = sim.now, len(sim.decisions)
     state.new_epoch()
     job = start_drain(sim, node)
-    sim._settle()
+    sim.settle()
     sim.advance(start + limit, lambda: job.finished is not None)
     done = [d for d in sim.decisions[mark:] if d.kind == "drain" and d.pod == node]
     evicted = tuple(d.pod for d in sim.decisions[mark:]
@@ -316,7 +315,7 @@ def eviction_pass(state: ClusterState, node: str) -> PassResult:
                    trace=sim.trace)
     apply_conditions(sim, ns, result)
     apply_evictions(sim, result)
-    sim._settle()
+    sim.settle()
     return result
 
 

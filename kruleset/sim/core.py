@@ -454,6 +454,11 @@ class Simulation:
         return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now,
                       workloads, self.attempts)
 
+    def settle(self) -> None:
+        """Let the controllers act at the current instant until nothing changes (embedding)."""
+        self.state.new_epoch()
+        self._settle()
+
     def advance(self, until: int, done: Callable[[], bool] | None = None) -> None:
         """Move the clock instant by instant to ``until`` (ms), settling each, or until ``done()``.
 
