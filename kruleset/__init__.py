@@ -19,9 +19,10 @@ or loaded from the command line with ``--rules``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__ as __version__
 from .api import Duration, duration_ms, load, run
-from .capacity import CapacityAnswer
 from .embed import (
     DrainAnswer,
     EvictionAnswer,
@@ -40,12 +41,29 @@ from .model.resources import Resources
 from .model.scenario import Expectation, Scenario
 from .model.state import ClusterState
 from .rules.engine import Failure, Rule, Trace
-from .rules.kubelet.eviction.manager import PassResult
 from .rules.profile import Profile, load_profile
 from .rules.registry import register
 from .rules.scheduler.cycle import ScheduleResult
 from .sim.core import Decision
 from .sim.result import ExpectationResult, Result
+
+if TYPE_CHECKING:
+    from .capacity import CapacityAnswer
+    from .rules.kubelet.eviction.manager import PassResult
+
+# Answer types imported when first asked for, so that `import kruleset` does not
+# load the command line's and the kubelet's modules.
+_LAZY = {"CapacityAnswer": "kruleset.capacity",
+         "PassResult": "kruleset.rules.kubelet.eviction.manager"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'kruleset' has no attribute {name!r}")
+
 
 __all__ = [
     "CapacityAnswer",

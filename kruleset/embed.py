@@ -21,23 +21,24 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import attrs
 
 from .api import Duration, duration_ms, load
-from .capacity import CapacityAnswer, fit_instances, read_pod
 from .errors import ScenarioError
 from .model.objects import Namespace, Pod
 from .model.scenario import Scenario
 from .model.state import ClusterState, PodState
 from .rules.engine import Failure, Trace
-from .rules.kubelet.eviction.manager import PassResult
-from .rules.kubelet.eviction.manager import eviction_pass as _pass
 from .rules.profile import Profile
 from .rules.scheduler.cycle import schedule_one
 from .rules.scheduler.framework import FitError, ScheduleContext
-from .rules.scheduler.preemption.postfilter import POSTFILTER_MESSAGE, run_postfilter
 from .sim.core import Simulation
+
+if TYPE_CHECKING:  # imported when used: `import kruleset` stays as light as before
+    from .capacity import CapacityAnswer
+    from .rules.kubelet.eviction.manager import PassResult
 
 __all__ = [
     "DrainAnswer",
@@ -170,6 +171,8 @@ def _scenario(source: str | os.PathLike[str] | Scenario | None,
 
 def pod(path: str | os.PathLike[str], *, allow_unknown_fields: bool = False) -> Pod:
     """The Pod of a YAML or JSON file: a Pod, or a Deployment's or Job's pod template."""
+    from .capacity import read_pod
+
     found: Pod = read_pod(os.fspath(path), allow_unknown_fields=allow_unknown_fields)
     return found
 
@@ -233,6 +236,8 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState | str, *, preempt: boo
     message = fit.message
     if not preempt:
         return Placement(ps.key, None, message=message, fit_error=fit)
+    from .rules.scheduler.preemption.postfilter import POSTFILTER_MESSAGE, run_postfilter
+
     pf = run_postfilter(ctx, ps, fit)
     if pf is not None and pf.message:
         message = f"{message} {pf.message}"
@@ -305,6 +310,7 @@ def eviction_pass(state: ClusterState, node: str) -> PassResult:
     metrics document in the dump).  The pods evicted terminate as the kubelet
     terminates them; the node's conditions and taints are updated.
     """
+    from .rules.kubelet.eviction.manager import eviction_pass as _pass
     from .sim.kubelet import apply_conditions, apply_evictions
 
     sim = _simulation(state, "eviction_pass")
@@ -329,6 +335,7 @@ def capacity(state: ClusterState, pod: Pod, *, limit: int | None = None,
     ``preempt`` they preempt nothing; with it they preempt as the pod's
     policy allows, waiting for their victims (the clock moves on).
     """
+    from .capacity import fit_instances
     from .sim.setup import create_object
 
     sim = _simulation(state, "capacity")

@@ -24,7 +24,6 @@ file and line.  Loading the same plugin twice does nothing the second time.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 import os
 import re
@@ -33,12 +32,15 @@ import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..errors import ScenarioError, Span, did_you_mean
 from .registry import get_ruleset, rulesets
+
+if TYPE_CHECKING:
+    import importlib.metadata
 
 __all__ = [
     "DISABLE_ENV",
@@ -226,6 +228,8 @@ def load_all(specs: Iterable[str]) -> list[LoadedPlugin]:
 
 def installed() -> list[importlib.metadata.EntryPoint]:
     """The entry points of the group ``kruleset.rules``, sorted by name."""
+    import importlib.metadata  # only here: it imports much of the standard library
+
     return sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP),
                   key=lambda ep: (ep.name, ep.value))
 
