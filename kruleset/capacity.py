@@ -54,7 +54,16 @@ SHOWN = 20
 
 @attrs.frozen(slots=True)
 class CapacityAnswer:
-    """How many instances of one pod spec fit, where, and what stopped the next."""
+    """How many instances of one pod spec fit, where, and what stopped the next.
+
+    Fields: ``pod`` (the template's ``namespace/name``); ``count`` (instances
+    placed); ``placements`` (each instance's node in the order placed: all of
+    them, or the first ones when the rest were counted in ``filled``);
+    ``stopped_by`` (the FailedScheduling message of instance ``count + 1``;
+    ``None`` when the limit stopped it); ``victims`` (pods preempted, with
+    ``preempt``); ``filled`` (``(node, instances)`` counted after
+    ``placements`` as arithmetic).  :meth:`per_node` adds them up per node.
+    """
 
     pod: str
     count: int
@@ -100,6 +109,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--allow-unknown-fields", action="store_true",
                    help="unknown fields in Kubernetes files are warnings, not errors")
+    p.add_argument("--rules", action="append", default=[], metavar="MODULE_OR_FILE",
+                   dest="rules_plugins",
+                   help="load your own rules: a .py file or an importable module "
+                        "(repeatable)")
 
 
 def read_pod(path: str, *, allow_unknown_fields: bool = False) -> Any:

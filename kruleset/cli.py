@@ -74,9 +74,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from .rules.listing import print_rules
+    from .rules.listing import print_plugins, print_rules
 
+    if args.plugins:
+        return print_plugins(args.format)
     return print_rules(args.pattern, args.format)
+
+
+RULES_HELP = ("load your own rules: a .py file or an importable module that registers "
+              "them with kruleset.register (repeatable)")
+
+
+def add_rules_option(parser: argparse.ArgumentParser) -> None:
+    """``--rules MODULE_OR_FILE``, as run, check, sweep, capacity and rules take it."""
+    parser.add_argument("--rules", action="append", default=[], metavar="MODULE_OR_FILE",
+                        dest="rules_plugins", help=RULES_HELP)
+
+
+def _load_plugins(args: argparse.Namespace) -> int | None:
+    """Load installed plugins and ``--rules``; a refusal's exit status, or None."""
+    from .rules.plugins import ENV, PluginError, autoload, installed, load_all
+    from .rules.registry import rulesets
+
+    specs = getattr(args, "rules_plugins", None) or ()
+    if not (specs or os.environ.get(ENV) or installed()):
+        return None  # nothing to load: the rules modules load when first needed
+    try:
+        rulesets()  # the built-in rules, then installed plugins and KRULESET_RULES
+        autoload()
+        load_all(specs)
+    except PluginError as e:
+        print(e.render(), file=sys.stderr)
+        return ExitCode.REFUSED
+    return None
 
 
 def _version() -> str:
@@ -117,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
                             "(for dumps from newer versions)")
     files.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                        help="worker processes for several files (default: all cores)")
+    add_rules_option(files)
 
     run = sub.add_parser("run", parents=[files],
                          help="simulate .kr files and check their expectations")
@@ -145,6 +176,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="only rules whose name contains PATTERN, or matches it as a "
                             "glob (scheduler.filter.*); case-insensitive")
     rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--plugins", action="store_true",
+                       help="list the rules plugins: installed ones (entry-point group "
+                            "kruleset.rules) and those given with --rules")
+    add_rules_option(rules)
     from .sweep import command as sweep_command  # `kruleset sweep` lives in its own package
 
     sweep_command.add_parser(sub)
@@ -163,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    refused = _load_plugins(args)
+    if refused is not None:
+        return refused
     try:
         if args.command == "rules":
             return _cmd_rules(args)

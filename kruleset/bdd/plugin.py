@@ -25,10 +25,36 @@ TAGS = ("scheduling", "preemption", "priority", "kubelet", "eviction", "disrupti
         "language", "slow")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--kruleset-rules`` and the ini option ``kruleset_rules``: user rules, as ``--rules``."""
+    help_text = ("load your own kruleset rules: a .py file or an importable module that "
+                 "registers them with kruleset.register")
+    parser.getgroup("kruleset").addoption(
+        "--kruleset-rules", action="append", default=[], metavar="MODULE_OR_FILE",
+        dest="kruleset_rules", help=help_text + " (repeatable)")
+    parser.addini("kruleset_rules", help_text + " (one per line; files relative to the "
+                  "ini file's folder)", type="linelist", default=[])
+
+
+def _rules_specs(config: pytest.Config) -> list[str]:
+    specs = []
+    folder = config.inipath.parent if config.inipath is not None else config.rootpath
+    for spec in config.getini("kruleset_rules"):
+        path = folder / spec
+        specs.append(str(path) if spec.endswith(".py") and path.is_file() else spec)
+    return specs + list(config.getoption("kruleset_rules") or [])
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the Gherkin tags as markers (so --strict-markers accepts them)."""
+    """Register the Gherkin tags as markers; load the rules plugins asked for."""
     for tag in TAGS:
         config.addinivalue_line("markers", f"{tag}: kruleset features about {tag}")
+    from ..rules.plugins import PluginError, load_all
+
+    try:
+        load_all(_rules_specs(config))
+    except PluginError as e:
+        pytest.exit(e.render(), returncode=2)
 
 
 def pytest_bdd_before_step(request: pytest.FixtureRequest, feature: Any, scenario: Any,

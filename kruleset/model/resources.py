@@ -12,7 +12,8 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
-from .quantity import format_quantity
+from ..errors import ScenarioError
+from .quantity import QuantityError, format_quantity, parse_quantity
 
 __all__ = ["Resources", "ZERO", "CPU", "MEMORY", "EPHEMERAL", "PODS"]
 
@@ -34,14 +35,23 @@ class Resources:
     scalars: tuple[tuple[str, int], ...] = ()
 
     @classmethod
-    def of(cls, values: Mapping[str, int]) -> Resources:
-        """Build from ``{"cpu": 500, "memory": 1024, "nvidia.com/gpu": 1}``."""
-        scalars = tuple(sorted((k, v) for k, v in values.items() if k not in _BASIC))
+    def of(cls, values: Mapping[str, int | str]) -> Resources:
+        """Build from ``{"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": 1}``.
+
+        A string is a Kubernetes quantity as a manifest writes it (``"2"`` cpu is
+        2000 millicores); an ``int`` is already in the internal unit (millicores
+        for cpu, bytes, counts).  Anything else, or a string that is not a
+        quantity, is refused with a :class:`~kruleset.errors.ScenarioError`.
+        """
+        if not all(type(v) is int for v in values.values()):
+            values = {k: _quantity(k, v) for k, v in values.items()}
+        ints: Mapping[str, int] = values  # type: ignore[assignment]
+        scalars = tuple(sorted((k, v) for k, v in ints.items() if k not in _BASIC))
         return cls(
-            values.get(CPU, 0),
-            values.get(MEMORY, 0),
-            values.get(EPHEMERAL, 0),
-            values.get(PODS, 0),
+            ints.get(CPU, 0),
+            ints.get(MEMORY, 0),
+            ints.get(EPHEMERAL, 0),
+            ints.get(PODS, 0),
             scalars,
         )
 
@@ -143,3 +153,18 @@ class Resources:
 
 
 ZERO = Resources()
+
+
+def _quantity(name: str, value: object) -> int:
+    """One value of :meth:`Resources.of`: an int as is, a string parsed as Kubernetes does."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str):
+        try:
+            return parse_quantity(value.strip(), name)
+        except QuantityError as e:
+            raise ScenarioError(f"resource {name}: {e}",
+                                expected="a quantity such as 500m, 2, 1Gi, 128Mi") from None
+    raise ScenarioError(f"resource {name}: {value!r} ({type(value).__name__}) is not a quantity",
+                        expected="a string such as '500m' or '1Gi', or an int in the "
+                                 "internal unit (millicores for cpu, bytes)")

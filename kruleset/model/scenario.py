@@ -8,6 +8,7 @@ from, so the simulation and the report point at the user's line.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 import attrs
@@ -292,6 +293,11 @@ class Expectation:
     ``oom-score-adj``.  ``args`` holds the rest (``node``, ``reason``, ``by``, ``count``,
     ``refs``, ``status``, ``condition``, ``taint``, ``absent``, ``used``, ``value``,
     ``preemption``, ``container``).  ``time`` is ``None`` for end-of-run checks.
+
+    Fields: ``form`` (above), ``ref`` (the pod, node or object it is about),
+    ``text`` (the line as written), ``state``, ``negated``, ``args`` (above),
+    ``time`` (when it is checked, in milliseconds; ``None``: at the end; :attr:`at`
+    as a ``timedelta``) and ``span`` (its file, line and column).
     """
 
     form: str
@@ -302,6 +308,11 @@ class Expectation:
     args: Mapping[str, Any] = attrs.field(factory=dict)
     time: int | None = None
     span: Span = _span()
+
+    @property
+    def at(self) -> timedelta | None:
+        """:attr:`time` as a ``timedelta`` (``None``: checked at the end of the run)."""
+        return None if self.time is None else timedelta(milliseconds=self.time)
 
 
 @attrs.frozen(slots=True)

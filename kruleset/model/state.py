@@ -272,6 +272,9 @@ class ClusterState:
     # Dynamic Resource Allocation: a kruleset.rules.dra.state.DraState once the
     # scenario declares any DRA object (None: no DRA, nothing to check).
     dra: Any = None
+    # The kruleset.sim.core.Simulation whose cluster this is, when made by
+    # kruleset.cluster(): the embedding functions act through its controllers.
+    simulation: Any = attrs.field(default=None, repr=False)
 
     # --- change tracking ---------------------------------------------------------
     def touch(self, node_name: str) -> None:

@@ -82,6 +82,10 @@ class Stop:
     why: str = ""
 
 
+def _frozen_args(m: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(m))
+
+
 @attrs.frozen(slots=True)
 class Rule:
     """A named, documented unit of decision.
@@ -94,8 +98,7 @@ class Rule:
     doc: str
     source: str
     fn: Callable[..., Any]
-    args: Mapping[str, Any] = attrs.field(default=_NO_ARGS,
-                                          converter=lambda m: MappingProxyType(dict(m)))
+    args: Mapping[str, Any] = attrs.field(default=_NO_ARGS, converter=_frozen_args)
     weight: int = 1
     enabled: bool = True
     normalize: Callable[..., Any] | None = None
@@ -346,7 +349,7 @@ class ActiveRuleSet:
         """Run every rule in order; the first failure wins (``None``: all passed)."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:
-            f = a.rule.fn(ctx, a.args, *subjects)
+            f: Failure | None = a.rule.fn(ctx, a.args, *subjects)
             if f is not None:
                 if not f.rule:
                     f = attrs.evolve(f, rule=a.rule.name)
@@ -362,7 +365,7 @@ class ActiveRuleSet:
         trace = getattr(ctx, "trace", None)
         out: list[Failure] = []
         for a in self.rules:
-            f = a.rule.fn(ctx, a.args, *subjects)
+            f: Failure | None = a.rule.fn(ctx, a.args, *subjects)
             if f is not None:
                 if not f.rule:
                     f = attrs.evolve(f, rule=a.rule.name)

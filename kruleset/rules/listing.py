@@ -64,3 +64,32 @@ def print_rules(pattern: str | None, fmt: str) -> int:
             w = f" weight {r.weight}" if rs.kind == "score" else ""
             print(f"  {r.name}{off}{w}\n      {r.doc}\n      source: {user_source(r.source)}")
     return ExitCode.OK
+
+
+def print_plugins(fmt: str) -> int:
+    """``kruleset rules --plugins``: installed plugins and those loaded, with their rules."""
+    from .plugins import ENTRY_POINT_GROUP, installed, loaded
+
+    known = {p.target: p for p in loaded()}
+    # (name, origin, target, distribution or "", rules)
+    rows: list[tuple[str, str, str, str, tuple[str, ...]]] = []
+    for ep in installed():
+        dist = getattr(ep, "dist", None)
+        p = known.pop(ep.value, None)
+        rows.append((ep.name, "entry point", ep.value,
+                     f"{dist.name} {dist.version}" if dist is not None else "",
+                     p.rules if p is not None else ()))
+    rows.extend((p.name, p.origin, p.target, "", p.rules) for p in known.values())
+    if fmt == "json":
+        print(json.dumps([{"name": n, "origin": o, "target": t, "distribution": d or None,
+                           "rules": list(r)} for n, o, t, d, r in rows], indent=2))
+        return ExitCode.OK
+    if not rows:
+        print(f"no rules plugins: none installed (entry-point group {ENTRY_POINT_GROUP}) "
+              "and none given with --rules")
+        return ExitCode.OK
+    for name, origin, target, dist, rules in rows:
+        source = f" from {dist}" if dist else ""
+        print(f"{name} ({origin}{source}): {target}")
+        print("  rules: " + (", ".join(rules) or "none"))
+    return ExitCode.OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -78,3 +79,7 @@ def _load_builtins() -> None:
     from . import builtin
 
     builtin.load(lambda: list(_RULESETS.values()))
+    # Installed plugins and KRULESET_RULES add their rules once the built-in sets
+    # exist (imported by name, as builtin imports the rules modules: plugins uses
+    # this registry).
+    importlib.import_module(f"{__package__}.plugins").autoload()

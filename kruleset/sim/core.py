@@ -454,6 +454,28 @@ class Simulation:
         return Result(self.scenario, self.decisions, ordered, self.state, self.trace, self.now,
                       workloads, self.attempts)
 
+    def settle(self) -> None:
+        """Let the controllers act at the current instant until nothing changes (embedding)."""
+        self.state.new_epoch()
+        self._settle()
+
+    def advance(self, until: int, done: Callable[[], bool] | None = None) -> None:
+        """Move the clock instant by instant to ``until`` (ms), settling each, or until ``done()``.
+
+        For embedding (:func:`kruleset.advance`, :func:`kruleset.drain`): only what
+        the controllers and the terminations do; no timeline event, no expectation.
+        """
+        while done is None or not done():
+            nxt = self._next_time(None, 0, [])
+            if nxt is None or nxt > until:
+                self.now = max(self.now, until)
+                return
+            self.now = nxt
+            self.state.new_epoch()
+            if self.trace is not None:
+                self.trace.now = nxt
+            self._settle()
+
     def _next_time(self, event_time: int | None, exp_index: int, timed: list[int]) -> int | None:
         cands = [x for x in (event_time, self.next_termination()) if x is not None]
         if exp_index < len(timed):

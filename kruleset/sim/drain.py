@@ -56,7 +56,8 @@ from ..rules.scheduler import dispatch
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
-__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "request_eviction"]
+__all__ = ["DRAIN_RETRY", "DisruptionController", "DrainController", "DrainJob", "request_eviction",
+           "start_drain"]
 
 DRAIN_RETRY = 5_000  # ms, kubectl drain's sleep after a 429
 
@@ -415,7 +416,14 @@ def _drain_controller(sim: Simulation) -> DrainController:
 
 
 def _drain_action(sim: Simulation, a: sc.DrainNode) -> None:
-    _drain_controller(sim).start(sim, a.node)
+    start_drain(sim, a.node)
+
+
+def start_drain(sim: Simulation, node: str) -> DrainJob:
+    """Start ``drain node NODE`` now (cordon, first evictions); the job, to follow it."""
+    ctl = _drain_controller(sim)
+    ctl.start(sim, node)
+    return ctl.jobs[-1]
 
 
 register_controller(_drain_controller)

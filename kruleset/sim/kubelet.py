@@ -50,7 +50,7 @@ from ..rules.kubelet.eviction.signals import (
 from ..rules.scheduler.queue.events import node_view
 from .core import Simulation, register_action, register_controller
 
-__all__ = ["KubeletController", "apply_conditions"]
+__all__ = ["KubeletController", "apply_conditions", "apply_evictions"]
 
 
 def _next_tick(last: int, interval: int) -> int:
@@ -106,7 +106,7 @@ class KubeletController:
                 continue
             if apply_conditions(sim, node, result):
                 changed = True
-            if _apply_evictions(sim, result):
+            if apply_evictions(sim, result):
                 changed = True
             elif not result.conditions:
                 compact(node)
@@ -204,7 +204,8 @@ def _warn_no_usage(sim: Simulation, result: PassResult) -> None:
                ("kubelet.eviction.pass.evict-one",))
 
 
-def _apply_evictions(sim: Simulation, result: PassResult) -> bool:
+def apply_evictions(sim: Simulation, result: PassResult) -> bool:
+    """Terminate the pods the pass evicts, as the kubelet does; True if it evicted any."""
     if NO_USAGE in result.notes:
         _warn_no_usage(sim, result)
     for e in result.evictions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import attrs
@@ -17,7 +18,24 @@ NOT_SIMULATED = "not simulated yet"
 
 @attrs.frozen(slots=True)
 class Decision:
-    """One thing the simulated cluster decided, with the rules that decided it."""
+    """One thing the simulated cluster decided, with the rules that decided it.
+
+    Fields:
+
+    - ``time``: when, in milliseconds of simulated time since 0s (the JSON
+      report writes it as ``1m30s``; :attr:`at` gives it as a ``timedelta``);
+    - ``kind``: what happened: ``scheduled``, ``pending``, ``nominated``,
+      ``preempted``, ``evicted``, ``running``, ``eviction-api``, ``drain``, …;
+    - ``pod``: the pod's ``namespace/name`` (a node's or object's name for a
+      decision about one);
+    - ``node``: the node concerned, or ``None``;
+    - ``by``: who decided (``scheduler``, ``kubelet``, ``API``, a pod's key for a
+      preemption, ``kubectl drain NODE``), or ``""``;
+    - ``reason``: the Kubernetes event reason (``Scheduled``,
+      ``FailedScheduling``, ``Preempted``, ``Evicted``, …);
+    - ``message``: the Kubernetes message, word for word;
+    - ``rules``: the names of the rules that decided (``kruleset rules`` lists them).
+    """
 
     time: int
     kind: str
@@ -27,6 +45,11 @@ class Decision:
     reason: str = ""
     message: str = ""
     rules: tuple[str, ...] = ()
+
+    @property
+    def at(self) -> timedelta:
+        """:attr:`time` as a ``timedelta``."""
+        return timedelta(milliseconds=self.time)
 
     def to_json(self) -> dict[str, Any]:
         """The decision as DESIGN.md's JSON form."""
@@ -41,7 +64,17 @@ class Decision:
 
 @attrs.frozen(slots=True)
 class ExpectationResult:
-    """Whether one ``expect`` line held; ``unsupported`` when its mechanism is not built."""
+    """Whether one ``expect`` line held.
+
+    Fields:
+
+    - ``expectation``: the :class:`~kruleset.model.scenario.Expectation` (its
+      ``text``, ``span`` with file and line, ``time`` in ms or ``None`` for an
+      end-of-run check);
+    - ``passed``: whether it held;
+    - ``message``: why not (what was found instead), ``""`` when it held;
+    - ``unsupported``: its mechanism is not simulated yet (then it fails).
+    """
 
     expectation: Expectation
     passed: bool
@@ -61,7 +94,25 @@ class ExpectationResult:
 
 @attrs.frozen(slots=True)
 class Result:
-    """What :func:`kruleset.run` returns."""
+    """What :func:`kruleset.run` returns.
+
+    Fields:
+
+    - ``scenario``: the :class:`~kruleset.Scenario` that ran;
+    - ``decisions``: every :class:`Decision`, in the order made;
+    - ``expectations``: one :class:`ExpectationResult` per ``expect`` line, in
+      file order (:attr:`passed`: all held);
+    - ``state``: the :class:`~kruleset.ClusterState` at the end (nodes, pods,
+      budgets, …), which the embedding functions (:func:`kruleset.schedule_pod`, …)
+      take;
+    - ``trace``: every rule evaluation when run with ``trace=True``, else ``None``;
+    - ``end_time``: when the run ended, in milliseconds (:attr:`end` as a
+      ``timedelta``);
+    - ``workloads``: each StatefulSet's, DaemonSet's and Job's status at the
+      end, as the JSON report writes it;
+    - ``attempts``: every scheduling attempt as the queue ran it (time,
+      pod, result, node, message, victims, where the pod went in the queue).
+    """
 
     scenario: Scenario
     decisions: list[Decision]
@@ -73,6 +124,11 @@ class Result:
     workloads: tuple[dict[str, Any], ...] = ()
     # Every scheduling attempt as the queue ran it (kruleset.sim.scheduler.AttemptRecord).
     attempts: list[Any] = attrs.field(factory=list)
+
+    @property
+    def end(self) -> timedelta:
+        """:attr:`end_time` as a ``timedelta``."""
+        return timedelta(milliseconds=self.end_time)
 
     @property
     def passed(self) -> bool:

@@ -62,6 +62,11 @@ def add_parser(sub: Any) -> None:
                    help="colour the table (default: auto, on a terminal; NO_COLOR and "
                         "FORCE_COLOR are honoured)")
     p.add_argument("--no-color", action="store_true", help="same as --color never")
+    p.add_argument("--rules", action="append", default=[], metavar="MODULE_OR_FILE",
+                   dest="rules_plugins",
+                   help="load your own rules: a .py file or an importable module that "
+                        "registers them with kruleset.register (repeatable; with --dask, "
+                        "the workers must be able to import it too)")
 
 
 class _Progress:

@@ -341,7 +341,9 @@ def schedule_pod(state: ClusterState, pod: Pod | PodState, profile: Profile | No
     Nothing in ``state`` is changed (not even the scheduler's node-search
     offset).  ``pod`` may be a :class:`Pod` not yet in the state (it is
     considered as if just created) or one of its pending
-    :class:`PodState`\\ s.  See the module docstring for an example.
+    :class:`PodState`\\ s.  See the module docstring for an example.  It stops
+    at the filters and scores: no PostFilter, so no preemption; the public
+    :func:`kruleset.schedule_pod` runs preemption too (``preempt=True``).
     """
     ps = pod if isinstance(pod, PodState) else PodState(pod, 1 << 62, state.now)
     ctx = ScheduleContext(state, profile or Profile.default(), trace, state.now)
