@@ -23,6 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
 from .api import Duration, duration_ms, load, run
+
+# Before ``capacity`` the function: importing the module later would replace the
+# package's attribute with the module.
+from .capacity import CapacityAnswer  # isort: skip
 from .embed import (
     DrainAnswer,
     EvictionAnswer,
@@ -48,13 +52,11 @@ from .sim.core import Decision
 from .sim.result import ExpectationResult, Result
 
 if TYPE_CHECKING:
-    from .capacity import CapacityAnswer
     from .rules.kubelet.eviction.manager import PassResult
 
 # Answer types imported when first asked for, so that `import kruleset` does not
-# load the command line's and the kubelet's modules.
-_LAZY = {"CapacityAnswer": "kruleset.capacity",
-         "PassResult": "kruleset.rules.kubelet.eviction.manager"}
+# load the kubelet's modules.
+_LAZY = {"PassResult": "kruleset.rules.kubelet.eviction.manager"}
 
 
 def __getattr__(name: str) -> Any:

@@ -4,6 +4,7 @@ plugins from the command line and from installed packages."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import pydoc
 import subprocess
@@ -180,6 +181,9 @@ def test_rule_failure_register_are_exported() -> None:
     assert {"Rule", "Failure", "register", "cluster", "schedule_pod", "evict", "drain",
             "eviction_pass", "capacity"} <= set(kruleset.__all__)
     assert all(hasattr(kruleset, name) for name in kruleset.__all__)
+    # The module of the same name, once imported, does not hide the function.
+    importlib.import_module("kruleset.capacity")
+    assert callable(kruleset.capacity) and callable(kruleset.pod)
 
 
 # --- plugins ------------------------------------------------------------------------------
