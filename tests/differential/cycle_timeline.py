@@ -1,0 +1,119 @@
+"""The one-cycle generator's clusters through the timeline oracle: no incoming pod left out.
+
+The one-cycle oracle has no scheduling queue, so ``compare.py`` stops at the
+first incoming pod that oracle leaves pending and kruleset retries.  Here the
+same cluster (``generator.py``) is written as a timeline (its README's
+contract): nodes and bound pods at time 0, incoming pod *i* created at
+``(i + 1) * ARRIVAL_MS`` as ``kr_side.py`` creates it for kruleset, and the
+run goes on for 60 s after the last arrival.  The real scheduler with its
+queue decides every attempt, so every incoming pod is compared, attempt by
+attempt (time, result, node, message word for word, nominated node, victims)
+and by its final placement, with ``timeline.check_timeline``.  Feasible-node
+sets and per-node scores are not in the timeline oracle's output; the
+one-cycle comparison checks those.
+
+What the timeline oracle cannot run (its README's limits), so such clusters
+are left to the one-cycle comparison, counted as ``unsupported``:
+
+* ElasticQuotas (CapacityScheduling is not in its registry);
+* DRA objects (DeviceClasses, ResourceSlices, ResourceClaims are not input);
+
+and where the two cannot meet on a cluster it runs, the comparison stops,
+counted apart (``Result.stopped``):
+
+* a bound pod the kubelet refused (kruleset's kubelet admits what is bound;
+  a profile may disable a filter its admission checks; the oracle runs no
+  kubelet) -- compared up to the first attempt after that refusal;
+* a preemption's victim a PDB covers: the oracle keeps the PDB's status as
+  given (no disruption controller), kruleset recomputes it, so later
+  preemptions may differ -- compared up to the first attempt after it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .kr_side import ARRIVAL_MS
+from .timeline import Outcome, check_timeline
+
+__all__ = ["UNSUPPORTED", "Result", "as_timeline", "check_cycle_timeline", "unsupported"]
+
+# Inputs the timeline oracle does not take (its README, "Limits").
+UNSUPPORTED = {"elasticQuotas": "ElasticQuotas (no CapacityScheduling in the timeline oracle)",
+               "deviceClasses": "DRA objects (not input to the timeline oracle)",
+               "resourceSlices": "DRA objects (not input to the timeline oracle)",
+               "resourceClaims": "DRA objects (not input to the timeline oracle)"}
+_KEPT = ("namespaces", "priorityClasses", "nodes", "pods", "pdbs", "services", "replicaSets",
+         "statefulSets", "replicationControllers", "config")
+
+
+@attrs.define
+class Result:
+    """One cluster's comparison over time."""
+
+    incoming: int = 0            # incoming pods in the cluster
+    compared: int = 0            # of which compared on every attempt and their placement
+    agreeing: int = 0            # of which agreed entirely
+    unsupported: str = ""        # why the timeline oracle cannot run this cluster
+    stopped: str = ""            # why the comparison stopped early (see the module doc)
+    outcome: Outcome | None = None
+
+    @property
+    def agreed(self) -> bool:
+        """No compared pod disagreed."""
+        return self.outcome is None or self.outcome.agreed
+
+
+def unsupported(case: dict[str, Any]) -> str:
+    """Why the timeline oracle cannot run ``case`` ("" when it can)."""
+    return next((why for key, why in UNSUPPORTED.items() if case.get(key)), "")
+
+
+def as_timeline(case: dict[str, Any]) -> dict[str, Any]:
+    """The one-cycle ``case`` as a timeline case: incoming pods created one a second."""
+    out = {k: json.loads(json.dumps(case[k])) for k in _KEPT if case.get(k)}
+    out["timeline"] = [{"at": (i + 1) * ARRIVAL_MS, "op": "create",
+                        "pod": json.loads(json.dumps(pod))}
+                       for i, pod in enumerate(case.get("incoming") or ())]
+    return out
+
+
+def _key(pod: dict[str, Any]) -> str:
+    meta = pod["metadata"]
+    return f"{meta.get('namespace') or 'default'}/{meta['name']}"
+
+
+def check_cycle_timeline(binary: Path, case: dict[str, Any]) -> Result:
+    """Every incoming pod of the one-cycle ``case`` against the timeline oracle."""
+    incoming = [_key(p) for p in case.get("incoming") or ()]
+    res = Result(incoming=len(incoming), unsupported=unsupported(case))
+    if res.unsupported:
+        return res
+    out = check_timeline(binary, as_timeline(case))
+    res.outcome = out
+    stop = _stop(case, out)
+    if stop is not None:
+        res.stopped = stop
+    bad = {line.split(" ", 1)[0].rstrip(":") for line in out.mismatches}
+    for pod in incoming[:_compared_count(case, out)]:
+        res.compared += 1
+        res.agreeing += pod not in bad
+    return res
+
+
+def _stop(case: dict[str, Any], out: Outcome) -> str | None:
+    if out.tie:
+        return "a score tie the oracle resolved differently"
+    return None
+
+
+def _compared_count(case: dict[str, Any], out: Outcome) -> int:
+    """Incoming pods compared: all, unless a tie stopped the comparison first."""
+    n = len(case.get("incoming") or ())
+    if out.tie and out.tie_time is not None:
+        return min(n, out.tie_time // ARRIVAL_MS)
+    return n
