@@ -18,15 +18,10 @@ are left to the one-cycle comparison, counted as ``unsupported``:
 * ElasticQuotas (CapacityScheduling is not in its registry);
 * DRA objects (DeviceClasses, ResourceSlices, ResourceClaims are not input);
 
-and where the two cannot meet on a cluster it runs, the comparison stops,
-counted apart (``Result.stopped``):
-
-* a bound pod the kubelet refused (kruleset's kubelet admits what is bound;
-  a profile may disable a filter its admission checks; the oracle runs no
-  kubelet) -- compared up to the first attempt after that refusal;
-* a preemption's victim a PDB covers: the oracle keeps the PDB's status as
-  given (no disruption controller), kruleset recomputes it, so later
-  preemptions may differ -- compared up to the first attempt after it.
+Score ties the oracle resolved otherwise are followed (kruleset is made to
+take the oracle's node, ``timeline.check_timeline``); only when more ties
+than it follows part the two does the comparison stop early
+(``Result.stopped``), and the pods after it count as not compared.
 """
 
 from __future__ import annotations
