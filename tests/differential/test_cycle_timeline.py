@@ -13,8 +13,10 @@ number of clusters.
 Where the timeline oracle's emulation cannot be matched (its README):
 
 * ElasticQuota clusters (the ``quota`` group): CapacityScheduling is not in
-  the timeline oracle, so they are compared by the one-cycle oracle only
-  (``test_quota_clusters_are_left_to_the_one_cycle_oracle``);
+  the timeline oracle.  Each attempt kruleset makes on them is compared
+  instead with the one-cycle oracle started from kruleset's state just
+  before it (``resync.py``, ``test_every_quota_attempt_agrees``): every
+  decision of every incoming pod, but not when the queue retries;
 * DRA clusters (``dra_generator.py``): the timeline oracle takes no
   DeviceClasses, ResourceSlices or ResourceClaims; ``test_dra_oracle.py``
   compares them with the one-cycle oracle;
@@ -32,16 +34,19 @@ import pytest
 
 from .cycle_timeline import check_cycle_timeline, unsupported
 from .generator import GROUPS, generate
+from .oracle import find_oracle
+from .resync import check_resynced
 from .timeline import find_timeline_oracle
 
 BINARY, WHY = find_timeline_oracle()
-pytestmark = pytest.mark.skipif(BINARY is None, reason=WHY or "the timeline oracle is absent")
+ONE_CYCLE, ONE_CYCLE_WHY = find_oracle()
 
 SEED = 20261128
 PER_GROUP = 2  # clusters per feature group in the default run (about 10 s)
 TIMELINE_GROUPS = [g for g in [*GROUPS, "mixed"] if g != "quota"]
 
 
+@pytest.mark.skipif(BINARY is None, reason=WHY or "the timeline oracle is absent")
 def test_every_incoming_pod_agrees_over_time() -> None:
     assert BINARY is not None
     failures, compared, incoming = [], 0, 0
@@ -63,10 +68,63 @@ def test_every_incoming_pod_agrees_over_time() -> None:
     assert compared == incoming > 0
 
 
-def test_quota_clusters_are_left_to_the_one_cycle_oracle() -> None:
+@pytest.mark.skipif(BINARY is None, reason=WHY or "the timeline oracle is absent")
+def test_quota_clusters_are_not_run_by_the_timeline_oracle() -> None:
     assert BINARY is not None
     case = generate(SEED, "quota")
     assert case.get("elasticQuotas")
     r = check_cycle_timeline(BINARY, case)
     assert r.unsupported == unsupported(case) != ""
     assert r.compared == 0 and r.outcome is None
+
+
+QUOTA_SAMPLE = 12  # ElasticQuota clusters in the default run (about 10 s)
+
+
+@pytest.mark.skipif(ONE_CYCLE is None, reason=ONE_CYCLE_WHY or "the oracle is absent")
+def test_every_quota_attempt_agrees() -> None:
+    assert ONE_CYCLE is not None
+    failures, attempts, retries = [], 0, 0
+    for seed in range(SEED, SEED + QUOTA_SAMPLE):
+        case = generate(seed, "quota")
+        r = check_resynced(ONE_CYCLE, case)
+        attempts += r.attempts
+        retries += r.attempts - r.incoming
+        if not r.agreed:
+            failures.append(f"--group quota seed {seed}:\n  " + "\n  ".join(r.mismatches[:5]))
+    assert not failures, "\n".join(failures)
+    # Retries were compared too, not only each pod's first attempt.
+    assert attempts > QUOTA_SAMPLE and retries > 0
+
+
+def test_a_cluster_as_a_timeline_creates_one_incoming_pod_a_second() -> None:
+    # Without any oracle: the conversion both comparisons rest on.
+    from .cycle_timeline import as_timeline
+    from .kr_side import ARRIVAL_MS
+
+    case = generate(SEED, "priority")
+    tl = as_timeline(case)
+    assert "incoming" not in tl and tl["nodes"] == case["nodes"]
+    assert [(ev["at"], ev["op"], ev["pod"]) for ev in tl["timeline"]] == [
+        ((i + 1) * ARRIVAL_MS, "create", pod) for i, pod in enumerate(case["incoming"])]
+
+
+def test_the_resynced_input_is_kruleset_state_before_the_attempt() -> None:
+    from .resync import oracle_input
+
+    case = generate(SEED, "quota")
+    first, *rest = case["pods"]
+    key = lambda p: f"{p['metadata']['namespace']}/{p['metadata']['name']}"  # noqa: E731
+    arriving = key(case["incoming"][0])
+    other = key(case["incoming"][1]) if len(case["incoming"]) > 1 else None
+    state = {"bound": {key(p): p["spec"]["nodeName"] for p in rest},
+             "order": [], "nominated": {other: "n1"} if other else {}, "own": "n2"}
+    got = oracle_input(case, state, arriving)
+    assert [key(p) for p in got["pods"] if p["spec"].get("nodeName")] == [key(p) for p in rest]
+    assert key(first) not in {key(p) for p in got["pods"]}   # a victim: gone
+    if other:
+        (nominated,) = [p for p in got["pods"] if not p["spec"].get("nodeName")]
+        assert nominated["status"]["nominatedNodeName"] == "n1"
+    (pod,) = got["incoming"]
+    assert key(pod) == arriving and pod["status"]["nominatedNodeName"] == "n2"
+    assert got["noRetry"] is True and got["elasticQuotas"] == case["elasticQuotas"]
