@@ -92,14 +92,23 @@ def _one(job: tuple[str, str, int, bool, str]) -> dict[str, Any]:
 def _over_time(timeline: Path, binary: Path, case: dict[str, Any]) -> dict[str, Any]:
     """Every incoming pod compared: through the timeline oracle, or where it cannot run
     the cluster (ElasticQuotas), every attempt from kruleset's state (``resync.py``)."""
-    r = check_cycle_timeline(timeline, case)
+    try:
+        r = check_cycle_timeline(timeline, case)
+    except RuntimeError as err:  # an oracle failure is a finding, not the run's end
+        return {"incoming": len(case.get("incoming") or ()), "compared": 0, "agreeing": 0,
+                "unsupported": "", "stopped": "", "ties": 0, "varied": False,
+                "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0}
     o = r.outcome
     out = {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
            "unsupported": r.unsupported, "stopped": r.stopped,
            "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
            "mismatches": o.mismatches if o else [], "resynced": 0}
     if r.unsupported:
-        rs = check_resynced(binary, case)
+        try:
+            rs = check_resynced(binary, case)
+        except RuntimeError as err:  # an oracle failure is a finding, not the run's end
+            out.update(mismatches=[f"error: {str(err)[:300]}"])
+            return out
         out.update(compared=rs.incoming, agreeing=rs.pods_agreeing, resynced=rs.attempts,
                    mismatches=rs.mismatches)
     return out
