@@ -90,25 +90,13 @@ def check_cycle_timeline(binary: Path, case: dict[str, Any]) -> Result:
         return res
     out = check_timeline(binary, as_timeline(case))
     res.outcome = out
-    stop = _stop(case, out)
-    if stop is not None:
-        res.stopped = stop
+    n = len(incoming)
+    if out.tie and out.tie_time is not None:
+        # More ties than are followed: pods arriving after it are not compared.
+        res.stopped = "a score tie the oracle resolved differently"
+        n = min(n, out.tie_time // ARRIVAL_MS)
     bad = {line.split(" ", 1)[0].rstrip(":") for line in out.mismatches}
-    for pod in incoming[:_compared_count(case, out)]:
+    for pod in incoming[:n]:
         res.compared += 1
         res.agreeing += pod not in bad
     return res
-
-
-def _stop(case: dict[str, Any], out: Outcome) -> str | None:
-    if out.tie:
-        return "a score tie the oracle resolved differently"
-    return None
-
-
-def _compared_count(case: dict[str, Any], out: Outcome) -> int:
-    """Incoming pods compared: all, unless a tie stopped the comparison first."""
-    n = len(case.get("incoming") or ())
-    if out.tie and out.tie_time is not None:
-        return min(n, out.tie_time // ARRIVAL_MS)
-    return n
