@@ -27,7 +27,7 @@ from kruleset.model.objects import Pod
 
 from ..filters.interpodaffinity import required_terms
 from ..filters.nodeaffinity import node_matches_pod_affinity
-from ..filters.podtopologyspread import _convert as _spread_convert
+from ..filters.podtopologyspread import constraints_for
 from ..filters.tainttoleration import find_untolerated_taint
 from .events import (
     ADD,
@@ -141,8 +141,7 @@ def _hard_spread(pod: Pod) -> list[Any] | None:
     # which a hint here does not know: see the module doc).
     if not pod.spread:
         return None
-    return [_spread_convert(c, pod.labels) for c in pod.spread
-            if c.when_unsatisfiable == "DoNotSchedule"]
+    return constraints_for(pod, {}, "DoNotSchedule")[0]
 
 
 def _spread_pod_change(pod: Pod, old: PodView | None, new: PodView | None) -> bool:
