@@ -15,7 +15,8 @@ comparison stops); each cluster also goes, as a timeline (one incoming
 pod a second), through the timeline oracle, so that every incoming pod is
 compared, also past the first one the one-cycle oracle leaves pending
 (``tests/differential/cycle_timeline.py``); a cluster the timeline oracle
-cannot run (ElasticQuotas) has each of kruleset's attempts compared with
+cannot run (ElasticQuotas), or where the two part (a kubelet refusal), has
+each of kruleset's attempts compared with
 the one-cycle oracle started from kruleset's state before it
 (``tests/differential/resync.py``).  ``--no-over-time`` leaves both out.
 Printed: agreement per feature group, word for word and with the five
@@ -58,13 +59,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from differential.cycle_timeline import check_cycle_timeline  # noqa: E402
+from differential.cycle_timeline import check_every_pod  # noqa: E402
 from differential.dra_generator import generate_dra  # noqa: E402
 from differential.dra_verdict import dra_check  # noqa: E402
 from differential.generator import GROUPS, generate  # noqa: E402
 from differential.kr_side import write_inputs  # noqa: E402
 from differential.oracle import find_oracle  # noqa: E402
-from differential.resync import check_resynced  # noqa: E402
 from differential.shrink import shrink  # noqa: E402
 from differential.timeline import check_timeline, find_timeline_oracle  # noqa: E402
 from differential.timeline_generator import generate_timeline  # noqa: E402
@@ -90,28 +90,18 @@ def _one(job: tuple[str, str, int, bool, str]) -> dict[str, Any]:
 
 
 def _over_time(timeline: Path, binary: Path, case: dict[str, Any]) -> dict[str, Any]:
-    """Every incoming pod compared: through the timeline oracle, or where it cannot run
-    the cluster (ElasticQuotas), every attempt from kruleset's state (``resync.py``)."""
+    """Every incoming pod compared (``cycle_timeline.check_every_pod``)."""
     try:
-        r = check_cycle_timeline(timeline, case)
+        r = check_every_pod(timeline, binary, case)
     except RuntimeError as err:  # an oracle failure is a finding, not the run's end
         return {"incoming": len(case.get("incoming") or ()), "compared": 0, "agreeing": 0,
                 "unsupported": "", "stopped": "", "ties": 0, "varied": False,
                 "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0}
     o = r.outcome
-    out = {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
-           "unsupported": r.unsupported, "stopped": r.stopped,
-           "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
-           "mismatches": o.mismatches if o else [], "resynced": 0}
-    if r.unsupported:
-        try:
-            rs = check_resynced(binary, case)
-        except RuntimeError as err:  # an oracle failure is a finding, not the run's end
-            out.update(mismatches=[f"error: {str(err)[:300]}"])
-            return out
-        out.update(compared=rs.incoming, agreeing=rs.pods_agreeing, resynced=rs.attempts,
-                   mismatches=rs.mismatches)
-    return out
+    return {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
+            "unsupported": r.unsupported, "stopped": r.stopped,
+            "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
+            "mismatches": r.mismatches, "resynced": r.resynced}
 
 
 def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
@@ -132,9 +122,11 @@ def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
         attempts = sum(t["resynced"] for t in rows if t["unsupported"] == why)
         print(f"  not run by the timeline oracle: {n} clusters ({pods} incoming pods): {why}; "
               f"their {attempts} attempts compared one by one from kruleset's state")
-    stopped = Counter(t["stopped"] for t in rows if t["stopped"])
+    stopped = Counter(re.sub(r"\S+/\S+ at \d+ ms", "a pod", t["stopped"])
+                      for t in rows if t["stopped"])
     for why, n in stopped.most_common():
-        print(f"  stopped early: {n} clusters: {why}")
+        print(f"  over time stopped in {n} clusters, then every attempt compared from "
+              f"kruleset's state: {why}")
     bad = [r for r in results if r.get("timeline", {}).get("mismatches")]
     if bad:
         out.mkdir(parents=True, exist_ok=True)

@@ -12,16 +12,24 @@ and by its final placement, with ``timeline.check_timeline``.  Feasible-node
 sets and per-node scores are not in the timeline oracle's output; the
 one-cycle comparison checks those.
 
-What the timeline oracle cannot run (its README's limits), so such clusters
-are left to the one-cycle comparison, counted as ``unsupported``:
+What the timeline oracle cannot run (its README's limits), counted as
+``unsupported``:
 
 * ElasticQuotas (CapacityScheduling is not in its registry);
 * DRA objects (DeviceClasses, ResourceSlices, ResourceClaims are not input);
 
-Score ties the oracle resolved otherwise are followed (kruleset is made to
-take the oracle's node, ``timeline.check_timeline``); only when more ties
-than it follows part the two does the comparison stop early
-(``Result.stopped``), and the pods after it count as not compared.
+and where the two part on a cluster it runs, the comparison over time stops
+(``Result.stopped``):
+
+* kruleset's kubelet refused a pod the scheduler bound (a profile disabled a
+  filter its admission checks): the timeline oracle runs no kubelet, so its
+  pod stays bound and holds its resources -- compared up to that bind;
+* more score ties than are followed (kruleset is made to take the oracle's
+  node at a tie, ``timeline.check_timeline``).
+
+:func:`check_every_pod` then compares such clusters, and the ones the timeline
+oracle cannot run, attempt by attempt from kruleset's own state with the
+one-cycle oracle (``resync.py``), so that no incoming pod is left out.
 """
 
 from __future__ import annotations
@@ -33,9 +41,11 @@ from typing import Any
 import attrs
 
 from .kr_side import ARRIVAL_MS
+from .resync import check_resynced
 from .timeline import Outcome, check_timeline
 
-__all__ = ["UNSUPPORTED", "Result", "as_timeline", "check_cycle_timeline", "unsupported"]
+__all__ = ["UNSUPPORTED", "Result", "as_timeline", "check_cycle_timeline", "check_every_pod",
+           "unsupported"]
 
 # Inputs the timeline oracle does not take (its README, "Limits").
 UNSUPPORTED = {"elasticQuotas": "ElasticQuotas (no CapacityScheduling in the timeline oracle)",
@@ -56,11 +66,18 @@ class Result:
     unsupported: str = ""        # why the timeline oracle cannot run this cluster
     stopped: str = ""            # why the comparison stopped early (see the module doc)
     outcome: Outcome | None = None
+    resynced: int = 0            # attempts compared one by one from kruleset's state
+    resync_mismatches: list[str] = attrs.field(factory=list)
 
     @property
     def agreed(self) -> bool:
         """No compared pod disagreed."""
-        return self.outcome is None or self.outcome.agreed
+        return (self.outcome is None or self.outcome.agreed) and not self.resync_mismatches
+
+    @property
+    def mismatches(self) -> list[str]:
+        """Every disagreement, over time and resynced."""
+        return (self.outcome.mismatches if self.outcome else []) + self.resync_mismatches
 
 
 def unsupported(case: dict[str, Any]) -> str:
@@ -91,7 +108,12 @@ def check_cycle_timeline(binary: Path, case: dict[str, Any]) -> Result:
     out = check_timeline(binary, as_timeline(case))
     res.outcome = out
     n = len(incoming)
-    if out.tie and out.tie_time is not None:
+    if out.refused is not None:
+        pod, at = out.refused
+        res.stopped = (f"the kubelet refused {pod} at {at} ms (the profile disabled a filter "
+                       "its admission checks); the timeline oracle runs no kubelet")
+        n = min(n, at // ARRIVAL_MS)
+    elif out.tie and out.tie_time is not None:
         # More ties than are followed: pods arriving after it are not compared.
         res.stopped = "a score tie the oracle resolved differently"
         n = min(n, out.tie_time // ARRIVAL_MS)
@@ -99,4 +121,16 @@ def check_cycle_timeline(binary: Path, case: dict[str, Any]) -> Result:
     for pod in incoming[:n]:
         res.compared += 1
         res.agreeing += pod not in bad
+    return res
+
+
+def check_every_pod(timeline: Path, oracle: Path | None, case: dict[str, Any]) -> Result:
+    """Every incoming pod of ``case``: over time, and where the timeline oracle cannot run
+    the cluster or the two part (module doc), every attempt kruleset makes compared with
+    the one-cycle ``oracle`` started from kruleset's state before it (``resync.py``)."""
+    res = check_cycle_timeline(timeline, case)
+    if (res.unsupported or res.stopped) and oracle is not None:
+        rs = check_resynced(oracle, case)
+        res.compared, res.agreeing = rs.incoming, rs.pods_agreeing
+        res.resynced, res.resync_mismatches = rs.attempts, rs.mismatches
     return res

@@ -31,7 +31,7 @@ from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
 from .compare import FIELDS, _field, _oracle_attempt
-from .kr_side import Attempt, _attempt_of, scenario_from
+from .kr_side import _BOUND, Attempt, _attempt_of, scenario_from
 from .oracle import finish_oracle, start_oracle
 
 __all__ = ["Resynced", "check_resynced", "run_snapshots"]
@@ -77,6 +77,8 @@ def _snapshotting(out: list[tuple[dict[str, Any], Attempt]]) -> Iterator[None]:
 
     def bind(self: Simulation, ps: Any, node: str, *args: Any, **kw: Any) -> bool:
         order.append(ps.key)
+        # The node even if the kubelet then refuses the pod: the scheduler's decision.
+        self.extra.setdefault(_BOUND, {})[ps.key] = node
         return original_bind(self, ps, node, *args, **kw)
 
     SchedulerController._attempt = attempt  # type: ignore[method-assign]

@@ -24,6 +24,10 @@ Where the timeline oracle's emulation cannot be matched (its README):
   the first best node; at a tie the oracle resolved otherwise kruleset is
   made to take the oracle's node (``timeline.check_timeline``), so the
   comparison goes on and no pod is left out;
+* a pod kruleset's kubelet refuses (a profile disabled a filter its
+  admission checks): the timeline oracle runs no kubelet, so its pod stays
+  bound; the comparison over time stops at that bind and the cluster is
+  compared attempt by attempt from kruleset's state (``resync.py``);
 * feasible-node sets and per-node scores are not in its output; the
   one-cycle comparison checks them.
 """
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import pytest
 
-from .cycle_timeline import check_cycle_timeline, unsupported
+from .cycle_timeline import check_cycle_timeline, check_every_pod, unsupported
 from .generator import GROUPS, generate
 from .oracle import find_oracle
 from .resync import check_resynced
@@ -47,20 +51,20 @@ TIMELINE_GROUPS = [g for g in [*GROUPS, "mixed"] if g != "quota"]
 
 
 @pytest.mark.skipif(BINARY is None, reason=WHY or "the timeline oracle is absent")
+@pytest.mark.skipif(ONE_CYCLE is None, reason=ONE_CYCLE_WHY or "the oracle is absent")
 def test_every_incoming_pod_agrees_over_time() -> None:
     assert BINARY is not None
     failures, compared, incoming = [], 0, 0
     for group in TIMELINE_GROUPS:
         for seed in range(SEED, SEED + PER_GROUP):
-            r = check_cycle_timeline(BINARY, generate(seed, group))
+            # Where the two part (a kubelet refusal), every attempt from kruleset's state.
+            r = check_every_pod(BINARY, ONE_CYCLE, generate(seed, group))
             incoming += r.incoming
             compared += r.compared
-            if r.unsupported:
-                continue
-            assert r.outcome is not None
+            assert not r.unsupported and r.outcome is not None
             if not r.agreed:
                 failures.append(f"--group {group} seed {seed}:\n  "
-                                + "\n  ".join(r.outcome.mismatches[:5]))
+                                + "\n  ".join(r.mismatches[:5]))
             elif r.compared != r.incoming:
                 failures.append(f"--group {group} seed {seed}: {r.compared} of "
                                 f"{r.incoming} incoming pods compared ({r.stopped})")
@@ -128,3 +132,13 @@ def test_the_resynced_input_is_kruleset_state_before_the_attempt() -> None:
     (pod,) = got["incoming"]
     assert key(pod) == arriving and pod["status"]["nominatedNodeName"] == "n2"
     assert got["noRetry"] is True and got["elasticQuotas"] == case["elasticQuotas"]
+
+
+@pytest.mark.skipif(BINARY is None, reason=WHY or "the timeline oracle is absent")
+def test_a_kubelet_refusal_stops_the_comparison_over_time() -> None:
+    # profiles seed 687: NodeAffinity disabled, in1 bound where its selector does not match.
+    assert BINARY is not None
+    case = generate(687, "profiles")
+    r = check_cycle_timeline(BINARY, case)
+    assert r.agreed and "the kubelet refused default/in1 at 1000 ms" in r.stopped
+    assert r.compared < r.incoming

@@ -238,7 +238,9 @@ def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None
             state = "bound"
         else:
             state = "pending"
-        final[key] = {"state": state, "node": ps.node or ""}
+        # refused: bound, then refused by kubelet admission (the oracle has no kubelet)
+        final[key] = {"state": state, "node": ps.node or "",
+                      "refused": ps.outcome == "rejected"}
     return sim.attempts, final, ties
 
 
@@ -255,6 +257,7 @@ class Outcome:
     tie_at: tuple[int, str] | None = None  # (attempt index, the oracle's tied node) there
     tie_time: int | None = None  # the simulated time of that attempt
     ties_followed: int = 0       # score ties where kruleset was made to take the oracle's node
+    refused: tuple[str, int] | None = None  # (pod, ms): kruleset's kubelet refused it there
     varied: bool = False         # the oracle's runs differed; kruleset matched one of them
     mismatches: list[str] = attrs.field(factory=list)
 
@@ -343,6 +346,11 @@ def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
             stop_time = o["time"]
             want, attempts = want[:i], attempts[:i]
             break
+    if stop_time is None:
+        cut = _refusal(want, attempts, final)
+        if cut is not None:
+            out.refused, want, attempts = cut
+            stop_time = out.refused[1]
     pods = sorted({a["pod"] for a in want} | {a.pod for a in attempts} | set(final))
     for pod in pods:
         o_rows = [_oracle_row(a) for a in want if a["pod"] == pod]
@@ -357,6 +365,25 @@ def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
         else:
             out.agreeing += 1
     return out
+
+
+def _refusal(want: list[dict[str, Any]], attempts: list[Any],
+             final: dict[str, dict[str, Any]]
+             ) -> tuple[tuple[str, int], list[dict[str, Any]], list[Any]] | None:
+    """Where kruleset's kubelet refused a pod the scheduler bound (a profile disabled a
+    filter its admission checks): the timeline oracle runs no kubelet, so from there the
+    clusters differ.  The attempts up to that bind, on both sides."""
+    refused = {p for p, f in final.items() if f.get("refused")}
+    j = next((j for j, a in enumerate(attempts)
+              if a.pod in refused and a.result == "scheduled"), None)
+    if j is None:
+        return None
+    t = attempts[j].time
+    mine = attempts[:j + 1]
+    same = sum(1 for a in mine if a.time == t)
+    theirs = [a for a in want if a["time"] < t]
+    theirs += [a for a in want if a["time"] == t][:same]
+    return (attempts[j].pod, t), theirs, mine
 
 
 def _diff_rows(pod: str, o_rows: list[tuple[Any, ...]], k_rows: list[tuple[Any, ...]]
