@@ -12,8 +12,11 @@ the final placement (bound where, pending, terminating or deleted).
 Score ties: kruleset takes the first of the best nodes in node order, the
 oracle upstream's score heap (its README, "Comparing with it"); where the two
 place a pod on different nodes and kruleset's traced scores show the
-oracle's node tied at the best score, the comparison stops there, counted as
-a tie, not a disagreement.
+oracle's node tied at the best score, kruleset is run again taking the
+oracle's node at that attempt, so that the comparison goes on (counted as a
+tie followed); past ``follow_ties`` of them it stops there, counted as a tie,
+not a disagreement.  A pod kruleset's kubelet refuses (the oracle runs no
+kubelet) stops the comparison at that bind (``Outcome.refused``).
 """
 
 from __future__ import annotations
