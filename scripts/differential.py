@@ -11,9 +11,17 @@ turn (or from ``--group`` only), run through kruleset and through the oracle
 (``../shared/oracle/bin/kr-oracle`` beside the repository, or
 ``$KRULESET_ORACLE``), and compared per incoming pod (see
 ``tests/differential/compare.py`` for what is compared and where the
-comparison stops).  Printed: agreement per feature group, word for word and
-with the five known points of the fidelity issue forgiven, and every class
-of disagreement with its count.  For each class the first cluster that
+comparison stops); each cluster also goes, as a timeline (one incoming
+pod a second), through the timeline oracle, so that every incoming pod is
+compared, also past the first one the one-cycle oracle leaves pending
+(``tests/differential/cycle_timeline.py``); a cluster the timeline oracle
+cannot run (ElasticQuotas), or where the two part (a kubelet refusal), has
+each of kruleset's attempts compared with
+the one-cycle oracle started from kruleset's state before it
+(``tests/differential/resync.py``).  ``--no-over-time`` leaves both out.
+Printed: agreement per feature group, word for word and with the five
+known points of the fidelity issue forgiven, and every class of
+disagreement with its count.  For each class the first cluster that
 showed it is shrunk (nodes, pods and fields dropped while the class stays)
 and written to ``--out``/``N-CLASS/``: ``case.json`` (the oracle's input),
 kruleset's inputs (``cluster.json``, ``incoming-*.json``,
@@ -51,6 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from differential.cycle_timeline import check_every_pod  # noqa: E402
 from differential.dra_generator import generate_dra  # noqa: E402
 from differential.dra_verdict import dra_check  # noqa: E402
 from differential.generator import GROUPS, generate  # noqa: E402
@@ -64,17 +73,69 @@ from differential.verdict import Verdict, check  # noqa: E402
 ALL_GROUPS = [*GROUPS, "mixed"]
 
 
-def _one(job: tuple[str, str, int, bool]) -> dict[str, Any]:
-    binary, group, seed, scores = job
+def _one(job: tuple[str, str, int, bool, str]) -> dict[str, Any]:
+    binary, group, seed, scores, timeline = job
     v = check(Path(binary), generate(seed, group), scores=scores)
     comp = v.comparison
     bad = {m.instant for m in comp.mismatches} if comp else set()
-    return {"group": group, "seed": seed, "classes": v.classes,
-            "unexplained": v.unexplained,
-            "instants": comp.instants if comp else 0,
-            "agreeing": comp.agreeing if comp else 0,
-            "forgiven": (comp.instants - (len(bad) if v.unexplained else 0)) if comp else 0,
-            "parted": comp.parted if comp else None}
+    out = {"group": group, "seed": seed, "classes": v.classes,
+           "unexplained": v.unexplained,
+           "instants": comp.instants if comp else 0,
+           "agreeing": comp.agreeing if comp else 0,
+           "forgiven": (comp.instants - (len(bad) if v.unexplained else 0)) if comp else 0,
+           "parted": comp.parted if comp else None}
+    if timeline:
+        out["timeline"] = _over_time(Path(timeline), Path(binary), generate(seed, group))
+    return out
+
+
+def _over_time(timeline: Path, binary: Path, case: dict[str, Any]) -> dict[str, Any]:
+    """Every incoming pod compared (``cycle_timeline.check_every_pod``)."""
+    try:
+        r = check_every_pod(timeline, binary, case)
+    except RuntimeError as err:  # an oracle failure is a finding, not the run's end
+        return {"incoming": len(case.get("incoming") or ()), "compared": 0, "agreeing": 0,
+                "unsupported": "", "stopped": "", "ties": 0, "varied": False,
+                "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0}
+    o = r.outcome
+    return {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
+            "unsupported": r.unsupported, "stopped": r.stopped,
+            "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
+            "mismatches": r.mismatches, "resynced": r.resynced}
+
+
+def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
+    """Print the timeline comparison's figures; True when every compared pod agreed."""
+    rows = [r["timeline"] for r in results if "timeline" in r]
+    if not rows:
+        return True
+    incoming = sum(t["incoming"] for t in rows)
+    compared = sum(t["compared"] for t in rows)
+    agreeing = sum(t["agreeing"] for t in rows)
+    unsupported = Counter(t["unsupported"] for t in rows if t["unsupported"])
+    print(f"\nevery incoming pod: {incoming} incoming pods, {compared} compared, "
+          f"{agreeing} agree on every attempt (and, over time, placement); "
+          f"score ties followed: {sum(t['ties'] for t in rows)}; oracle race matched: "
+          f"{sum(t['varied'] for t in rows)}")
+    for why, n in unsupported.most_common():
+        pods = sum(t["incoming"] for t in rows if t["unsupported"] == why)
+        attempts = sum(t["resynced"] for t in rows if t["unsupported"] == why)
+        print(f"  not run by the timeline oracle: {n} clusters ({pods} incoming pods): {why}; "
+              f"their {attempts} attempts compared one by one from kruleset's state")
+    stopped = Counter(re.sub(r"\S+/\S+ at \d+ ms", "a pod", t["stopped"])
+                      for t in rows if t["stopped"])
+    for why, n in stopped.most_common():
+        print(f"  over time stopped in {n} clusters, then every attempt compared from "
+              f"kruleset's state: {why}")
+    bad = [r for r in results if r.get("timeline", {}).get("mismatches")]
+    if bad:
+        out.mkdir(parents=True, exist_ok=True)
+    for r in bad:
+        print(f"\n--group {r['group']} seed {r['seed']} over time:\n  "
+              + "\n  ".join(r["timeline"]["mismatches"][:5]))
+        path = out / f"over-time-{r['group']}-{r['seed']}.json"
+        path.write_text(json.dumps(generate(r["seed"], r["group"]), indent=1) + "\n")
+    return not bad and compared == incoming
 
 
 def _one_timeline(job: tuple[str, int]) -> dict[str, Any]:
@@ -192,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeline", action="store_true",
                     help="random timelines against the timeline oracle (the scheduling queue)")
     ap.add_argument("--dra", action="store_true", help="random DRA clusters (see above)")
+    ap.add_argument("--no-over-time", dest="over_time", action="store_false",
+                    help="compare only against the one-cycle oracle (not also every "
+                         "incoming pod against the timeline oracle)")
     args = ap.parse_args(argv)
     if args.timeline:
         return timelines(args)
@@ -205,7 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.dra:
         return dra_main(args, binary)
     groups = args.group or ALL_GROUPS
-    jobs = [(str(binary), groups[i % len(groups)], args.seed + i, args.scores)
+    timeline = ""
+    if args.over_time:
+        found, why = find_timeline_oracle()
+        if found is None:
+            print(f"over time: skipped: {why}", file=sys.stderr)
+        timeline = str(found or "")
+    jobs = [(str(binary), groups[i % len(groups)], args.seed + i, args.scores, timeline)
             for i in range(args.count)]
     began = time.perf_counter()
     results: list[dict[str, Any]] = []
@@ -262,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             write_reproducer(folder, small, f"group {g}, seed {s}\n"
                              + _describe(binary, small, args.scores))
             print(f"reproducer: {folder}")
-    return 0 if not classes else 1
+    over_time_ok = _report_over_time(results, args.out)
+    return 0 if not classes and over_time_ok else 1
 
 
 if __name__ == "__main__":

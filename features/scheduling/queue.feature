@@ -162,3 +162,43 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
     Then expect pod waiting running on n1
     And expect pod waiting attempts=2
     And expect pod other attempts=2
+
+  # B-003-07-04
+  # PodTopologySpread's hint (isSchedulableAfterPodChange) queues a pod it rejected only for an
+  # assigned pod of its namespace whose labels its DoNotSchedule constraints select: web's
+  # arrival on n1 at 5s is no reason to retry waiting; a1's deletion at 10s is (still skewed).
+  Scenario: B-003-07-04 a pod rejected by its spread constraint is retried only for a pod the constraint counts
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi labels(zone=a)
+      node n2 cpu=4 memory=8Gi labels(zone=b) unschedulable
+      pod a1 on n1 labels(app=batch)
+      pod a2 on n1 labels(app=batch)
+      pod waiting labels(app=batch) {
+        spread max-skew=1 topology=zone when-unsatisfiable=DoNotSchedule selector(app=batch)
+      }
+      at 5s create pod web on n1 labels(app=web)
+      at 5s expect pod waiting attempts=1
+      at 10s delete pod a1 grace-period=0s
+      at 10s expect pod waiting attempts=2
+      expect pod waiting pending
+      """
+    Then the expectations hold
+
+  # B-003-07-04
+  # InterPodAffinity's hint queues a pod it rejected for an added assigned pod that matches
+  # every required affinity term: web (app=web) at 5s is not one, cache at 10s is.
+  Scenario: B-003-07-04 a pod rejected by its pod affinity is retried when a pod it needs arrives
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi labels(zone=a)
+      pod waiting labels(app=x) {
+        affinity pod required app=cache topology=zone
+      }
+      at 5s create pod web on n1 labels(app=web)
+      at 5s expect pod waiting attempts=1
+      at 10s create pod cache on n1 labels(app=cache)
+      at 10s expect pod waiting running on n1
+      expect pod waiting attempts=2
+      """
+    Then the expectations hold

@@ -10,7 +10,9 @@ and on the final placement (``timeline.py``).  ``scripts/differential.py
 Where the oracle's emulation cannot be matched:
 
 * score ties: kruleset takes the first best node in node order, the oracle
-  upstream's score heap; the comparison of a timeline stops at such a tie;
+  upstream's score heap; at a tie the oracle resolved otherwise kruleset is
+  run again taking the oracle's node (``timeline.check_timeline``), and the
+  comparison stops only past eight such ties;
 * the oracle's own race between an asynchronous preemption's victim
   deletions and the preemptor's PreEnqueue gate (the same input gives either
   outcome): kruleset must match one of the oracle's outcomes;

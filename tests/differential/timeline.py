@@ -12,8 +12,11 @@ the final placement (bound where, pending, terminating or deleted).
 Score ties: kruleset takes the first of the best nodes in node order, the
 oracle upstream's score heap (its README, "Comparing with it"); where the two
 place a pod on different nodes and kruleset's traced scores show the
-oracle's node tied at the best score, the comparison stops there, counted as
-a tie, not a disagreement.
+oracle's node tied at the best score, kruleset is run again taking the
+oracle's node at that attempt, so that the comparison goes on (counted as a
+tie followed); past ``follow_ties`` of them it stops there, counted as a tie,
+not a disagreement.  A pod kruleset's kubelet refuses (the oracle runs no
+kubelet) stops the comparison at that bind (``Outcome.refused``).
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ import json
 import re
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from kruleset.manifests import load_objects
+from kruleset.manifests import load_objects, load_scheduler_config
 from kruleset.model.objects import Node, Pod
 from kruleset.model.scenario import (
     Cordon,
@@ -40,6 +44,7 @@ from kruleset.model.scenario import (
     Ungate,
 )
 from kruleset.model.selectors import Taint
+from kruleset.sim import scheduler as sim_scheduler
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
@@ -105,11 +110,19 @@ def scenario_of(case: dict[str, Any], folder: Path) -> Scenario:
     for obj in case.get("pods") or ():
         obj.setdefault("apiVersion", "v1")
         obj.setdefault("kind", "Pod")
-    items = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", **pc}
-             for pc in case.get("priorityClasses") or ()]
+    items = [{"apiVersion": "v1", "kind": "Namespace", **ns}
+             for ns in case.get("namespaces") or ()]
+    items += [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", **pc}
+              for pc in case.get("priorityClasses") or ()]
     items += [{"apiVersion": "v1", "kind": "Node", **n} for n in case.get("nodes") or ()]
     items += list(case.get("pods") or ())
+    items += [{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", **pdb}
+              for pdb in case.get("pdbs") or ()]
     objects = _objects(items, folder, "cluster.json")
+    scheduler = None
+    if case.get("config"):
+        (folder / "scheduler.json").write_text(json.dumps(case["config"]))
+        scheduler = load_scheduler_config(folder / "scheduler.json")
     taints: dict[str, list[Taint]] = {}
     for n in case.get("nodes") or ():
         taints[n["metadata"]["name"]] = [_taint(t) for t in n.get("spec", {}).get("taints", ())]
@@ -133,7 +146,8 @@ def scenario_of(case: dict[str, Any], folder: Path) -> Scenario:
     if until is None:
         until = max([ev["at"] for ev in case.get("timeline") or ()] + [0]) + 60_000
     return Scenario(title="timeline differential", file=str(folder / "cluster.json"),
-                    objects=tuple(objects), events=tuple(events), run_until=until)
+                    objects=tuple(objects), events=tuple(events), scheduler=scheduler,
+                    run_until=until)
 
 
 def _actions(ev: dict[str, Any], folder: Path, i: int,
@@ -171,11 +185,18 @@ def _actions(ev: dict[str, Any], folder: Path, i: int,
     raise ValueError(f"timeline op {op!r} is not generated")
 
 
-def run_kruleset_timeline(case: dict[str, Any]) -> tuple[list[Any], dict[str, dict[str, Any]],
-                                                          list[set[str]]]:
-    """kruleset's attempts, final states, and per attempt the nodes tied at the best score."""
+def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None = None
+                          ) -> tuple[list[Any], dict[str, dict[str, Any]], list[set[str]]]:
+    """kruleset's attempts, final states, and per attempt the nodes tied at the best score.
+
+    ``forced`` maps an attempt's index to a node tied at the best score that
+    attempt must take instead of kruleset's first in node order: the oracle's
+    choice at a tie, so that the comparison can go on past it.
+    """
     ties: list[set[str]] = []
+    picks = dict(forced or {})
     original = SchedulerController._attempt
+    original_cycle = sim_scheduler.schedule_one
 
     def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
         trace = sim.trace
@@ -192,14 +213,24 @@ def run_kruleset_timeline(case: dict[str, Any]) -> tuple[list[Any], dict[str, di
         ties.append(best)
         return changed
 
+    def cycle(ctx: Any, ps: Any, *, advance: bool = True) -> Any:
+        result = original_cycle(ctx, ps, advance=advance)
+        node = picks.get(len(ties))
+        if node is not None and result.node not in (None, node) and node in result.scores \
+                and result.scores[node] == result.scores[result.node]:
+            result = attrs.evolve(result, node=node)
+        return result
+
     with tempfile.TemporaryDirectory(prefix="kr-timeline-") as tmp:
         scenario = scenario_of(json.loads(json.dumps(case)), Path(tmp))
         SchedulerController._attempt = attempt  # type: ignore[method-assign]
+        sim_scheduler.schedule_one = cycle  # type: ignore[assignment]
         try:
             sim = Simulation(scenario, trace=True)
             sim.run()
         finally:
             SchedulerController._attempt = original  # type: ignore[method-assign]
+            sim_scheduler.schedule_one = original_cycle  # type: ignore[assignment]
     final: dict[str, dict[str, Any]] = {}
     for key, ps in sim.state.pods.items():
         if ps.gone:
@@ -210,7 +241,9 @@ def run_kruleset_timeline(case: dict[str, Any]) -> tuple[list[Any], dict[str, di
             state = "bound"
         else:
             state = "pending"
-        final[key] = {"state": state, "node": ps.node or ""}
+        # refused: bound, then refused by kubelet admission (the oracle has no kubelet)
+        final[key] = {"state": state, "node": ps.node or "",
+                      "refused": ps.outcome == "rejected"}
     return sim.attempts, final, ties
 
 
@@ -224,6 +257,10 @@ class Outcome:
     agreeing: int = 0            # pods whose every attempt and final state agreed
     attempts: int = 0            # oracle attempts compared
     tie: bool = False            # stopped at a score tie
+    tie_at: tuple[int, str] | None = None  # (attempt index, the oracle's tied node) there
+    tie_time: int | None = None  # the simulated time of that attempt
+    ties_followed: int = 0       # score ties where kruleset was made to take the oracle's node
+    refused: tuple[str, int] | None = None  # (pod, ms): kruleset's kubelet refused it there
     varied: bool = False         # the oracle's runs differed; kruleset matched one of them
     mismatches: list[str] = attrs.field(factory=list)
 
@@ -245,8 +282,13 @@ def _kr_row(a: Any) -> tuple[Any, ...]:
     return (a.time, a.result, a.node, a.message, a.nominated, tuple(a.victims))
 
 
-def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6) -> Outcome:
+def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6,
+                   follow_ties: int = 8) -> Outcome:
     """Compare kruleset with the oracle on ``case``.
+
+    Score ties: where the oracle took another node tied at the best score,
+    kruleset is run again taking the oracle's node at that attempt (up to
+    ``follow_ties`` times), so that the comparison goes on past the tie.
 
     The oracle is not always deterministic: whether a victim deleted at once
     by an asynchronous preemption is seen by the queue before or after the
@@ -256,8 +298,7 @@ def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6) -> Outco
     agreement, marked ``varied``.
     """
     case, first = oracle_case(binary, case)
-    run = run_kruleset_timeline(case)
-    out = compare_timeline(case, first, run)
+    out, run = _follow(case, first, follow_ties)
     if out.agreed:
         return out
     seen = {json.dumps(first, sort_keys=True)}
@@ -267,11 +308,26 @@ def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6) -> Outco
         if key in seen:
             continue
         seen.add(key)
-        other = compare_timeline(case, again, run)
+        other, _ = _follow(case, again, follow_ties)
         if other.agreed:
             other.varied = True
             return other
     return out
+
+
+def _follow(case: dict[str, Any], oracle: dict[str, Any], follow_ties: int
+            ) -> tuple[Outcome, Any]:
+    """Compare, taking the oracle's node at each score tie it resolved differently."""
+    forced: dict[int, str] = {}
+    run = run_kruleset_timeline(case)
+    out = compare_timeline(case, oracle, run)
+    while out.tie_at is not None and len(forced) < follow_ties \
+            and out.tie_at[0] not in forced:
+        forced[out.tie_at[0]] = out.tie_at[1]
+        run = run_kruleset_timeline(case, forced)
+        out = compare_timeline(case, oracle, run)
+    out.ties_followed = len(forced)
+    return out, run
 
 
 def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
@@ -288,9 +344,16 @@ def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
                 and k.result == "scheduled" and o["time"] == k.time \
                 and o.get("node") in ties[i] and k.node in ties[i]:
             out.tie = True
+            out.tie_at = (i, o["node"])
+            out.tie_time = o["time"]
             stop_time = o["time"]
             want, attempts = want[:i], attempts[:i]
             break
+    if stop_time is None:
+        cut = _refusal(want, attempts, final)
+        if cut is not None:
+            out.refused, want, attempts = cut
+            stop_time = out.refused[1]
     pods = sorted({a["pod"] for a in want} | {a.pod for a in attempts} | set(final))
     for pod in pods:
         o_rows = [_oracle_row(a) for a in want if a["pod"] == pod]
@@ -305,6 +368,25 @@ def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
         else:
             out.agreeing += 1
     return out
+
+
+def _refusal(want: list[dict[str, Any]], attempts: list[Any],
+             final: dict[str, dict[str, Any]]
+             ) -> tuple[tuple[str, int], list[dict[str, Any]], list[Any]] | None:
+    """Where kruleset's kubelet refused a pod the scheduler bound (a profile disabled a
+    filter its admission checks): the timeline oracle runs no kubelet, so from there the
+    clusters differ.  The attempts up to that bind, on both sides."""
+    refused = {p for p, f in final.items() if f.get("refused")}
+    j = next((j for j, a in enumerate(attempts)
+              if a.pod in refused and a.result == "scheduled"), None)
+    if j is None:
+        return None
+    t = attempts[j].time
+    mine = attempts[:j + 1]
+    same = sum(1 for a in mine if a.time == t)
+    theirs = [a for a in want if a["time"] < t]
+    theirs += [a for a in want if a["time"] == t][:same]
+    return (attempts[j].pod, t), theirs, mine
 
 
 def _diff_rows(pod: str, o_rows: list[tuple[Any, ...]], k_rows: list[tuple[Any, ...]]
