@@ -73,7 +73,7 @@ from .reclaim import (
     PLUGIN,
     RECLAIM,
     VICTIM_RULES,
-    NodeReclaim,
+    NodeVictims,
 )
 
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
@@ -250,7 +250,7 @@ class _Cycle:
             return p.namespace == self.ns and p.effective_priority < self.prio
         return p.namespace not in self.infos and p.effective_priority < self.prio
 
-    def select(self, node: NodeState) -> NodeReclaim | Failure | None:
+    def select(self, node: NodeState) -> NodeVictims | Failure | None:
         """The general path's answer for ``node``; ``None``: the general path must judge.
 
         The steps of :func:`~kruleset.rules.quota.reclaim.select_victims_on_node`:
@@ -381,7 +381,7 @@ class _Cycle:
 
     def _reprieve(self, node: NodeState, fit: NodeFit, taken: _Taken,
                   potential: list[PodState], runs: list[tuple[int, str | None, str | None]] | None
-                  ) -> NodeReclaim | Failure:
+                  ) -> NodeVictims | Failure:
         """The evaluator's reprieve loop, its fit and quota checks done on the arithmetic.
 
         ``runs`` (traced) collects each fit check as the filter run the general path
@@ -424,7 +424,7 @@ class _Cycle:
         if isinstance(kept, Failure):
             return kept
         self._trace_runs(node, fit, runs)
-        return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+        return NodeVictims(node.name, tuple(kept.victims), kept.num_pdb_violations,
                            tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
     def _trace_runs(self, node: NodeState, fit: NodeFit,

@@ -44,7 +44,7 @@ from kruleset.rules.registry import define_ruleset, rule
 from ..dispatch import GENERAL, chosen
 from ..framework import PluginError
 from ..node_selection import run_filters_with_nominated
-from .evaluator import ERROR, Reprieve, reprieve
+from .evaluator import ERROR, NodeVictims, Reprieve, reprieve
 
 __all__ = [
     "NO_VICTIMS",
@@ -172,23 +172,6 @@ def split_by_pdb(pods: Sequence[PodState], budgets: Sequence[PdbBudget]
 
 
 # --- selecting victims ---------------------------------------------------------------------
-
-@attrs.frozen(slots=True)
-class NodeVictims:
-    """What :func:`select_victims_on_node` found on a node that can take the pod.
-
-    ``victims`` most important first; ``reprieved`` the potential victims that
-    stay; ``why`` maps each victim's key to the filter failure seen when it
-    was tried back on the node.
-    """
-
-    node: str
-    victims: tuple[PodState, ...]
-    num_pdb_violations: int
-    reprieved: tuple[PodState, ...]
-    violating: frozenset[str]
-    why: Mapping[str, str]
-
 
 def select_victims_on_node(
     ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
