@@ -20,7 +20,6 @@ from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
-from ..scheduler.dispatch import chosen
 from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL
 from ..scheduler.preemption.evaluator import DryRun, NodeVictims, potential_nodes
 from ..scheduler.preemption.evaluator import preempt as evaluate
@@ -156,7 +155,7 @@ class QuotaJudge:
             _trace_mode(ctx, ps, pre)
         self.budgets = budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
         self.plan = victim_plan(ctx, pod)  # once for every node
-        start = chosen(ctx, "reclaim")
+        start = ctx.paths.reclaim
         self.cycle = start(ctx, pod, pre, budgets) if start is not None else None
         self.bounds: dict[str, Any] | None = None
         self.key_of: Any = None

@@ -22,7 +22,6 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
 from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
-from ..scheduler.dispatch import fast_path
 from ..scheduler.fast import cycle_cache
 from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
@@ -493,5 +492,8 @@ class _Cycle:
         trace.defer(count, functools.partial(cycle_entries, log, context))
 
 
-# CapacityScheduling's reference dry run asks for this cycle at the dispatch point.
-fast_path("reclaim")(_Cycle.start)
+def start_cycle(ctx: Any, pod: Pod, pre: PreFilterState,
+                budgets: Sequence[PdbBudget]) -> _Cycle | None:
+    """The attempt's arithmetic dry run (``FastPaths.reclaim``), or None where only the
+    reference applies."""
+    return _Cycle.start(ctx, pod, pre, budgets)

@@ -58,7 +58,6 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
-from ..scheduler.dispatch import chosen
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import (
     NodeVictims,
@@ -294,7 +293,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     if plan is True:
         plan = victim_plan(ctx, pod)
     # The victim arithmetic (``FastPaths.victims``) counts where the plan allows.
-    node_fit = chosen(ctx, "node_fit") if plan else None
+    node_fit = ctx.paths.node_fit if plan else None
     fit = node_fit(ctx, pod, node, plan, potential) if node_fit is not None else None
 
     def fits() -> Failure | None:

@@ -36,7 +36,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import fast_path
 from ..framework import ScheduleContext
 from ..preemption.defaultpreemption import PLUGIN, DefaultJudge
 from ..preemption.evaluator import DryRun, NodeVictims, Pick, outcome
@@ -57,7 +56,6 @@ from .recorder import Recorder, producer
 __all__ = ["CachedJudge"]
 
 
-@fast_path("cycle_cache", "dry_run")
 class CachedJudge(DefaultJudge):
     """DefaultPreemption's dry run answered from the cycle cache where it can (see the
     module): the whole dry run from the candidate index, or the walk with each node's

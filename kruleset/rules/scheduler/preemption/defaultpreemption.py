@@ -57,7 +57,6 @@ from kruleset.rules.registry import define_ruleset, rule
 from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
-from ..dispatch import chosen
 from .evaluator import (
     DryRun,
     NodeVictims,
@@ -289,7 +288,7 @@ class DefaultPreemption:
         """:class:`DefaultJudge` over the PDBs' current status (the cycle cache's form,
         :mod:`~kruleset.rules.scheduler.fast.dry_run`, when that option is on)."""
         budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
-        cached = chosen(ctx, "dry_run")
+        cached = ctx.paths.dry_run
         if cached is not None:
             judge: DefaultJudge = cached(ctx, ps, nodes, budgets, self.may_be_victim)
             return judge

@@ -41,9 +41,9 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
-from ..dispatch import GENERAL, chosen
 from ..framework import PluginError
 from ..node_selection import run_filters_with_nominated
+from ..paths import GENERAL
 from .evaluator import ERROR, NodeVictims, Reprieve, reprieve
 
 __all__ = [
@@ -215,9 +215,9 @@ def select_or_defer(
     if plan is True:
         plan = victim_plan(ctx, pod)
     if plan is not None and plan is not False:
-        arithmetic = chosen(ctx, "victims")
+        arithmetic = ctx.paths.victims
         if arithmetic is not None:
-            fast = arithmetic(ctx, pod, node, potential, budgets, order, plan)
+            fast = arithmetic.select(ctx, pod, node, potential, budgets, order, plan)
             if fast is not GENERAL:
                 return fast  # type: ignore[no-any-return]
     return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
@@ -230,10 +230,10 @@ def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | Non
     answer for this pod).  ``traced``: the caller records the filter runs
     the arithmetic replaces (see :func:`~kruleset.rules.scheduler.fast.plan.fast_plan`).
     """
-    plan_for = chosen(ctx, "victim_plan")
-    if plan_for is None:
+    arithmetic = ctx.paths.victims
+    if arithmetic is None:
         return None
-    plan: VictimPlan | None = plan_for(ctx, pod, traced=traced)
+    plan: VictimPlan | None = arithmetic.plan(ctx, pod, traced=traced)
     return plan
 
 
