@@ -21,7 +21,7 @@ from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL
-from ..scheduler.preemption.evaluator import DryRun, NodeVictims, potential_nodes
+from ..scheduler.preemption.evaluator import SKIPPED, DryRun, NodeVictims, potential_nodes
 from ..scheduler.preemption.evaluator import preempt as evaluate
 from ..scheduler.preemption.pick import (
     DEFAULT_PICK,
@@ -166,16 +166,15 @@ class QuotaJudge:
                 == DEFAULT_PICK):
             self.bounds = ctx.memo.pick_bounds()
             self.key_of = default_pick_key(ctx)
+        self.records_failures = self.trace is not None
+        self.records_candidates = self.trace is not None or self.bounds is not None
 
     def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
         """None: every node is walked."""
         return None
 
-    def skip(self, node: NodeState) -> bool:
+    def _skip(self, node: NodeState, top: list[tuple[tuple[int, ...], str]]) -> bool:
         """A node no candidate of which could be the pick or the runner-up."""
-        top = self.top
-        if self.bounds is None or len(top) < 2:
-            return False
         least = self.ctx.memo.pick_bound(self.bounds, node, PRIORITY_SHIFT)
         if least is not None and least <= top[1][0]:
             return False
@@ -186,8 +185,12 @@ class QuotaJudge:
                 self.trace.add(*skip_entry(self.ps.key, node.name, least, top[1]))
         return True
 
-    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure:
-        """The arithmetic's answer where it has one, else the reference's."""
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | object:
+        """The arithmetic's answer where it has one, else the reference's (SKIPPED: a
+        node that cannot change the pick)."""
+        top = self.top
+        if len(top) == 2 and self._skip(node, top):
+            return SKIPPED
         cycle = self.cycle
         found = cycle.select(node) if cycle is not None else None
         if found is None:

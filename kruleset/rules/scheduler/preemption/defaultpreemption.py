@@ -204,18 +204,18 @@ class DefaultJudge:
         """None: the reference walks the nodes."""
         return None
 
-    def skip(self, node: NodeState) -> bool:
-        """Never: every node of the walk is judged."""
-        return False
-
     def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
         """:func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`."""
         return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets,
                                       may_be_victim=self.may_be_victim, order=self.order,
                                       plan=self.plan)
 
+    # The dry run is traced as one group when it ends: nothing recorded per node.
+    records_failures = False
+    records_candidates = False
+
     def judged(self, node: NodeState, got: Candidate | Failure) -> None:
-        """Nothing: the dry run is traced as one group when it ends."""
+        """Nothing (see ``records_*``)."""
 
     def finish(self, run: DryRun) -> DryRun:
         """``run``, traced as one group."""

@@ -66,6 +66,7 @@ __all__ = [
     "Pick",
     "Preemptor",
     "Reprieve",
+    "SKIPPED",
     "lower_nominated",
     "never_preempts",
     "nominated_node_to_check",
@@ -156,15 +157,18 @@ class NodeJudge(Protocol):
     def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
         """The whole dry run, from a fast path that knows it without the loop; or None."""
 
-    def skip(self, node: NodeState) -> bool:
-        """Leave ``node`` out: no candidate there could change the pick (a fast path's)."""
+    #: Whether :meth:`judged` wants the nodes that failed.
+    records_failures: bool
+    #: Whether :meth:`judged` wants the candidates.
+    records_candidates: bool
 
-    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None | object:
         """The node's victims, or its failure (None: a failure a fast path leaves
-        to :meth:`finish` to build)."""
+        to :meth:`finish` to build; :data:`SKIPPED`: a fast path leaves the node out,
+        no candidate there could change the pick)."""
 
     def judged(self, node: NodeState, got: Candidate | Failure) -> None:
-        """Record a node's outcome as it is judged (a candidate or its failure)."""
+        """Record a node's outcome as it is judged (see ``records_*``)."""
 
     def finish(self, run: DryRun) -> DryRun:
         """The dry run as the plugin hands it to the pick (and its trace)."""
@@ -254,6 +258,8 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
 
 # The code of a filter's error status (not a rejection) in the dry run.
 ERROR = "Error"
+# A node a fast dry run leaves out (no candidate there could change the pick).
+SKIPPED: Any = object()
 
 
 def dry_run_preemption(judge: NodeJudge, plugin: str, nodes: Sequence[NodeState],
@@ -275,22 +281,28 @@ def dry_run_preemption(judge: NodeJudge, plugin: str, nodes: Sequence[NodeState]
     violating: list[Candidate] = []
     failed: dict[str, Failure | None] = {}
     visited = 0
+    # Bound once: the loop runs per potential node of every attempt.
+    select = judge.select_victims_on_node
+    on_failure = judge.judged if judge.records_failures else None
+    on_candidate = judge.judged if judge.records_candidates else None
     for i in range(n):
         node = nodes[(offset + i) % n]
         visited += 1
-        if judge.skip(node):
+        got = select(node)
+        if got is SKIPPED:
             continue
-        got = judge.select_victims_on_node(node)
         if got is None or isinstance(got, Failure):
             failed[node.name] = got
-            if got is not None:
-                judge.judged(node, got)
+            if got is not None and on_failure is not None:
+                on_failure(node, got)
             continue
+        assert isinstance(got, NodeVictims)
         if not got.victims:
             failed[node.name] = no_victim_error(node.name, plugin)
             continue
         c = candidate(got)
-        judge.judged(node, c)
+        if on_candidate is not None:
+            on_candidate(node, c)
         if got.num_pdb_violations == 0:
             if len(non_violating) < wanted:
                 non_violating.append(c)
