@@ -173,32 +173,31 @@ class QuotaJudge:
         """None: every node is walked."""
         return None
 
-    def _skip(self, node: NodeState, top: list[tuple[tuple[int, ...], str]]) -> bool:
-        """A node no candidate of which could be the pick or the runner-up."""
-        least = self.ctx.memo.pick_bound(self.bounds, node, PRIORITY_SHIFT)
-        if least is not None and least <= top[1][0]:
-            return False
-        if self.trace is not None:
-            if self.cycle is not None:
-                self.cycle.skip(node.name, least, top[1])
-            else:
-                self.trace.add(*skip_entry(self.ps.key, node.name, least, top[1]))
-        return True
-
     def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | object:
         """The arithmetic's answer where it has one, else the reference's (SKIPPED: a
-        node that cannot change the pick)."""
+        node no candidate of which could be the pick or the runner-up)."""
         top = self.top
-        if len(top) == 2 and self._skip(node, top):
-            return SKIPPED
         cycle = self.cycle
-        found = cycle.select(node) if cycle is not None else None
-        if found is None:
-            if cycle is not None:
-                cycle.flush()  # the general path records at once
-            found = select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets, self.pre,
-                                           self.plan)
-        return found
+        if len(top) == 2:  # only with the pick bounds
+            least = self.ctx.memo.pick_bound(self.bounds, node, PRIORITY_SHIFT)
+            if least is None or least > top[1][0]:
+                if self.trace is not None:
+                    self._trace_skip(node, least, top[1])
+                return SKIPPED
+        if cycle is not None:
+            found = cycle.select(node)
+            if found is not None:
+                return found
+            cycle.flush()  # the general path records at once
+        return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets, self.pre,
+                                      self.plan)
+
+    def _trace_skip(self, node: NodeState, least: tuple[int, ...] | None,
+                    runner_up: tuple[tuple[int, ...], str]) -> None:
+        if self.cycle is not None:
+            self.cycle.skip(node.name, least, runner_up)
+        elif self.trace is not None:
+            self.trace.add(*skip_entry(self.ps.key, node.name, least, runner_up))
 
     def judged(self, node: NodeState, got: Candidate | Failure) -> None:
         """Trace the node's outcome; keep the best two candidates' keys."""

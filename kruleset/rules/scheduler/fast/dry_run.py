@@ -67,6 +67,7 @@ class CachedJudge(DefaultJudge):
         self.bounds: dict[str, Any] | None = None
         if may_be_victim is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None:
             self.bounds = cycle_cache.pick_bounds(ctx.memo)
+        self.prio = ps.pod.effective_priority
         self.from_index = False
 
     def victim_plan(self, ctx: Any, pod: Pod) -> Any:
@@ -92,7 +93,7 @@ class CachedJudge(DefaultJudge):
         bounds = self.bounds
         if bounds is not None:
             least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-            if least is None or least[1] >= self.ps.pod.effective_priority:
+            if least is None or least[1] >= self.prio:
                 return NO_VICTIMS_FAILURE
         return select_or_defer(self.ctx, self.ps.pod, node, self.budgets,
                                may_be_victim=self.may_be_victim, order=self.order,
