@@ -207,7 +207,7 @@ def _is_fast(module: str) -> bool:
 
 
 # Reference modules that still import a fast path; the list may only shrink.
-# Empty: every fast path is chosen through rules/scheduler/dispatch.py.
+# Empty: every fast path is chosen by rules/scheduler/fast/compose.py (imported by name).
 CHOOSE_FAST_PATHS: set[str] = set()
 
 

@@ -3,7 +3,7 @@
 Each fast path is compared with the reference on its own elsewhere (batch
 search, cycle cache, victim arithmetic, quota arithmetic).  Here the
 reference runs with none of them (``FastPaths`` all off: every question goes
-to the readable rules, none to the dispatch point's fast answers) on the
+to the readable rules, none to the fast implementations the composition root chooses) on the
 preemption, quota and kubelet-pressure generators' clusters, and every
 decision must be the same as with all of them on (and, for preemption and the
 kubelet, the trace; quota reclaim's trace names the nodes the cycle cache lets

@@ -55,9 +55,11 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["pick"] += got is not None
         return got
 
-    from kruleset.rules.scheduler import dispatch
-    monkeypatch.setitem(dispatch._FAST, "node_vectors", ("node_vectors", counting_find))
-    monkeypatch.setitem(dispatch._FAST, "node_vectors_pick", ("node_vectors", counting_pick))
+    from kruleset.rules.scheduler import paths
+    from kruleset.rules.scheduler.fast import compose
+    monkeypatch.setattr(compose, "vector_find", counting_find)
+    monkeypatch.setattr(compose, "pick", counting_pick)
+    monkeypatch.setattr(paths, "_BUILT", {})  # composed again, with the counting forms
     return counts
 
 

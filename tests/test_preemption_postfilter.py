@@ -27,7 +27,8 @@ from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from kruleset.rules.scheduler.cycle import FitError
 from kruleset.rules.scheduler.preemption.defaultpreemption import (
     NOT_HELPFUL,
-    dry_run,
+    PLUGIN,
+    DefaultJudge,
     num_candidates,
     potential_nodes,
     preempt,
@@ -35,6 +36,7 @@ from kruleset.rules.scheduler.preemption.defaultpreemption import (
     terminating_by_preemption,
     validate_args,
 )
+from kruleset.rules.scheduler.preemption.evaluator import dry_run_preemption
 from kruleset.rules.scheduler.preemption.postfilter import POSTFILTER_MESSAGE, run_postfilter
 from kruleset.rules.scheduler.preemption.victims import PdbBudget
 
@@ -193,7 +195,8 @@ def test_dry_run_looks_past_num_candidates_for_a_non_violating_node_upstream_off
     st, ps, budgets = _look_past_cluster()
     ctx, fit = failed_cycle(st, ps)
     nodes = potential_nodes(st, fit)
-    run_ = dry_run(ctx, ps.pod, nodes, budgets, 4, num_candidates(5, 40, 2))
+    judge = DefaultJudge(ctx, ps, nodes, budgets, None)
+    run_ = dry_run_preemption(judge, PLUGIN, nodes, 4, num_candidates(5, 40, 2))
     assert sorted(c.node for c in run_.candidates) == ["node1", "node3", "node5"]
     assert [c.node for c in run_.candidates][0] == "node3"  # non-violating first
     assert {c.node: c.num_pdb_violations for c in run_.candidates} == {

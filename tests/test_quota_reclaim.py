@@ -13,7 +13,7 @@ from kruleset.model.resources import Resources
 from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.quota.capacity_scheduling import reclaim, reclaim_victims
-from kruleset.rules.quota.reclaim import GLOBAL_QUOTA, NodeReclaim, select_victims_on_node
+from kruleset.rules.quota.reclaim import GLOBAL_QUOTA, NodeVictims, select_victims_on_node
 from kruleset.rules.scheduler.config import profile_for
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, schedule_one
 
@@ -150,7 +150,7 @@ def test_reprieve_puts_back_the_most_important_pods_that_still_fit() -> None:
     ps = st.add_pod(pod("ns2", "q", 2000))
     ctx, _ = run(st, ps)
     found = select_victims_on_node(ctx, ps.pod, st.nodes["n1"], ())
-    assert isinstance(found, NodeReclaim)
+    assert isinstance(found, NodeVictims)
     assert [v.key for v in found.victims] == ["ns1/p3"]
     assert [r.key for r in found.reprieved] == ["ns1/p2"]   # p1 was never a victim (ns1 at min)
 
@@ -177,7 +177,7 @@ def test_double_removal_makes_the_node_an_error() -> None:
     other.nominated = None
     ctx, _ = run(st, ps)
     found = select_victims_on_node(ctx, ps.pod, st.nodes["n1"], ())
-    assert isinstance(found, NodeReclaim)
+    assert isinstance(found, NodeVictims)
     assert [v.key for v in found.victims] == ["ns1/p1", "ns1/p2"]
 
 

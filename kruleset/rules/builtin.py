@@ -54,9 +54,8 @@ _MODULES = (
     "controllers.daemonset",
     "controllers.job",
     "controllers.podgc",
-    # The fast paths: each registers its answers at the dispatch point
-    # (rules/scheduler/dispatch.py), which hands them to the reference rules
-    # when the simulation's FastPaths option is on.
+    # The fast paths, chosen once per FastPaths by their composition root
+    # (rules/scheduler/fast/compose.py) and carried on the cycle's context.
     "scheduler.fast.batch_search",
     "scheduler.fast.vector_search",
     "scheduler.fast.vector_scores",

@@ -52,7 +52,7 @@ from ..model.objects import PodDisruptionBudget
 from ..model.state import PodState
 from ..rules.disruption.eviction_api import EvictionResponse, evict
 from ..rules.disruption.pdb import DELETION_TIMEOUT
-from ..rules.scheduler import dispatch
+from ..rules.scheduler.paths import paths_for
 from .actions import pod_ref
 from .core import Simulation, register_action, register_controller
 
@@ -318,9 +318,9 @@ class DisruptionController:
             # Upstream's controller syncs each PDB as it sees it; with the
             # index on, its pods are selected now (once), not at the first
             # eviction.
-            sync = dispatch.chosen(sim, "pdb-sync")
-            if sync is not None:
-                sync(sim.state, pdbs.values())
+            index = paths_for(sim.fast).pdb_index
+            if index is not None:
+                index.sync(sim.state, pdbs.values())
             sim.extra["pdb_synced"] = True
         # A deleted PDB takes its status (disruptedPods) with it; one created
         # later under the same name starts empty.

@@ -25,8 +25,6 @@ from collections.abc import Iterable
 from kruleset.model.objects import PodDisruptionBudget
 from kruleset.model.state import ClusterState, PodState
 
-from ..scheduler.dispatch import fast_path
-
 __all__ = ["PdbSelections", "selected_pods", "sync"]
 
 
@@ -116,13 +114,11 @@ def _index(state: ClusterState) -> PdbSelections:
     return PdbSelections(state)
 
 
-@fast_path("pdb_selection", "pdb-sync")
 def sync(state: ClusterState, pdbs: Iterable[PodDisruptionBudget]) -> None:
     """The disruption controller observing ``pdbs``: select their pods now."""
     _index(state).sync(pdbs)
 
 
-@fast_path("pdb_selection", "pdb-selected-pods")
 def selected_pods(state: ClusterState, pdb: PodDisruptionBudget) -> list[PodState]:
     """What the reference's walk of the namespace returns for ``pdb``, from the index."""
     index = _index(state)

@@ -52,7 +52,7 @@ from kruleset.model.state import RUNNING, ClusterState, PodState
 
 from ..engine import PIPELINE, ActiveRuleSet, Stop, Trace
 from ..registry import define_ruleset, rule
-from ..scheduler.dispatch import chosen_by
+from ..scheduler.paths import paths_for
 from .finders import controller_of, find_controller
 
 __all__ = [
@@ -122,10 +122,9 @@ def selected_pods(state: ClusterState, pdb: PodDisruptionBudget,
     ``fast`` is the simulation's FastPaths: with ``pdb_selection`` on, the
     pods come from an index kept as pods are added, not from this walk.
     """
-    index = chosen_by(fast, "pdb-selected-pods")
+    index = paths_for(fast).pdb_index
     if index is not None:
-        found: list[PodState] = index(state, pdb)
-        return found
+        return index.selected(state, pdb)
     pods = state.by_namespace.get(pdb.namespace)
     if not pods:
         return []

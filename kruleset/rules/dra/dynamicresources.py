@@ -39,10 +39,10 @@ from ..scheduler.defaults import (
     PREFILTER_DYNAMIC_RESOURCES,
     SCORE_DYNAMIC_RESOURCES,
 )
-from ..scheduler.dispatch import register_batch_filter
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
 from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
 from ..scheduler.node_selection import register_prepare
+from ..scheduler.paths import register_batch_filter
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
 from .allocator import (

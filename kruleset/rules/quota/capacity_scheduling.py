@@ -20,9 +20,8 @@ from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
 from ..scheduler.cycle import FitError, ScheduleContext, fit_message, schedule_one
-from ..scheduler.dispatch import chosen
 from ..scheduler.preemption.defaultpreemption import NOT_HELPFUL
-from ..scheduler.preemption.evaluator import DryRun, potential_nodes
+from ..scheduler.preemption.evaluator import SKIPPED, DryRun, NodeVictims, potential_nodes
 from ..scheduler.preemption.evaluator import preempt as evaluate
 from ..scheduler.preemption.pick import (
     DEFAULT_PICK,
@@ -100,77 +99,10 @@ class CapacityScheduling:
         """``(0, n)``: every potential node is dry-run."""
         return 0, num_nodes
 
-    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
-                offset: int, wanted: int) -> DryRun:
+    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+              ) -> QuotaJudge:
         """Every node's victims under the quota rules, each traced as it is judged."""
-        pod = ps.pod
-        trace = ctx.trace
-        pre = prefilter_state(ctx, pod)
-        if trace is not None:
-            _trace_mode(ctx, ps, pre)
-        budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
-        non_violating: list[Candidate] = []
-        violating: list[Candidate] = []
-        statuses: dict[str, Failure] = {}
-        plan = victim_plan(ctx, pod)  # once for every node
-        # The arithmetic dry run (``FastPaths.reclaim``), where it can answer.
-        start = chosen(ctx, "reclaim")
-        cycle = start(ctx, pod, pre, budgets) if start is not None else None
-        # In a simulation, with the default pick: only the two best
-        # candidates matter (the winner and the runner-up it is told apart from),
-        # so a node whose least possible key is above the runner-up's is skipped.
-        bounds: dict[str, Any] | None = None
-        key_of: Any = None
-        # With tracing on, a skipped node gets an entry saying why (the runner-up beats it).
-        top: list[tuple[tuple[int, ...], str]] = []  # the best two (key, node) so far, ascending
-        if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
-                and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
-                == DEFAULT_PICK):
-            bounds = ctx.memo.pick_bounds()
-            key_of = default_pick_key(ctx)
-        for i in range(len(nodes)):
-            node = nodes[(offset + i) % len(nodes)]
-            if bounds is not None and len(top) == 2:
-                least = ctx.memo.pick_bound(bounds, node, PRIORITY_SHIFT)
-                if least is None or least > top[1][0]:
-                    if cycle is not None and trace is not None:
-                        cycle.skip(node.name, least, top[1])
-                    elif trace is not None:
-                        trace.add(*skip_entry(ps.key, node.name, least, top[1]))
-                    continue
-            found = cycle.select(node) if cycle is not None else None
-            if found is None:
-                if cycle is not None:
-                    cycle.flush()  # the general path records at once
-                found = select_victims_on_node(ctx, pod, node, budgets, pre, plan)
-            if isinstance(found, Failure):
-                statuses[node.name] = found
-                if cycle is not None and trace is not None:
-                    cycle.not_candidate(node.name, found.reason)
-                elif trace is not None:
-                    trace.add(PLUGIN, ps.key, f"{node.name}: not a candidate", found.reason)
-                continue
-            if not found.victims:
-                statuses[node.name] = Failure(
-                    f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
-                continue
-            c = Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
-                          {"violating": found.violating, "why": found.why})
-            (non_violating if c.num_pdb_violations == 0 else violating).append(c)
-            if bounds is not None:
-                top.append((key_of(c), c.node))
-                top.sort()
-                del top[2:]
-            if cycle is not None and trace is not None:
-                cycle.add_candidate(ps.key, c)
-            elif trace is not None:
-                trace.add(PLUGIN, ps.key, f"{node.name}: candidate",
-                          f"victims [{', '.join(v.key for v in c.victims)}], "
-                          f"{c.num_pdb_violations} PDB violation(s), reprieved "
-                          f"[{', '.join(r.key for r in c.reprieved)}]")
-        if cycle is not None:
-            cycle.flush()
-        return DryRun(tuple(non_violating + violating), statuses, len(nodes), wanted)
+        return QuotaJudge(ctx, ps)
 
     def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
         """``0/N nodes are available: …``, or the nodes' errors when there are some."""
@@ -198,6 +130,102 @@ class CapacityScheduling:
         for r in best.reprieved:
             trace.add(PLUGIN, r.key, f"reprieved on {best.node}",
                       f"{ps.key} still fits and the quotas still hold with it back")
+
+
+class QuotaJudge:
+    """CapacityScheduling's ``SelectVictimsOnNode`` for one attempt's dry run (the
+    evaluator's :class:`~kruleset.rules.scheduler.preemption.evaluator.NodeJudge`).
+
+    The quota PreFilter state, the PDBs and the victim arithmetic's plan are
+    read once; with ``FastPaths.reclaim`` the arithmetic dry run
+    (:mod:`~kruleset.rules.quota.fast_reclaim`) answers the nodes it can and
+    records their trace, the reference the others.  In a simulation with the
+    default pick only the two best candidates matter (the winner and the
+    runner-up it is told apart from), so a node whose least possible key is
+    above the runner-up's is skipped.
+    """
+
+    def __init__(self, ctx: Any, ps: PodState) -> None:
+        pod = ps.pod
+        self.ctx = ctx
+        self.ps = ps
+        self.trace: Trace | None = ctx.trace
+        self.pre = pre = prefilter_state(ctx, pod)
+        if self.trace is not None:
+            _trace_mode(ctx, ps, pre)
+        self.budgets = budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
+        self.plan = victim_plan(ctx, pod)  # once for every node
+        start = ctx.paths.reclaim
+        self.cycle = start(ctx, pod, pre, budgets) if start is not None else None
+        self.bounds: dict[str, Any] | None = None
+        self.key_of: Any = None
+        # The best two (key, node) so far, ascending.
+        self.top: list[tuple[tuple[int, ...], str]] = []
+        if (isinstance(ctx, ScheduleContext) and ctx.memo is not None
+                and tuple(a.rule.name for a in ctx.profile.active(PICK.name).rules)
+                == DEFAULT_PICK):
+            self.bounds = ctx.memo.pick_bounds()
+            self.key_of = default_pick_key(ctx)
+        self.records_failures = self.trace is not None
+        self.records_candidates = self.trace is not None or self.bounds is not None
+
+    def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
+        """None: every node is walked."""
+        return None
+
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | object:
+        """The arithmetic's answer where it has one, else the reference's (SKIPPED: a
+        node no candidate of which could be the pick or the runner-up)."""
+        top = self.top
+        cycle = self.cycle
+        if len(top) == 2:  # only with the pick bounds
+            least = self.ctx.memo.pick_bound(self.bounds, node, PRIORITY_SHIFT)
+            if least is None or least > top[1][0]:
+                if self.trace is not None:
+                    self._trace_skip(node, least, top[1])
+                return SKIPPED
+        if cycle is not None:
+            found = cycle.select(node)
+            if found is not None:
+                return found
+            cycle.flush()  # the general path records at once
+        return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets, self.pre,
+                                      self.plan)
+
+    def _trace_skip(self, node: NodeState, least: tuple[int, ...] | None,
+                    runner_up: tuple[tuple[int, ...], str]) -> None:
+        if self.cycle is not None:
+            self.cycle.skip(node.name, least, runner_up)
+        elif self.trace is not None:
+            self.trace.add(*skip_entry(self.ps.key, node.name, least, runner_up))
+
+    def judged(self, node: NodeState, got: Candidate | Failure) -> None:
+        """Trace the node's outcome; keep the best two candidates' keys."""
+        trace, cycle, key = self.trace, self.cycle, self.ps.key
+        if isinstance(got, Failure):
+            if cycle is not None and trace is not None:
+                cycle.not_candidate(node.name, got.reason)
+            elif trace is not None:
+                trace.add(PLUGIN, key, f"{node.name}: not a candidate", got.reason)
+            return
+        if self.bounds is not None:
+            top = self.top
+            top.append((self.key_of(got), got.node))
+            top.sort()
+            del top[2:]
+        if cycle is not None and trace is not None:
+            cycle.add_candidate(key, got)
+        elif trace is not None:
+            trace.add(PLUGIN, key, f"{node.name}: candidate",
+                      f"victims [{', '.join(v.key for v in got.victims)}], "
+                      f"{got.num_pdb_violations} PDB violation(s), reprieved "
+                      f"[{', '.join(r.key for r in got.reprieved)}]")
+
+    def finish(self, run: DryRun) -> DryRun:
+        """``run``, once the arithmetic's pending trace is recorded."""
+        if self.cycle is not None:
+            self.cycle.flush()
+        return run
 
 
 def _trace_mode(ctx: Any, ps: PodState, pre: Any) -> None:

@@ -22,7 +22,6 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
 from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
-from ..scheduler.dispatch import fast_path
 from ..scheduler.fast import cycle_cache
 from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
@@ -73,7 +72,7 @@ from .reclaim import (
     PLUGIN,
     RECLAIM,
     VICTIM_RULES,
-    NodeReclaim,
+    NodeVictims,
 )
 
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
@@ -250,7 +249,7 @@ class _Cycle:
             return p.namespace == self.ns and p.effective_priority < self.prio
         return p.namespace not in self.infos and p.effective_priority < self.prio
 
-    def select(self, node: NodeState) -> NodeReclaim | Failure | None:
+    def select(self, node: NodeState) -> NodeVictims | Failure | None:
         """The general path's answer for ``node``; ``None``: the general path must judge.
 
         The steps of :func:`~kruleset.rules.quota.reclaim.select_victims_on_node`:
@@ -381,7 +380,7 @@ class _Cycle:
 
     def _reprieve(self, node: NodeState, fit: NodeFit, taken: _Taken,
                   potential: list[PodState], runs: list[tuple[int, str | None, str | None]] | None
-                  ) -> NodeReclaim | Failure:
+                  ) -> NodeVictims | Failure:
         """The evaluator's reprieve loop, its fit and quota checks done on the arithmetic.
 
         ``runs`` (traced) collects each fit check as the filter run the general path
@@ -424,7 +423,7 @@ class _Cycle:
         if isinstance(kept, Failure):
             return kept
         self._trace_runs(node, fit, runs)
-        return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+        return NodeVictims(node.name, tuple(kept.victims), kept.num_pdb_violations,
                            tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
     def _trace_runs(self, node: NodeState, fit: NodeFit,
@@ -493,5 +492,8 @@ class _Cycle:
         trace.defer(count, functools.partial(cycle_entries, log, context))
 
 
-# CapacityScheduling's reference dry run asks for this cycle at the dispatch point.
-fast_path("reclaim")(_Cycle.start)
+def start_cycle(ctx: Any, pod: Pod, pre: PreFilterState,
+                budgets: Sequence[PdbBudget]) -> _Cycle | None:
+    """The attempt's arithmetic dry run (``FastPaths.reclaim``), or None where only the
+    reference applies."""
+    return _Cycle.start(ctx, pod, pre, budgets)

@@ -58,9 +58,13 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
-from ..scheduler.dispatch import chosen
 from ..scheduler.node_selection import run_filters_with_nominated
-from ..scheduler.preemption.evaluator import never_preempts, nominated_node_to_check, reprieve
+from ..scheduler.preemption.evaluator import (
+    NodeVictims,
+    never_preempts,
+    nominated_node_to_check,
+    reprieve,
+)
 from ..scheduler.preemption.victims import (
     VICTIMS,
     PdbBudget,
@@ -84,7 +88,7 @@ __all__ = [
     "GLOBAL_QUOTA",
     "PLUGIN",
     "VICTIM_RULES",
-    "NodeReclaim",
+    "NodeVictims",
     "VictimContext",
     "select_victims_on_node",
 ]
@@ -245,18 +249,6 @@ def _no_quota_preemptor(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
 
 # --- one node ---------------------------------------------------------------------------------
 
-@attrs.frozen(slots=True)
-class NodeReclaim:
-    """The victims CapacityScheduling found on one node (most important first)."""
-
-    node: str
-    victims: tuple[PodState, ...]
-    num_pdb_violations: int
-    reprieved: tuple[PodState, ...]
-    violating: frozenset[str]
-    why: Mapping[str, str]
-
-
 def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
                hit: tuple[str, int, int] | None) -> str:
     ns = pod.namespace
@@ -273,7 +265,7 @@ def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
 
 def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                            pre: PreFilterState | None = None,
-                           plan: VictimPlan | None | bool = True) -> NodeReclaim | Failure:
+                           plan: VictimPlan | None | bool = True) -> NodeVictims | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
 
     Returns the victims, or the node's failure: ``No victims found on node N
@@ -301,7 +293,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     if plan is True:
         plan = victim_plan(ctx, pod)
     # The victim arithmetic (``FastPaths.victims``) counts where the plan allows.
-    node_fit = chosen(ctx, "node_fit") if plan else None
+    node_fit = ctx.paths.node_fit if plan else None
     fit = node_fit(ctx, pod, node, plan, potential) if node_fit is not None else None
 
     def fits() -> Failure | None:
@@ -350,7 +342,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
         return kept
     # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
     # first, each group most important first); it does not re-sort them.
-    return NodeReclaim(node.name, tuple(kept.victims), kept.num_pdb_violations,
+    return NodeVictims(node.name, tuple(kept.victims), kept.num_pdb_violations,
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 

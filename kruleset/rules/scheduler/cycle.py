@@ -60,7 +60,6 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure, Trace
 from ..profile import Profile
-from .dispatch import chosen
 from .framework import (
     FEASIBLE,
     FILTERS,
@@ -231,7 +230,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
             _record_attempt(trace, pod.key, only.name, feasible)
         return ScheduleResult(pod.key, only.name, feasible=(only.name,))
     ctx.extra[FEASIBLE] = feasible
-    pick = chosen(ctx, "node_vectors_pick")
+    pick = ctx.paths.vector_pick
     if pick is not None:
         # The same scores and choice as below, as array operations, when the
         # search found the nodes in the node vectors (None: score here).

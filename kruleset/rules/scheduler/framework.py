@@ -23,6 +23,7 @@ from kruleset.model.state import ClusterState, PodState
 from ..engine import Failure, Trace
 from ..profile import Profile
 from ..registry import define_ruleset
+from .paths import Paths, paths_for
 
 __all__ = [
     "ALL_FAST",
@@ -116,7 +117,8 @@ class ScheduleContext:
     rule modules keep under their own keys.
     """
 
-    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra", "memo", "fast")
+    __slots__ = ("state", "profile", "trace", "now", "pod", "ps", "extra", "memo", "_fast",
+                 "paths")
 
     def __init__(self, state: ClusterState, profile: Profile, trace: Trace | None = None,
                  now: int = 0) -> None:
@@ -130,8 +132,19 @@ class ScheduleContext:
         # Results kept across cycles (a kruleset.rules.scheduler.fast.cycle_cache.CycleCache);
         # only a caller that keeps the cluster's change log honest sets it.
         self.memo: Any = None
-        # The fast paths this cycle may take (the simulation's option).
-        self.fast: FastPaths = ALL_FAST
+        self._fast = ALL_FAST
+        # The fast paths this cycle takes, chosen once from ``fast``.
+        self.paths: Paths = paths_for(ALL_FAST)
+
+    @property
+    def fast(self) -> FastPaths:
+        """The fast paths this cycle may take (the simulation's option)."""
+        return self._fast
+
+    @fast.setter
+    def fast(self, fast: FastPaths) -> None:
+        self._fast = fast
+        self.paths = paths_for(fast)
 
 
 class PluginError(Exception):

@@ -16,7 +16,7 @@ Upstream (``pkg/scheduler/schedule_one.go``):
   the start offset advances by the nodes given a status.  That loop is the
   reference; the ``batch_search`` fast path
   (:mod:`~kruleset.rules.scheduler.fast.batch_search`), chosen through
-  :mod:`~kruleset.rules.scheduler.dispatch`, finds the same nodes a chunk at
+  :mod:`~kruleset.rules.scheduler.paths`, finds the same nodes a chunk at
   a time.
 * A PreFilter result naming nodes (NodeAffinity ``matchFields``) narrows
   the search to them (:func:`_find_narrowed`).
@@ -46,7 +46,6 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure
 from .defaults import PREFILTER_NODE_AFFINITY
-from .dispatch import chosen
 from .framework import FILTERS, PREFILTER_NODES
 
 __all__ = [
@@ -411,7 +410,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
         return [], failures
     to_find = num_feasible_nodes_to_find(n, ctx.profile.setting("percentageOfNodesToScore"))
     start = cursor.next_start % n
-    search = chosen(ctx, "batch_search")
+    search = ctx.paths.search
     found = search(ctx, rules, pod, order, start, to_find, failures) if search else None
     if found is None:
         feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)

@@ -4,7 +4,7 @@
 one by one, running every filter on each: that loop is the reference.
 :func:`search` (the fast path of the ``batch_search`` option of
 :class:`~kruleset.rules.scheduler.framework.FastPaths`) finds the same nodes
-with each filter's batch form (:func:`~kruleset.rules.scheduler.dispatch.register_batch_filter`)
+with each filter's batch form (:func:`~kruleset.rules.scheduler.paths.register_batch_filter`)
 run once per chunk, records the same trace as one deferred group
 (:mod:`.search_trace`), and keeps searches where no node fits in the cycle
 cache (``ctx.memo``), answering the next such search from it.  The same
@@ -21,9 +21,9 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import BATCH_FILTERS, chosen, fast_path
 from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
+from ..paths import BATCH_FILTERS
 from .lazy import Lazy, names_from
 from .search_trace import (
     FilterRules,
@@ -46,7 +46,6 @@ __all__ = ["find_batched", "judge_traced", "search"]
 MIN_CHUNK = 32
 
 
-@fast_path("batch_search")
 def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], start: int,
            to_find: int, failures: dict[str, Failure]
            ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
@@ -88,7 +87,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     fail_at: dict[str, int] | None = {} if trace is not None else None
     nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = (
         {} if trace is not None else None)
-    vectors = chosen(ctx, "node_vectors")
+    vectors = ctx.paths.vector_search
     found = vectors(ctx, rules, pod, order, start, to_find, failures, fail_at,
                     nom_entries) if vectors is not None else None
     if found is None:

@@ -1,6 +1,8 @@
 """DefaultPreemption's dry run with the cycle cache: judgements kept across cycles.
 
-The reference dry run (:func:`kruleset.rules.scheduler.preemption.defaultpreemption.dry_run`)
+The reference dry run (the evaluator's
+:func:`~kruleset.rules.scheduler.preemption.evaluator.dry_run_preemption` with
+:class:`~kruleset.rules.scheduler.preemption.defaultpreemption.DefaultJudge`)
 judges each potential node in turn and the pick compares every candidate.
 This one (the ``dry_run`` fast path of the ``cycle_cache`` option of
 :class:`~kruleset.rules.scheduler.framework.FastPaths`) decides the same, faster:
@@ -28,21 +30,22 @@ import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from kruleset.model.objects import Pod
-from kruleset.model.state import NodeState
+from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import fast_path
 from ..framework import ScheduleContext
-from ..preemption.defaultpreemption import judge
-from ..preemption.evaluator import DryRun, Pick
+from ..preemption.defaultpreemption import PLUGIN, DefaultJudge
+from ..preemption.evaluator import DryRun, NodeVictims, Pick, outcome
 from ..preemption.pick import PICK, PRIORITY_SHIFT, decide_by_keys, default_pick_key, is_default
 from ..preemption.postfilter import Candidate
 from ..preemption.victims import (
     NO_VICTIMS_FAILURE,
-    VICTIMS,
     PdbBudget,
     VictimPredicate,
+    select_or_defer,
     select_victims_on_node,
 )
 from . import cycle_cache
@@ -50,24 +53,70 @@ from .candidates import CandidateIndex, Visits, Window
 from .plan import fast_plan
 from .recorder import Recorder, producer
 
-__all__ = ["dry_run"]
+__all__ = ["CachedJudge"]
 
 
-@fast_path("cycle_cache", "dry_run")
-def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
-            offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
-            statuses: Mapping[str, Failure] | None = None) -> DryRun:
-    """The reference :func:`~kruleset.rules.scheduler.preemption.defaultpreemption.dry_run`,
-    answered from the cycle cache where it can (see the module)."""
-    order = ctx.profile.active(VICTIMS.name)
-    plan = fast_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    key = None
-    if (plan is not None and may_be_victim is None and offset == 0 and wanted > 0
-            and isinstance(ctx, ScheduleContext)):
-        key = cycle_cache.victims_key(ctx, pod, budgets)
-    if key is not None:
-        return _from_index(ctx, pod, nodes, budgets, wanted, key, order, plan)
-    return _walk(ctx, pod, nodes, budgets, offset, wanted, may_be_victim, order, plan)
+class CachedJudge(DefaultJudge):
+    """DefaultPreemption's dry run answered from the cycle cache where it can (see the
+    module): the whole dry run from the candidate index, or the walk with each node's
+    least pod priority kept and the victim arithmetic's failures deferred."""
+
+    def __init__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
+                 budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
+        super().__init__(ctx, ps, nodes, budgets, may_be_victim)
+        self.bounds: dict[str, Any] | None = None
+        if may_be_victim is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None:
+            self.bounds = cycle_cache.pick_bounds(ctx.memo)
+        self.prio = ps.pod.effective_priority
+        self.from_index = False
+
+    def victim_plan(self, ctx: Any, pod: Pod) -> Any:
+        """The arithmetic's plan, which keys the kept judgements even with the victim
+        arithmetic off."""
+        return fast_plan(ctx, pod, traced=True)
+
+    def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
+        """The dry run from the kept judgements' index, when the pod's shape has one."""
+        ctx, pod, plan = self.ctx, self.ps.pod, self.plan
+        if (plan is None or self.may_be_victim is not None or offset != 0 or wanted <= 0
+                or not isinstance(ctx, ScheduleContext)):
+            return None
+        key = cycle_cache.victims_key(ctx, pod, self.budgets)
+        if key is None:
+            return None
+        self.from_index = True
+        return _from_index(ctx, pod, nodes, self.budgets, wanted, key, self.order, plan)
+
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
+        """No victim where the node's least pod priority says so; a failure the arithmetic
+        finds is left to be built when read (None)."""
+        bounds = self.bounds
+        if bounds is not None:
+            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
+            if least is None or least[1] >= self.prio:
+                return NO_VICTIMS_FAILURE
+        return select_or_defer(self.ctx, self.ps.pod, node, self.budgets,
+                               may_be_victim=self.may_be_victim, order=self.order,
+                               plan=self.plan)
+
+    def finish(self, run: DryRun) -> DryRun:
+        """The walk's failures built when read (at once when traced or no candidate)."""
+        if not self.from_index:
+            failed: dict[str, Failure | None] = dict(run.statuses)
+            statuses = _Statuses(self.ctx, self.ps.pod, self.budgets, self.may_be_victim,
+                                 self.order, len(failed), functools.partial(dict.copy, failed))
+            if self.ctx.trace is not None or not run.candidates:
+                statuses.resolve()  # read at once by the caller: build them now
+            run = attrs.evolve(run, statuses=statuses)
+        return super().finish(run)
+
+
+def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], order: Any,
+          plan: Any) -> Candidate | Failure | None:
+    """One node of the dry run: a candidate or its failure; None for a node the
+    arithmetic knows is no candidate (the exact failure left for later)."""
+    found = select_or_defer(ctx, pod, node, budgets, order=order, plan=plan)
+    return outcome(found, node.name, PLUGIN)
 
 
 # --- from the cycle cache: the candidate index ------------------------------------------------
@@ -117,7 +166,7 @@ def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: 
             ctx.memo.hits += 1
             return got
         if log is None:
-            got = judge(ctx, pod, node, budgets, None, order, plan)
+            got = judge(ctx, pod, node, budgets, order, plan)
         else:
             got = len(log)
             log.append(_judge_traced(ctx, pod, node, budgets, order, plan))
@@ -149,48 +198,6 @@ def _failures_of(nodes: Sequence[NodeState], kept: Sequence[Any],
         if not isinstance(got, Candidate):
             out[node.name] = got
     return out
-
-
-# --- without a cache entry: the walk ---------------------------------------------------------
-
-def _walk(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
-          offset: int, wanted: int, may_be_victim: VictimPredicate | None, order: Any,
-          plan: Any) -> DryRun:
-    """The reference walk, with the victim arithmetic's deferred failures and, in a
-    simulation, each node's least pod priority (kept until the node is touched)."""
-    bounds: dict[str, Any] | None = None
-    if may_be_victim is None and isinstance(ctx, ScheduleContext) and ctx.memo is not None:
-        bounds = cycle_cache.pick_bounds(ctx.memo)
-    prio = pod.effective_priority
-    n = len(nodes)
-    non_violating: list[Candidate] = []
-    violating: list[Candidate] = []
-    failed: dict[str, Failure | None] = {}
-    visited = 0
-    for i in range(n):
-        node = nodes[(offset + i) % n]
-        visited += 1
-        if bounds is not None:
-            least = cycle_cache.pick_bound(bounds, node, PRIORITY_SHIFT)
-            if least is None or least[1] >= prio:
-                failed[node.name] = NO_VICTIMS_FAILURE
-                continue
-        got = judge(ctx, pod, node, budgets, may_be_victim, order, plan)
-        if got is None or isinstance(got, Failure):
-            failed[node.name] = got
-            continue
-        if got.num_pdb_violations == 0:
-            if len(non_violating) < wanted:
-                non_violating.append(got)
-        elif len(violating) < wanted:
-            violating.append(got)
-        if non_violating and len(non_violating) + len(violating) >= wanted:
-            break
-    statuses = _Statuses(ctx, pod, budgets, may_be_victim, order, len(failed),
-                         functools.partial(dict.copy, failed))
-    if ctx.trace is not None or not (non_violating or violating):
-        statuses.resolve()  # read at once by the caller: build them now
-    return DryRun(tuple(non_violating + violating), statuses, visited, wanted)
 
 
 # --- the statuses, built when read ------------------------------------------------------------
@@ -280,7 +287,7 @@ def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudg
     recorder = Recorder(ctx.trace.now)
     saved, ctx.trace = ctx.trace, recorder
     try:
-        result = judge(ctx, pod, node, budgets, None, order, plan)
+        result = judge(ctx, pod, node, budgets, order, plan)
     finally:
         ctx.trace = saved
     # A tuple of what was recorded (tuples of plain values): the collector stops

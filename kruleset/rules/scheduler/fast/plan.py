@@ -13,7 +13,8 @@ the arithmetic needs; :class:`NodeFit` is the arithmetic on one node and
 :func:`victims_by_arithmetic` DefaultPreemption's victim selection with it.
 The reference victim selection
 (:mod:`kruleset.rules.scheduler.preemption.victims`) and quota reclaim reach
-them through the dispatch point (the ``victims`` option of ``FastPaths``);
+them through the cycle's :class:`~kruleset.rules.scheduler.paths.Paths` (the
+``victims`` option of ``FastPaths``, :mod:`.compose`);
 the cycle cache and the quota arithmetic use them directly.  With
 ``FastPaths.victims`` off the filters decide, the same (tests compare the two).
 """
@@ -39,10 +40,10 @@ from ..defaults import (
     FILTER_POD_TOPOLOGY_SPREAD,
     NODE_ONLY_FILTERS,
 )
-from ..dispatch import GENERAL, fast_path
 from ..filters.interpodaffinity import STATE as INTERPOD_STATE
 from ..filters.podtopologyspread import STATE as SPREAD_STATE
 from ..node_selection import _ALL_RULES, OVERLAY, nominated_pods, prepare_cycle
+from ..paths import GENERAL
 from ..preemption.evaluator import reprieve
 from ..preemption.victims import (
     NodeVictims,
@@ -80,7 +81,6 @@ class FastPlan:
     prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
 
 
-@fast_path("victims", "victim_plan")
 def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     """The fast-path plan for ``pod``, or None when the general path must run.
 
@@ -267,7 +267,6 @@ class NodeFit:
         return None
 
 
-@fast_path("victims")
 def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
                           budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
                           plan: FastPlan) -> NodeVictims | object | None:
@@ -344,6 +343,3 @@ def _run_entries(subject: str, plan_of: Sequence[tuple[tuple[str, ...], str | No
                 break
             yield name, subject, "pass", ""
 
-
-# CapacityScheduling's reference victim selection counts with it too.
-fast_path("victims", "node_fit")(NodeFit.start)

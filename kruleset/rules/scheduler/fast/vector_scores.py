@@ -35,7 +35,6 @@ import numpy as np
 from kruleset.model.objects import Pod
 
 from ..cycle import _BATCH_SCORES, _score_entries
-from ..dispatch import fast_path
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
 from ..scores import (
     imagelocality,
@@ -62,7 +61,6 @@ _LATE: list[bool] = []
 _VALUE_LIMIT = 1 << 40
 
 
-@fast_path("node_vectors", "node_vectors_pick")
 def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None:
     """The cycle's scoring and choice over ``feasible``, or None (the cycle scores)."""
     if not isinstance(feasible, Feasible) or ctx.state.node_order() is not feasible.vectors.order:

@@ -30,7 +30,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..dispatch import fast_path
 from ..filters import nodename, noderesourcesfit, nodeunschedulable, tainttoleration
 from ..node_selection import _NOMINATED, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
@@ -116,7 +115,6 @@ def _fit_index(rules: FilterRules, pod: Pod) -> int | None | bool:
     return fit
 
 
-@fast_path("node_vectors")
 def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                 start: int, to_find: int, failures: dict[str, Failure],
                 fail_at: dict[str, int] | None = None,

@@ -28,9 +28,9 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..dispatch import register_batch_filter
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_prepare
+from ..paths import register_batch_filter
 from .topology_index import ResolvedTerm, pod_index, resolve_term
 
 __all__ = ["MSG_AFFINITY", "MSG_ANTI", "MSG_EXISTING_ANTI", "required_terms"]

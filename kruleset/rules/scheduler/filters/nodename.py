@@ -13,8 +13,8 @@ from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..dispatch import register_batch_filter
 from ..framework import FILTERS
+from ..paths import register_batch_filter
 
 __all__: list[str] = []
 

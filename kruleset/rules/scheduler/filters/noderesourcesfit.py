@@ -16,9 +16,9 @@ from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..dispatch import register_batch_filter
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for
+from ..paths import register_batch_filter
 
 __all__ = ["insufficient_resources"]
 

@@ -30,9 +30,9 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
-from ..dispatch import register_batch_filter
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_prepare
+from ..paths import register_batch_filter
 from .nodeaffinity import node_matches_pod_affinity
 from .tainttoleration import find_untolerated_taint
 from .topology_index import pod_index

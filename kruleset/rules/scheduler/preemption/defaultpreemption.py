@@ -57,14 +57,15 @@ from kruleset.rules.registry import define_ruleset, rule
 from .. import defaults
 from ..cycle import FitError, ScheduleContext, fit_message, schedule_one
 from ..defaults import POSTFILTER_DEFAULT_PREEMPTION
-from ..dispatch import chosen
 from .evaluator import (
     DryRun,
+    NodeVictims,
     Visits,
     lower_nominated,
     never_preempts,
     nominated_node_to_check,
     potential_nodes,
+    resolved_statuses,
 )
 from .evaluator import preempt as evaluate
 from .pick import (
@@ -83,11 +84,9 @@ from .postfilter import (
 )
 from .victims import (
     VICTIMS,
-    NodeVictims,
     PdbBudget,
     VictimPredicate,
     pdb_budgets,
-    select_or_defer,
     select_victims_on_node,
     victim_plan,
 )
@@ -97,8 +96,8 @@ __all__ = [
     "ELIGIBILITY",
     "NOT_HELPFUL",
     "PLUGIN",
+    "DefaultJudge",
     "DryRun",
-    "dry_run",
     "lower_nominated",
     "num_candidates",
     "potential_nodes",
@@ -179,81 +178,50 @@ def validate_args(args: Mapping[str, Any]) -> str | None:
     return None
 
 
-# --- dry run ------------------------------------------------------------------------------------
+# --- the dry run's SelectVictimsOnNode ----------------------------------------------------------
 
-def dry_run(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
-            offset: int, wanted: int, *, may_be_victim: VictimPredicate | None = None,
-            statuses: Mapping[str, Failure] | None = None) -> DryRun:
-    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough.
+class DefaultJudge:
+    """DefaultPreemption's ``SelectVictimsOnNode`` for one attempt's dry run (the
+    evaluator's :class:`~kruleset.rules.scheduler.preemption.evaluator.NodeJudge`):
+    :func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`
+    node by node, the dry run traced as one group at its end."""
 
-    Non-violating and violating candidates go into two lists of capacity
-    ``wanted``; a full list drops further candidates silently.  The search stops
-    once there is a non-violating candidate and the two lists hold ``wanted``
-    candidates together, so it looks past ``wanted`` nodes while only
-    violating candidates were found.  ``statuses`` are the nodes' failures in
-    the cycle that failed.
+    def __init__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
+                 budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
+        self.ctx = ctx
+        self.ps = ps
+        self.nodes = nodes
+        self.budgets = budgets
+        self.may_be_victim = may_be_victim
+        self.order = ctx.profile.active(VICTIMS.name)
+        self.plan = self.victim_plan(ctx, ps.pod)  # once for every node of the dry run
 
-    This loop is the reference; with the cycle cache option on, the
-    ``dry_run`` fast path (:mod:`~kruleset.rules.scheduler.fast.dry_run`)
-    answers instead, from judgements kept across cycles.
-    """
-    fast = chosen(ctx, "dry_run")
-    if fast is not None:
-        run: DryRun = fast(ctx, pod, nodes, budgets, offset, wanted,
-                           may_be_victim=may_be_victim, statuses=statuses)
+    def victim_plan(self, ctx: Any, pod: Pod) -> Any:
+        """The victim arithmetic's plan for the dry run (None: the filters decide)."""
+        return victim_plan(ctx, pod, traced=True)
+
+    def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
+        """None: the reference walks the nodes."""
+        return None
+
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
+        """:func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`."""
+        return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets,
+                                      may_be_victim=self.may_be_victim, order=self.order,
+                                      plan=self.plan)
+
+    # The dry run is traced as one group when it ends: nothing recorded per node.
+    records_failures = False
+    records_candidates = False
+
+    def judged(self, node: NodeState, got: Candidate | Failure) -> None:
+        """Nothing (see ``records_*``)."""
+
+    def finish(self, run: DryRun) -> DryRun:
+        """``run``, traced as one group."""
+        if self.ctx.trace is not None:
+            _trace_dry_run(self.ctx.trace, self.ps, self.nodes, run)
         return run
-    n = len(nodes)
-    non_violating: list[Candidate] = []
-    violating: list[Candidate] = []
-    failed: dict[str, Failure] = {}
-    order = ctx.profile.active(VICTIMS.name)
-    plan = victim_plan(ctx, pod, traced=True)  # once for every node of the dry run
-    visited = 0
-    for i in range(n):
-        node = nodes[(offset + i) % n]
-        visited += 1
-        got = judge(ctx, pod, node, budgets, may_be_victim, order, plan, defer=False)
-        if isinstance(got, Failure):
-            failed[node.name] = got
-            continue
-        assert got is not None
-        if got.num_pdb_violations == 0:
-            if len(non_violating) < wanted:
-                non_violating.append(got)
-        elif len(violating) < wanted:
-            violating.append(got)
-        if non_violating and len(non_violating) + len(violating) >= wanted:
-            break
-    return DryRun(tuple(non_violating + violating), failed, visited, wanted)
-
-
-def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-          may_be_victim: VictimPredicate | None, order: Any, plan: Any, *, defer: bool = True
-          ) -> Candidate | Failure | None:
-    """One node of the dry run: a candidate or its failure; with ``defer``, None for a
-    node the fast path knows is no candidate (the exact failure left for later)."""
-    select = select_or_defer if defer else select_victims_on_node
-    found = select(ctx, pod, node, budgets, may_be_victim=may_be_victim,
-                   order=order, plan=plan)
-    if found is None or isinstance(found, Failure):
-        return found
-    if not found.victims:
-        return Failure(f"expected at least one victim pod on node {node.name}", "Error", PLUGIN)
-    return candidate(found)
-
-
-def _resolved(run: DryRun) -> Mapping[str, Failure | None]:
-    """The dry run's statuses with every deferred failure built (the fast dry run defers
-    the exact failure of a node the arithmetic found to be no candidate)."""
-    statuses = run.statuses
-    resolve = getattr(statuses, "resolve", None)
-    return resolve() if resolve is not None else dict(statuses)
-
-
-def candidate(found: NodeVictims) -> Candidate:
-    """The dry run's candidate for what victim selection found on a node."""
-    return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
-                     {"violating": found.violating, "why": found.why})
 
 
 # --- the PostFilter plugin -----------------------------------------------------------------------
@@ -315,19 +283,21 @@ class DefaultPreemption:
         return 0, num_candidates(num_nodes, int(args.get("minCandidateNodesPercentage", 10)),
                                  int(args.get("minCandidateNodesAbsolute", 100)))
 
-    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
-                offset: int, wanted: int) -> DryRun:
-        """:func:`dry_run` over the PDBs' current status; traced as one group."""
-        run = dry_run(ctx, ps.pod, nodes, pdb_budgets(ctx.state, ctx.now, ctx.fast), offset, wanted,
-                      may_be_victim=self.may_be_victim, statuses=fit.failures)
-        if ctx.trace is not None:
-            _trace_dry_run(ctx.trace, ps, nodes, run)
-        return run
+    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+              ) -> DefaultJudge:
+        """:class:`DefaultJudge` over the PDBs' current status (the cycle cache's form,
+        :mod:`~kruleset.rules.scheduler.fast.dry_run`, when that option is on)."""
+        budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
+        cached = ctx.paths.dry_run
+        if cached is not None:
+            judge: DefaultJudge = cached(ctx, ps, nodes, budgets, self.may_be_victim)
+            return judge
+        return DefaultJudge(ctx, ps, nodes, budgets, self.may_be_victim)
 
     def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
         """``preemption: 0/N nodes are available: …``, nodes not dry-run as not helpful."""
         state = ctx.state
-        found = _resolved(run)
+        found = resolved_statuses(run)
         unhelpful = Failure(NOT_HELPFUL, UNRESOLVABLE, self.plugin)
         statuses = {name: found.get(name) or unhelpful for name in state.nodes}
         return f"preemption: {fit_message(len(state.nodes), statuses)}"
@@ -351,7 +321,7 @@ def _trace_dry_run(trace: Trace, ps: PodState, nodes: Sequence[NodeState], run: 
     # closure: the trace keeps one per preemptor until it is read.
     head = (len(nodes), nodes, run.num_candidates, run.visited)  # flat in the partial
     if run.visits is None:
-        resolved = _resolved(run)
+        resolved = resolved_statuses(run)
         trace.defer(1 + len(resolved) + len(run.candidates), functools.partial(
             _dry_run_entries, ps.key, *head, resolved, run.candidates, None))
     else:

@@ -14,9 +14,11 @@ and scheduler-plugins' CapacityScheduling
    Unschedulable, :func:`potential_nodes`);
 3. **how many candidates** — :meth:`Preemptor.offset_and_num_candidates`
    (``GetOffsetAndNumCandidates``);
-4. **dry run** — :meth:`Preemptor.dry_run` (``DryRunPreemption``, each node
-   through the plugin's ``SelectVictimsOnNode``): the candidates in a
-   :class:`DryRun`;
+4. **dry run** — :func:`dry_run_preemption` (``DryRunPreemption``): the one
+   loop over the potential nodes from the offset, each node through the
+   plugin's ``SelectVictimsOnNode`` (:meth:`Preemptor.judge` gives it for the
+   attempt, as a :class:`NodeJudge`), until enough candidates: the
+   candidates in a :class:`DryRun`;
 5. **no candidate** — :meth:`Preemptor.no_candidate_message`: the result
    nominates ``""`` (clearing an old nomination) with that message;
 6. **pick** — :func:`~kruleset.rules.scheduler.preemption.pick.pick_candidate`
@@ -28,10 +30,12 @@ and scheduler-plugins' CapacityScheduling
 What else both plugins share is here too: the eligibility checks each
 plugin's ``PodEligibleToPreemptOthers`` starts from (:func:`never_preempts`,
 :func:`nominated_node_to_check`) and the reprieve loop of their
-``SelectVictimsOnNode`` (:func:`reprieve`).  The dry-run loops stay with each
-plugin: DefaultPreemption samples nodes and keeps judgements across cycles
-(:mod:`~kruleset.rules.scheduler.fast.dry_run`), CapacityScheduling judges
-every node under its quota rules, each with its own trace.
+``SelectVictimsOnNode`` (:func:`reprieve`).  A plugin answers for one node at
+a time; what it computes once per attempt (upstream keeps it in the
+CycleState), how it records each node in the trace, and a fast path that
+answers the whole dry run at once (DefaultPreemption's judgements kept across
+cycles, :mod:`~kruleset.rules.scheduler.fast.dry_run`) are its
+:class:`NodeJudge`'s.
 """
 
 from __future__ import annotations
@@ -57,15 +61,23 @@ from .postfilter import (
 
 __all__ = [
     "DryRun",
+    "NodeJudge",
+    "NodeVictims",
     "Pick",
     "Preemptor",
     "Reprieve",
+    "SKIPPED",
     "lower_nominated",
     "never_preempts",
     "nominated_node_to_check",
     "potential_nodes",
+    "candidate",
+    "dry_run_preemption",
+    "no_victim_error",
+    "outcome",
     "preempt",
     "reprieve",
+    "resolved_statuses",
 ]
 
 
@@ -116,6 +128,52 @@ class DryRun:
     visits: Visits | None = None
 
 
+@attrs.frozen(slots=True)
+class NodeVictims:
+    """What a plugin's ``SelectVictimsOnNode`` found on a node that can take the pod.
+
+    ``victims`` in the plugin's order (DefaultPreemption: most important
+    first; CapacityScheduling: reprieve order); ``reprieved`` the potential
+    victims that stay; ``violating`` the potential victims a PDB protects;
+    ``why`` maps each victim's key to why the pod does not fit with it back.
+    """
+
+    node: str
+    victims: tuple[PodState, ...]
+    num_pdb_violations: int
+    reprieved: tuple[PodState, ...]
+    violating: frozenset[str]
+    why: Mapping[str, str]
+
+
+class NodeJudge(Protocol):
+    """One attempt's ``SelectVictimsOnNode``, as the dry-run loop asks it.
+
+    Made by :meth:`Preemptor.judge` once per attempt, holding what the plugin
+    computes once (upstream's CycleState: the PDBs, the quota PreFilter
+    state, the victim arithmetic's plan).
+    """
+
+    def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
+        """The whole dry run, from a fast path that knows it without the loop; or None."""
+
+    #: Whether :meth:`judged` wants the nodes that failed.
+    records_failures: bool
+    #: Whether :meth:`judged` wants the candidates.
+    records_candidates: bool
+
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None | object:
+        """The node's victims, or its failure (None: a failure a fast path leaves
+        to :meth:`finish` to build; :data:`SKIPPED`: a fast path leaves the node out,
+        no candidate there could change the pick)."""
+
+    def judged(self, node: NodeState, got: Candidate | Failure) -> None:
+        """Record a node's outcome as it is judged (see ``records_*``)."""
+
+    def finish(self, run: DryRun) -> DryRun:
+        """The dry run as the plugin hands it to the pick (and its trace)."""
+
+
 class Preemptor(Protocol):
     """What a preempting plugin answers for the evaluator (upstream ``preemption.Interface``)."""
 
@@ -132,9 +190,9 @@ class Preemptor(Protocol):
     def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
         """``GetOffsetAndNumCandidates``: where the dry run starts, how many it wants."""
 
-    def dry_run(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState],
-                offset: int, wanted: int) -> DryRun:
-        """``DryRunPreemption`` with the plugin's ``SelectVictimsOnNode`` (and its trace)."""
+    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+              ) -> NodeJudge:
+        """The plugin's ``SelectVictimsOnNode`` for this attempt's dry run."""
 
     def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
         """The result's message when no node can be helped."""
@@ -161,7 +219,8 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
     nodes = preemptor.potential_nodes(ctx, fit)
     offset, wanted = preemptor.offset_and_num_candidates(ctx, len(nodes))
     try:
-        run = preemptor.dry_run(ctx, ps, fit, nodes, offset, wanted)
+        run = dry_run_preemption(preemptor.judge(ctx, ps, fit, nodes), preemptor.plugin,
+                                 nodes, offset, wanted)
     except PluginError as exc:
         # A filter's error in the dry run (DynamicResources' allocator): upstream's
         # DryRunPreemption returns it, Preempt reports it and nominates nobody.
@@ -199,14 +258,88 @@ def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
 
 # The code of a filter's error status (not a rejection) in the dry run.
 ERROR = "Error"
+# A node a fast dry run leaves out (no candidate there could change the pick).
+SKIPPED: Any = object()
+
+
+def dry_run_preemption(judge: NodeJudge, plugin: str, nodes: Sequence[NodeState],
+                       offset: int, wanted: int) -> DryRun:
+    """Upstream ``DryRunPreemption``: victims on ``nodes[(offset + i) % n]`` until enough.
+
+    Non-violating and violating candidates go into two lists of capacity
+    ``wanted``; a full list drops further candidates silently.  The search stops
+    once there is a non-violating candidate and the two lists hold ``wanted``
+    candidates together, so it looks past ``wanted`` nodes while only
+    violating candidates were found.  A node whose selection succeeds with no
+    victim is an ``Error`` status (upstream's ``expected at least one victim``).
+    """
+    whole = judge.whole(nodes, offset, wanted)
+    if whole is not None:
+        return judge.finish(whole)
+    n = len(nodes)
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    failed: dict[str, Failure | None] = {}
+    visited = 0
+    # Bound once: the loop runs per potential node of every attempt.
+    select = judge.select_victims_on_node
+    on_failure = judge.judged if judge.records_failures else None
+    on_candidate = judge.judged if judge.records_candidates else None
+    for i in range(n):
+        node = nodes[(offset + i) % n]
+        visited += 1
+        got = select(node)
+        if got is SKIPPED:
+            continue
+        if got is None or isinstance(got, Failure):
+            failed[node.name] = got
+            if got is not None and on_failure is not None:
+                on_failure(node, got)
+            continue
+        assert isinstance(got, NodeVictims)
+        if not got.victims:
+            failed[node.name] = no_victim_error(node.name, plugin)
+            continue
+        c = candidate(got)
+        if on_candidate is not None:
+            on_candidate(node, c)
+        if got.num_pdb_violations == 0:
+            if len(non_violating) < wanted:
+                non_violating.append(c)
+        elif len(violating) < wanted:
+            violating.append(c)
+        if non_violating and len(non_violating) + len(violating) >= wanted:
+            break
+    # A deferred failure (None) is built by the judge's finish.
+    return judge.finish(DryRun(tuple(non_violating + violating),
+                               failed, visited, wanted))  # type: ignore[arg-type]
+
+
+def no_victim_error(node: str, plugin: str) -> Failure:
+    """The status of a node whose selection succeeded without a victim (an error upstream)."""
+    return Failure(f"expected at least one victim pod on node {node}", ERROR, plugin)
+
+
+def outcome(found: NodeVictims | Failure | None, node: str, plugin: str
+            ) -> Candidate | Failure | None:
+    """What the dry run makes of one node's selection: a candidate or the node's status."""
+    if found is None or isinstance(found, Failure):
+        return found
+    if not found.victims:
+        return no_victim_error(node, plugin)
+    return candidate(found)
+
+
+def candidate(found: NodeVictims) -> Candidate:
+    """The dry run's candidate for what victim selection found on a node."""
+    return Candidate(found.node, found.victims, found.num_pdb_violations, found.reprieved,
+                     {"violating": found.violating, "why": found.why})
 
 
 def dry_run_errors(run: DryRun) -> str:
     """The dry run's error statuses as upstream's ``utilerrors.NewAggregate`` prints
     them: distinct texts in node order, ``[a, b]`` when more than one."""
-    statuses = run.statuses
-    resolve = getattr(statuses, "resolve", None)
-    found = resolve() if resolve is not None else statuses
+    found = resolved_statuses(run)
     texts: list[str] = []
     for f in found.values():
         if f is not None and f.code == ERROR and f.reason not in texts:
@@ -214,6 +347,14 @@ def dry_run_errors(run: DryRun) -> str:
     if len(texts) > 1:
         return "[" + ", ".join(texts) + "]"
     return texts[0] if texts else ""
+
+
+def resolved_statuses(run: DryRun) -> Mapping[str, Failure | None]:
+    """The dry run's statuses with every deferred failure built (a fast dry run may
+    leave the exact failure of a node it knows is no candidate until read)."""
+    statuses = run.statuses
+    resolve = getattr(statuses, "resolve", None)
+    return resolve() if resolve is not None else dict(statuses)
 
 
 def potential_nodes(state: ClusterState, fit: FitError) -> list[NodeState]:

@@ -41,10 +41,10 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
-from ..dispatch import GENERAL, chosen
 from ..framework import PluginError
 from ..node_selection import run_filters_with_nominated
-from .evaluator import ERROR, Reprieve, reprieve
+from ..paths import GENERAL
+from .evaluator import ERROR, NodeVictims, Reprieve, reprieve
 
 __all__ = [
     "NO_VICTIMS",
@@ -173,23 +173,6 @@ def split_by_pdb(pods: Sequence[PodState], budgets: Sequence[PdbBudget]
 
 # --- selecting victims ---------------------------------------------------------------------
 
-@attrs.frozen(slots=True)
-class NodeVictims:
-    """What :func:`select_victims_on_node` found on a node that can take the pod.
-
-    ``victims`` most important first; ``reprieved`` the potential victims that
-    stay; ``why`` maps each victim's key to the filter failure seen when it
-    was tried back on the node.
-    """
-
-    node: str
-    victims: tuple[PodState, ...]
-    num_pdb_violations: int
-    reprieved: tuple[PodState, ...]
-    violating: frozenset[str]
-    why: Mapping[str, str]
-
-
 def select_victims_on_node(
     ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
     may_be_victim: VictimPredicate | None = None, status: Failure | None = None,
@@ -232,9 +215,9 @@ def select_or_defer(
     if plan is True:
         plan = victim_plan(ctx, pod)
     if plan is not None and plan is not False:
-        arithmetic = chosen(ctx, "victims")
+        arithmetic = ctx.paths.victims
         if arithmetic is not None:
-            fast = arithmetic(ctx, pod, node, potential, budgets, order, plan)
+            fast = arithmetic.select(ctx, pod, node, potential, budgets, order, plan)
             if fast is not GENERAL:
                 return fast  # type: ignore[no-any-return]
     return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
@@ -247,10 +230,10 @@ def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | Non
     answer for this pod).  ``traced``: the caller records the filter runs
     the arithmetic replaces (see :func:`~kruleset.rules.scheduler.fast.plan.fast_plan`).
     """
-    plan_for = chosen(ctx, "victim_plan")
-    if plan_for is None:
+    arithmetic = ctx.paths.victims
+    if arithmetic is None:
         return None
-    plan: VictimPlan | None = plan_for(ctx, pod, traced=traced)
+    plan: VictimPlan | None = arithmetic.plan(ctx, pod, traced=traced)
     return plan
 
 
