@@ -22,8 +22,8 @@ from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.profile import Profile
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, fit_message
-from kruleset.rules.scheduler.paths import BATCH_FILTERS
 from kruleset.rules.scheduler.framework import ALL_FAST, FastPaths
+from kruleset.rules.scheduler.paths import BATCH_FILTERS
 
 GI = 1 << 30
 

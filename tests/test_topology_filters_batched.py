@@ -23,8 +23,8 @@ import kruleset
 from kruleset.model.state import PodState
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext
-from kruleset.rules.scheduler.paths import BATCH_FILTERS
 from kruleset.rules.scheduler.filters.topology_index import pod_index, resolve_term
+from kruleset.rules.scheduler.paths import BATCH_FILTERS
 from kruleset.sim.core import Simulation
 
 
