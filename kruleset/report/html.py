@@ -61,9 +61,9 @@ def file_report(path: str, report: FileReport, result: Any) -> dict[str, Any]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         text = ""
-    problem = report.problem
-    error = None if problem is None else {**problem.to_json(), "text": problem.text}
-    return file_data(path, report.status, result, error, highlight_source(text) if text else "")
+    errors = [{**p.to_json(), "text": p.text} for p in report.problems]
+    return file_data(path, report.status, result, errors[0] if errors else None,
+                     highlight_source(text) if text else "", errors)
 
 
 @register("html")

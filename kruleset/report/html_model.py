@@ -31,6 +31,7 @@ from typing import Any
 
 from ..model.quantity import format_duration
 from ..sim.result import Result
+from .html_usage import Occupancy, end_state_data, queue_data, resources_data
 
 __all__ = ["EXPAND_BUDGET", "EXPLAIN_BUDGET", "GROUP_LIMIT", "ROW_BUDGET", "ROWS_PER_ATTEMPT",
            "file_data"]
@@ -292,14 +293,18 @@ class _Index:
 
 
 def file_data(path: str, status: str, result: Result | None = None,
-              error: dict[str, Any] | None = None, source: str = "") -> dict[str, Any]:
+              error: dict[str, Any] | None = None, source: str = "",
+              errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Everything the report shows about one file, as plain JSON values.
 
     ``error`` is the JSON report's ``{"line", "column", "message"}`` with the
-    refusal as shown (``text``); ``source`` the file highlighted as HTML.
+    refusal as shown (``text``), ``errors`` every error found in the file (the
+    first is ``error``); ``source`` the file highlighted as HTML.
     """
     s = _Strings()
     data: dict[str, Any] = {"path": path, "status": status, "title": "", "error": error,
+                            "errors": errors if errors is not None else
+                            ([error] if error else []),
                             "source": source, "S": s.table}
     if result is None:
         return data
@@ -309,7 +314,8 @@ def file_data(path: str, status: str, result: Result | None = None,
     attempts, lines, conditions = _walk(result)
     ix = _Index(result, s)
     cap = max(3, min(ROWS_PER_ATTEMPT, ROW_BUDGET // max(1, len(attempts))))
-    out_attempts, decision_attempt = _attempts_data(result, attempts, ix, cap)
+    out_attempts, decision_attempt = _attempts_data(result, attempts, ix, cap,
+                                                    Occupancy(result))
     decisions, explains = _decisions_data(result, lines, decision_attempt, ix)
     runs = _runs(result, ix)
     marks = [[d.time, s(d.kind), ix.node(d.node), i] for i, d in enumerate(result.decisions)
@@ -322,12 +328,15 @@ def file_data(path: str, status: str, result: Result | None = None,
         "counts": dict(Counter(d.kind for d in result.decisions)),
         "budgets": {"expand": EXPAND_BUDGET, "rows": ROW_BUDGET, "explain": EXPLAIN_BUDGET,
                     "rows_per_attempt": cap},
+        "endstate": end_state_data(result, ix.node, ix.pod, s),
+        "queue": queue_data(result, ix.pod, ix.node, s),
     })
+    data.update(resources_data(result, list(ix.nodes), list(ix.pods)))
     return data
 
 
-def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: int
-                   ) -> tuple[list[dict[str, Any]], dict[int, int]]:
+def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: int,
+                   occupancy: Occupancy) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """The scheduling attempts' tables, and which attempt ended each decision.
 
     Each attempt is matched to the scheduler's own record of its cycle (chosen
@@ -348,24 +357,33 @@ def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: in
         queue = recorded.get((att.pod, att.time))
         rec = queue.popleft() if queue else None
         scheduled = ""
+        before = -1
         for i in by_pod_time.get((att.pod, att.time), ()):
             d = result.decisions[i]
             if i in used or d.kind not in ("scheduled", "pending", "nominated", "gated"):
                 continue
             used.add(i)
+            if before < 0:
+                before = i
             decision_attempt[i] = len(out)
             if d.kind == "scheduled":
                 scheduled = d.node or ""
             if d.kind != "nominated":
                 break
         row_cap = ROWS_PER_ATTEMPT if att.pod in interesting else cap
-        out.append(_attempt_data(att, rec, scheduled, row_cap, ix))
+        if before < 0:
+            before = occupancy.index_at(att.time)
+        out.append(_attempt_data(att, rec, scheduled, row_cap, ix,
+                                 lambda n, a=att, b=before: occupancy.why_not(a.pod, n, a.time, b)))
     return out, decision_attempt
 
 
 def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, row_cap: int,
-                  ix: _Index) -> dict[str, Any]:
-    """One attempt's table: its nodes' rows, the others counted, its candidates."""
+                  ix: _Index, why_not: Any) -> dict[str, Any]:
+    """One attempt's table: its nodes' rows, the others counted, its candidates.
+
+    A row failed for want of resources carries the amounts (``why_not(node)``).
+    """
     s = ix.s
     feasible = [n for n in att.order if n not in att.fail]
     scored = rec[4] if rec is not None else None
@@ -387,8 +405,11 @@ def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, ro
     for n in keep:
         f = att.fail.get(n)
         sc = att.scores.get(n)
+        amounts = -1
+        if f is not None and f[1].startswith(("Insufficient ", "Too many pods")):
+            amounts = s(why_not(n))
         rows.append([ix.node(n), s(f[0]) if f else -1, s(f[1]) if f else -1,
-                     sc[0] if sc else None, cells.get(n)])
+                     sc[0] if sc else None, cells.get(n), amounts])
     cands = []
     for n, (victims, pdb, text) in att.candidates.items():
         pick = att.picks.get(n)
