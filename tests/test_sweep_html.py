@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 import lxml.html
+import pytest
 from browser import needs_browser, open_page
 from test_sweep import SMALL
 

@@ -6,8 +6,9 @@ tens of millions of filter evaluations: strings are interned in one table
 and referred to by index, and three budgets bound the file (a few MB):
 
 * :data:`EXPAND_BUDGET` trace records are built from the trace's deferred
-  groups (node searches, dry runs), twice over: once for any pod, once more
-  for pods worth a closer look; a group past the budget, or larger than
+  groups (node searches, dry runs), three times over: once for any pod, once
+  more for pods worth a closer look, once more for the last attempt of each
+  pod pending at the end (what explains it); a group past the budget, or larger than
   :data:`GROUP_LIMIT`, is skipped unread, and its attempt keeps the outcome
   its decisions give (reading every record of a 5,000-node, 20,000-pod run
   would take minutes);
@@ -101,6 +102,12 @@ def _interesting(result: Result) -> set[str]:
     return pods
 
 
+def _pending_at_end(result: Result, pod: str) -> bool:
+    ps = result.state.pods.get(pod)
+    return ps is not None and not ps.gone and ps.node is None and ps.phase not in (
+        "Succeeded", "Failed")
+
+
 def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[Any]], list[Any]]:
     """Scheduling attempts, rule lines per (pod, time), node condition changes."""
     trace = result.trace
@@ -110,12 +117,18 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
     if trace is None:
         return attempts, lines, conditions
     interesting = _interesting(result)
-    budget = [EXPAND_BUDGET, EXPAND_BUDGET]  # general, then pods worth a closer look
+    # A pod pending at the end is explained by its last attempt, which comes
+    # after the budget for its kind may be spent: those attempts have their own.
+    final = {a.pod: a.time for a in result.attempts}
+    final = {pod: t for pod, t in final.items() if _pending_at_end(result, pod)}
+    # general, pods worth a closer look, the last attempts of pods pending at the end
+    budget = [EXPAND_BUDGET, EXPAND_BUDGET, EXPAND_BUDGET]
     current: list[_Attempt | None] = [None]
 
     def expand(count: int) -> bool:
         att = current[0]
-        slot = 1 if att is not None and att.pod in interesting else 0
+        slot = 0 if att is None else 2 if final.get(att.pod) == att.time else (
+            1 if att.pod in interesting else 0)
         if count <= GROUP_LIMIT and budget[slot] >= count:
             budget[slot] -= count
             return True
@@ -127,6 +140,7 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
     att: _Attempt | None = None
     prefix = "\0"      # "POD on ": the subject of the current attempt's node records
     att_time = -1
+    popped = bool(result.attempts)  # the run has the scheduling queue's records
     for rule, subject, res, why, time in trace.walk(expand):
         # The hot path: the node-by-node records of the current attempt.
         if time == att_time and subject.startswith(prefix):
@@ -152,9 +166,12 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
         elif rule.startswith("scheduler.filter.") or rule == "scheduler.score":
             continue  # another pod's records (a dry run): not shown
         pod = subject.partition(" on ")[0]
-        if rule.startswith("scheduler.preenqueue.") and (
+        # An attempt starts when the scheduling queue pops its pod; a trace
+        # without the queue's records starts it at the pod's PreEnqueue checks.
+        if (rule == "scheduler.queue.pop" or not popped and rule.startswith(
+                "scheduler.preenqueue.")) and (
                 att is None or att.pod != pod or att_time != time or att.order
-                or att.phase != "filter"):
+                or att.phase != "filter" or rule == "scheduler.queue.pop"):
             att = current[0] = _Attempt(pod, time)
             attempts.append(att)
             prefix, att_time = pod + " on ", time
@@ -375,7 +392,28 @@ def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: in
             before = occupancy.index_at(att.time)
         out.append(_attempt_data(att, rec, scheduled, row_cap, ix,
                                  lambda n, a=att, b=before: occupancy.why_not(a.pod, n, a.time, b)))
+    _last_failures(result, attempts, decision_attempt)
     return out, decision_attempt
+
+
+def _last_failures(result: Result, attempts: list[_Attempt],
+                   decision_attempt: dict[int, int]) -> None:
+    """A pod pending at the end is explained by its last attempt: its last pending
+    decision shows that attempt's table (a retry ending as the one before made no
+    decision of its own)."""
+    last_attempt: dict[str, int] = {}
+    for k, att in enumerate(attempts):
+        if att.detail and att.order:
+            last_attempt[att.pod] = k
+    last_pending: dict[str, int] = {}
+    for i, d in enumerate(result.decisions):
+        if d.kind == "pending":
+            last_pending[d.pod] = i
+    for pod, i in last_pending.items():
+        k = last_attempt.get(pod)
+        if k is not None and _pending_at_end(result, pod) and attempts[k].time >= \
+                result.decisions[i].time:
+            decision_attempt[i] = k
 
 
 def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, row_cap: int,

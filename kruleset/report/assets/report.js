@@ -349,23 +349,37 @@
           fill: color, "fill-opacity": 0.35, stroke: color, "data-pod": r[1], "data-tip": tip + " terminating"}));
       }
     });
+    // marks of one kind that fall on the same few pixels are one mark naming every pod
+    var groups = [], at = {};
     marksByNode[n].forEach(function (k) {
       var m = F.marks[k];
       if (m[0] < view.t0 || m[0] > view.t1) return;
-      var kind = str(m[1]), px = x(m[0], width);
+      var px = x(m[0], width), key = m[1] + ":" + Math.round(px / 6);
+      if (at[key] === undefined) { at[key] = groups.length; groups.push({px: px, kind: str(m[1]), t: m[0], ds: []}); }
+      groups[at[key]].ds.push(m[3]);
+    });
+    groups.forEach(function (gr) {
+      var kind = gr.kind, px = gr.px, first = gr.ds[0];
       var color = kind === "preempted" ? "#c62828" : kind === "evicted" ? "#8e24aa" : kind === "nominated" ? "#2d5bd3" : "#555";
       var shape;
+      // kinds at one instant must not cover each other: victims' triangles in the
+      // row's top half, the preemptor's diamond in its bottom half, others beside
       if (kind === "nominated") {
-        shape = svg("path", {d: "M" + px + " " + (y + 3) + "l5 6l-5 6l-5 -6z", fill: color});
+        shape = svg("path", {d: "M" + px + " " + (y + 9) + "l4.5 4.5l-4.5 4.5l-4.5 -4.5z", fill: color});
       } else if (kind === "preempted" || kind === "evicted") {
-        shape = svg("path", {d: "M" + (px - 5) + " " + (y + 2) + "h10l-5 9z", fill: color});
+        shape = svg("path", {d: "M" + (px - 5) + " " + (y + 1) + "h10l-5 8z", fill: color});
       } else {
-        shape = svg("circle", {cx: px, cy: y + ROW / 2, r: 2.5, fill: color});
+        shape = svg("circle", {cx: px + 8, cy: y + ROW / 2, r: 2.5, fill: color});
       }
-      shape.setAttribute("class", "mark" + (m[3] === selected ? " sel" : ""));
-      shape.setAttribute("data-decision", m[3]);
-      var d = F.decisions[m[3]];
-      var mtip = dur(m[0]) + " " + kind + " " + str(d[10]) + (str(d[4]) ? " by " + str(d[4]) : "") + (d[6] >= 0 && str(d[6]) ? ": " + str(d[6]) : "");
+      shape.setAttribute("class", "mark" + (gr.ds.indexOf(selected) >= 0 ? " sel" : ""));
+      shape.setAttribute("data-decision", first);
+      shape.setAttribute("data-count", gr.ds.length);
+      var d = F.decisions[first], mtip;
+      if (gr.ds.length === 1) {
+        mtip = dur(gr.t) + " " + kind + " " + str(d[10]) + (str(d[4]) ? " by " + str(d[4]) : "") + (d[6] >= 0 && str(d[6]) ? ": " + str(d[6]) : "");
+      } else {
+        mtip = dur(gr.t) + " " + kind + " " + gr.ds.length + " pods: " + gr.ds.slice(0, 20).map(function (i) { return str(F.decisions[i][10]); }).join(", ") + (gr.ds.length > 20 ? ", …" : "");
+      }
       shape.setAttribute("data-tip", mtip);
       var st = svg("title", {}); st.textContent = mtip; shape.appendChild(st);
       row.appendChild(shape);
