@@ -410,10 +410,10 @@ def _last_failures(result: Result, attempts: list[_Attempt],
         if d.kind == "pending":
             last_pending[d.pod] = i
     for pod, i in last_pending.items():
-        k = last_attempt.get(pod)
-        if k is not None and _pending_at_end(result, pod) and attempts[k].time >= \
+        last = last_attempt.get(pod)
+        if last is not None and _pending_at_end(result, pod) and attempts[last].time >= \
                 result.decisions[i].time:
-            decision_attempt[i] = k
+            decision_attempt[i] = last
 
 
 def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, row_cap: int,
