@@ -454,13 +454,21 @@ def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, ro
         cands.append([ix.node(n), None if victims is None else [ix.pod(v) for v in victims],
                       pdb, s(text), -1 if pick is None else pick[0],
                       s(pick[1]) if pick else -1])
-    return {
+    out = {
         "p": ix.pod(att.pod), "t": att.time, "c": ix.node(chosen),
         "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
         "rows": rows, "om": [[s(r), c] for r, c in omitted],
         "v": max(len(att.order), len(feasible)), "ok": len(feasible), "cand": cands,
         "pre": [s(x) for x in att.prefilter], "d": att.detail,
     }
+    # Most attempts at real size are retries without a table: what they leave
+    # empty is left out (the page reads a missing key as empty), a third of the file.
+    return {k: v for k, v in out.items() if k not in _ATTEMPT_DEFAULTS
+            or v != _ATTEMPT_DEFAULTS[k]}
+
+
+_ATTEMPT_DEFAULTS: dict[str, Any] = {"c": -1, "f": [], "sp": [], "sw": [], "rows": [], "om": [],
+                                     "v": 0, "ok": 0, "cand": [], "pre": [], "d": False}
 
 
 def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],

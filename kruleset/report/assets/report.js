@@ -551,24 +551,28 @@
     box.appendChild(head);
     var rows = queueOf[p] || [];
     if (!rows.length) { box.appendChild(el("p", {"class": "hint"}, "No scheduling attempt (placed on its node from the start, or never tried).")); return; }
-    var wrap = el("div", {"class": "scroll"});
-    var t = el("table", {id: "pod-attempts"});
+    var wrap = el("div", {"class": "scroll short"});
+    var t = el("table", {id: "pod-attempts", "class": "fixed"});
+    var cols = el("colgroup");
+    ["c-time", "c-n", "c-result", "c-why", "c-node", "c-queue"].forEach(function (c) { cols.appendChild(el("col", {"class": c})); });
+    t.appendChild(cols);
     var hr = el("tr");
-    ["time", "#", "result", "why it was tried then", "node", "then waits in"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+    ["time", "#", "result", "why it was tried then", "node", "then waits in"].forEach(function (h) { hr.appendChild(el("th", {title: h}, h)); });
     var th = el("thead"); th.appendChild(hr); t.appendChild(th);
     var body = el("tbody");
     rows.forEach(function (a) {
       var tr = el("tr", {"data-time": a[0], "class": "res-" + str(a[2])});
-      tr.appendChild(el("td", null, dur(a[0])));
-      tr.appendChild(el("td", {"class": "num"}, String(a[1])));
+      tr.appendChild(el("td", {title: dur(a[0])}, dur(a[0])));
+      tr.appendChild(el("td", {"class": "num", title: "attempt " + a[1]}, String(a[1])));
       tr.appendChild(el("td", {title: str(a[6])}, str(a[2]) + (str(a[6]) ? ": " + str(a[6]) : "")));
       tr.appendChild(el("td", {title: str(a[3])}, str(a[3])));
-      var nc = el("td");
+      var nc = el("td", {title: (a[4] >= 0 ? nodeName(a[4]) : a[5] >= 0 ? "nominated " + nodeName(a[5]) : "") +
+        (a[8].length ? " (victims " + a[8].map(podName).join(", ") + ")" : "")});
       if (a[4] >= 0) nc.appendChild(nodeLink(a[4]));
       else if (a[5] >= 0) { nc.appendChild(document.createTextNode("nominated ")); nc.appendChild(nodeLink(a[5])); }
       if (a[8].length) nc.appendChild(document.createTextNode(" (victims " + a[8].map(podName).join(", ") + ")"));
       tr.appendChild(nc);
-      tr.appendChild(el("td", null, str(a[7])));
+      tr.appendChild(el("td", {title: str(a[7])}, str(a[7])));
       tr.addEventListener("click", function (ev) {
         if (ev.target.tagName === "A") return;
         var found = -1;
@@ -726,8 +730,12 @@
   }
 
   // ---- scheduling attempt table --------------------------------------------------------
+  // an attempt's data leaves out what is empty (html_model._ATTEMPT_DEFAULTS)
+  var ATTEMPT_DEFAULTS = {c: -1, f: [], sp: [], sw: [], rows: [], om: [], v: 0, ok: 0, cand: [], pre: [], d: false};
   function attempt(a) {
-    var at = F.attempts[a], box = $("attempt");
+    var at = {}, raw = F.attempts[a], box = $("attempt");
+    for (var k in ATTEMPT_DEFAULTS) at[k] = raw[k] === undefined ? ATTEMPT_DEFAULTS[k] : raw[k];
+    at.p = raw.p; at.t = raw.t;
     box.textContent = "";
     var head = el("p", {id: "attempt-head"});
     head.appendChild(el("b", null, podName(at.p) + " at " + dur(at.t)));
