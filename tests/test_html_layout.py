@@ -262,3 +262,15 @@ def test_pod_address_opens_the_preemption(browser: Any, big: tuple[Path, Any]) -
         f"{format_duration(nominated.time)} nominated default/big-3")
     assert watched.page.locator("#candidates tr.chosen").count() == 1
     watched.page.close()
+
+
+@needs_browser
+def test_nodes_with_problems_first(view: Any, big: tuple[Path, Any]) -> None:
+    result = big[1]
+    view.select_option("#node-order", "problems")
+    rows = view.locator("#timeline-svg g[data-node]")
+    first = rows.first.get_attribute("data-node")
+    marked = {d.node for d in result.decisions if d.kind in ("preempted", "evicted")}
+    assert first in marked
+    view.select_option("#node-order", "")
+    assert rows.first.get_attribute("data-node") == next(iter(result.state.nodes))

@@ -258,6 +258,11 @@
     var q = $("node-filter").value.trim();
     visibleNodes = [];
     (F.nodes || []).forEach(function (n, i) { if (!q || n.indexOf(q) >= 0) visibleNodes.push(i); });
+    if ($("node-order").value === "problems") {
+      // nodes with more preemptions, evictions and other marks first, then as declared
+      var weight = function (n) { return marksByNode[n].length; };
+      visibleNodes.sort(function (a, b) { return weight(b) - weight(a) || a - b; });
+    }
     $("timeline-spacer").style.height = (visibleNodes.length * ROW + AXIS) + "px";
     $("timeline").style.height = Math.min(420, Math.max(3, visibleNodes.length) * ROW + AXIS + 18) + "px";
     drawTimeline();
@@ -405,6 +410,7 @@
     $("zoom-out").addEventListener("click", function () { zoom(2); });
     $("zoom-reset").addEventListener("click", function () { view = {t0: 0, t1: Math.max(1000, F.end || 0)}; drawTimeline(); });
     $("node-filter").addEventListener("input", function () { box.scrollTop = 0; filterNodes(); });
+    $("node-order").addEventListener("change", function () { box.scrollTop = 0; filterNodes(); });
     box.addEventListener("wheel", function (ev) {
       if (!ev.ctrlKey && !ev.altKey && Math.abs(ev.deltaX) <= Math.abs(ev.deltaY) && !ev.shiftKey) {
         if (!ev.metaKey) return; // plain wheel scrolls the rows
