@@ -261,6 +261,7 @@ def test_refused_file_shows_every_error(browser: Any, tmp_path: Path) -> None:
     shown = watched.page.locator("#refusal .error")
     assert [shown.nth(i).get_attribute("data-line") for i in range(shown.count())] == ["2", "3"]
     assert "unknown priority class" in shown.nth(0).inner_text()
+    assert not watched.console, watched.console
     watched.page.close()
 
 

@@ -620,7 +620,7 @@
     var W = 460, H = 90, L = 4, end = Math.max(1000, F.end || 0);
     var peak = Math.max(cap || 0, steps.reduce(function (m, s) { return Math.max(m, s[k]); }, 0)) || 1;
     var sx = function (t) { return L + Math.max(0, t) / end * (W - L - 4); };
-    var sy = function (v) { return H - 14 - v / peak * (H - 24); };
+    var sy = function (v) { return H - 14 - v / peak * (H - 30); };
     var g = svg("svg", {viewBox: "0 0 " + W + " " + H, width: "100%", height: H, "class": "chart",
       "data-resource": label, role: "img", "aria-label": label + " allocated against allocatable"});
     var d = "M" + sx(0) + " " + sy(0);
