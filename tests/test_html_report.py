@@ -1,10 +1,11 @@
 """The HTML report: self-contained, deterministic, and rendered by a real browser.
 
-The browser tests run headless Chromium (Debian's ``chromium``; ``.ci/run``
-installs it) on the report of the quickstart with one expectation added that
-fails, and read the DOM the page's script built: the counts, the failing
-expectation, the node × plugin table of the preemptor's attempt and its
-preemption candidates.  Expected values come from the run itself (decisions,
+The browser tests drive headless Chromium (Debian's ``chromium``; ``.ci/run``
+installs it) with Playwright on the report of the quickstart with one
+expectation added that fails, and read what the page's script drew: the chips
+counting pods, the problems listed first, the node × plugin table of the
+preemptor's attempt with the amounts in its why-not cells, its preemption
+candidates, the pod's attempts, and every error of a refused file.  Expected values come from the run itself (decisions,
 expectation results), never from the report's own data.  A screenshot must not
 be blank, and the page must log nothing to the console.
 """
