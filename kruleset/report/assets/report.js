@@ -195,10 +195,10 @@
     (F.expectations || []).forEach(function (e) {
       if (e[2] !== "failed") return;
       var li = el("li", {"class": "failed", "data-problem": "expectation"});
-      li.appendChild(el("b", null, "✗ expectation "));
+      li.appendChild(el("b", null, "✗ expectation"));
       li.appendChild(lineLink(e[0]));
       li.appendChild(el("span", {"class": "clip", title: e[1] + (e[3] ? " — " + e[3] : "")},
-        ": " + e[1] + (e[3] ? " — " + e[3] : "")));
+        e[1] + (e[3] ? " — " + e[3] : "")));
       ul.appendChild(li);
     });
     var pend = (F.endstate || {}).pending || [];
