@@ -180,6 +180,7 @@ def test_clicking_a_pod_lists_its_attempts(view: Any, big: tuple[Path, Any]) -> 
     pod = link.get_attribute("data-pod-name")
     link.click()
     assert view.get_attribute("#pod", "data-pod") == pod
+    assert view.evaluate("decodeURIComponent(location.hash)") == f"#pod={pod}"
     attempts = [a for a in result.attempts if a.pod == pod]
     rows = view.locator("#pod-attempts tbody tr")
     assert rows.count() == len(attempts) > 0

@@ -533,7 +533,13 @@
     return best;
   }
 
+  // the address names what is open, so it can be shared (without opening it twice)
+  function remember(hash) {
+    try { history.replaceState(null, "", "#" + hash); } catch (e) { /* a sandboxed page */ }
+  }
+
   function openPod(p) {
+    remember("pod=" + podName(p));
     showPod(p);
     var i = decidingDecision(p);
     if (i >= 0) selectDecision(i);
@@ -638,6 +644,7 @@
   }
 
   function openNode(n) {
+    remember("node=" + nodeName(n));
     var box = $("node");
     box.textContent = "";
     box.setAttribute("data-node", nodeName(n));
