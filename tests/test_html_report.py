@@ -5,9 +5,10 @@ installs it) with Playwright on the report of the quickstart with one
 expectation added that fails, and read what the page's script drew: the chips
 counting pods, the problems listed first, the node × plugin table of the
 preemptor's attempt with the amounts in its why-not cells, its preemption
-candidates, the pod's attempts, and every error of a refused file.  Expected values come from the run itself (decisions,
-expectation results), never from the report's own data.  A screenshot must not
-be blank, and the page must log nothing to the console.
+candidates, the pod's attempts, and every error of a refused file.  Expected
+values come from the run itself (decisions, expectation results), never from
+the report's own data.  A screenshot must not be blank, and the page must log
+nothing to the console.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..model.quantity import format_duration
 from ..sim.result import Result
+from .compact import pick_words
 from .html_usage import Occupancy, end_state_data, queue_data, resources_data
 
 __all__ = ["EXPAND_BUDGET", "EXPLAIN_BUDGET", "GROUP_LIMIT", "ROW_BUDGET", "ROWS_PER_ATTEMPT",
@@ -453,7 +454,7 @@ def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, ro
         pick = att.picks.get(n)
         cands.append([ix.node(n), None if victims is None else [ix.pod(v) for v in victims],
                       pdb, s(text), -1 if pick is None else pick[0],
-                      s(pick[1]) if pick else -1])
+                      s(_plain(pick[1])) if pick else -1, s(pick[1]) if pick else -1])
     out = {
         "p": ix.pod(att.pod), "t": att.time, "c": ix.node(chosen),
         "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
@@ -469,6 +470,11 @@ def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, ro
 
 _ATTEMPT_DEFAULTS: dict[str, Any] = {"c": -1, "f": [], "sp": [], "sw": [], "rows": [], "om": [],
                                      "v": 0, "ok": 0, "cand": [], "pre": [], "d": False}
+
+
+def _plain(text: str) -> str:
+    """A preemption pick in plain words (``fewest victims``); the rule chain keeps its name."""
+    return pick_words(text) if text.startswith("scheduler.preemption.pick.") else text
 
 
 def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],
@@ -488,7 +494,7 @@ def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],
             explains.append([[s(r), -1 if sub == d.pod else s(sub), s(t)]
                              for r, sub, t in lines[k]])
         decisions.append([d.time, s(d.kind), ix.pod(d.pod) if "/" in d.pod else -1,
-                          ix.node(d.node), s(d.by), s(d.reason), s(d.message),
+                          ix.node(d.node), s(d.by), s(d.reason), s(_plain(d.message)),
                           [s(r) for r in d.rules], decision_attempt.get(i, -1),
                           -1 if ex is None else ex, s(d.pod)])
     return decisions, explains

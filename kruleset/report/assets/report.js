@@ -818,7 +818,7 @@
         tr.appendChild(el("td", null, c[1] === null ? "not a candidate" : (c[1].map(podName).join(", ") || "none")));
         tr.appendChild(el("td", {"class": "num"}, c[1] === null ? "" : String(c[2])));
         tr.appendChild(el("td", null, c[4] === 1 ? "chosen" : c[4] === 0 ? "not chosen" : ""));
-        tr.appendChild(el("td", null, c[4] >= 0 ? str(c[5]) : str(c[3])));
+        tr.appendChild(el("td", {title: c[4] >= 0 && c[6] !== undefined ? str(c[6]) : null}, c[4] >= 0 ? str(c[5]) : str(c[3])));
         cb.appendChild(tr);
       });
       ct.appendChild(cb);
