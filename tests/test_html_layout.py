@@ -275,3 +275,15 @@ def test_nodes_with_problems_first(view: Any, big: tuple[Path, Any]) -> None:
     assert first in marked
     view.select_option("#node-order", "")
     assert rows.first.get_attribute("data-node") == next(iter(result.state.nodes))
+
+
+@needs_browser
+def test_a_hidden_decision_opened_shows_in_the_list(view: Any, big: tuple[Path, Any]) -> None:
+    result = big[1]
+    assert view.input_value("#kind-filter") == "@problems"
+    index = next(i for i, d in enumerate(result.decisions) if d.kind == "scheduled")
+    view.evaluate(f"location.hash = 'decision={index}'")
+    row = view.locator(f'#decisions tr[data-decision="{index}"]')
+    row.wait_for()
+    assert "selected" in (row.get_attribute("class") or "")
+    assert view.input_value("#kind-filter") == ""

@@ -501,6 +501,13 @@
     if (!d) return;
     selected = i;
     var pos = filteredDecisions.indexOf(i);
+    if (pos < 0) {
+      // a decision the list's filter hides is shown with every decision around it
+      $("kind-filter").value = "";
+      $("pod-filter").value = "";
+      filterDecisions();
+      pos = filteredDecisions.indexOf(i);
+    }
     if (pos >= 0) page = Math.floor(pos / PAGE);
     drawDecisions();
     explain(i);
