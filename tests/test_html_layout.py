@@ -213,9 +213,26 @@ def test_clicking_a_node_charts_its_allocation(view: Any, big: tuple[Path, Any])
     assert view.inner_text("#node .node-pods").startswith(f"{len(on_node)} pod(s) at the end")
 
 
+_CLEAR = """(selector) => {
+  // the first of the timeline's SELECTOR well inside its box and on top where it is clicked
+  const box = document.getElementById('timeline').getBoundingClientRect();
+  const all = [...document.querySelectorAll('#timeline-svg ' + selector)];
+  const i = all.findIndex(m => {
+    const r = m.getBoundingClientRect();
+    if (!(r.top > box.top + 30 && r.bottom < box.bottom - 30 && r.left > box.left
+          && r.right < box.right - 20)) return false;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return hit === m || (hit && hit.parentNode === m);
+  });
+  if (i < 0) throw new Error('no clickable ' + selector);
+  return i;
+}"""
+
+
 @needs_browser
 def test_clicking_a_bar_opens_its_pod(view: Any, big: tuple[Path, Any]) -> None:
-    bar = view.locator("#timeline-svg rect.bar").nth(5)
+    view.locator("#timeline").scroll_into_view_if_needed()
+    bar = view.locator("#timeline-svg rect.bar").nth(view.evaluate(_CLEAR, "rect.bar"))
     pod = (bar.locator("title").text_content() or "").split(" ")[0]
     bar.click()
     assert view.get_attribute("#pod", "data-pod") == pod
@@ -227,15 +244,7 @@ def test_clicking_a_mark_opens_its_decision(view: Any, big: tuple[Path, Any]) ->
     result = big[1]
     view.locator("#timeline").scroll_into_view_if_needed()
     # a mark well inside the timeline's box (the last row drawn may be half hidden)
-    nth = view.evaluate("""() => {
-      const box = document.getElementById('timeline').getBoundingClientRect();
-      return [...document.querySelectorAll('#timeline-svg .mark')].findIndex(m => {
-        const r = m.getBoundingClientRect();
-        return r.top > box.top + 30 && r.bottom < box.bottom - 30 && r.left > box.left
-          && r.right < box.right - 20;
-      });
-    }""")
-    assert nth >= 0
+    nth = view.evaluate(_CLEAR, ".mark")
     mark = view.locator("#timeline-svg .mark").nth(nth)
     index = int(mark.get_attribute("data-decision"))
     # one mark per kind and instant names every pod it stands for
