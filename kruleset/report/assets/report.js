@@ -617,7 +617,8 @@
       var r = F.runs[k], q = F.req ? F.req[r[1]] : null;
       if (!q) return;
       ev.push([r[2], q[0], q[1]]);
-      ev.push([Math.max(r[3], r[5]), -q[0], -q[1]]);
+      var gone = Math.max(r[3], r[5]);
+      if (gone < (F.end || 0)) ev.push([gone, -q[0], -q[1]]);  // still there at the end
     });
     ev.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     var cpu = 0, mem = 0, out = [[0, 0, 0]];
