@@ -36,3 +36,12 @@ def _pending_matches_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
         return iter(got)
 
     monkeypatch.setattr(ClusterState, "pending", checked)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """One headless Chromium (Playwright on the system's chromium) for the whole session."""
+    from browser import launch
+
+    with launch() as b:
+        yield b

@@ -1,12 +1,14 @@
 """The HTML report: self-contained, deterministic, and rendered by a real browser.
 
-The browser tests run headless Chromium (Debian's ``chromium``; ``.ci/run``
-installs it) on the report of the quickstart with one expectation added that
-fails, and read the DOM the page's script built: the counts, the failing
-expectation, the node × plugin table of the preemptor's attempt and its
-preemption candidates.  Expected values come from the run itself (decisions,
-expectation results), never from the report's own data.  A screenshot must not
-be blank, and the page must log nothing to the console.
+The browser tests drive headless Chromium (Debian's ``chromium``; ``.ci/run``
+installs it) with Playwright on the report of the quickstart with one
+expectation added that fails, and read what the page's script drew: the chips
+counting pods, the problems listed first, the node × plugin table of the
+preemptor's attempt with the amounts in its why-not cells, its preemption
+candidates, the pod's attempts, and every error of a refused file.  Expected
+values come from the run itself (decisions, expectation results), never from
+the report's own data.  A screenshot must not be blank, and the page must log
+nothing to the console.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, Dom, all_of, chromium, console, needs_browser, one_of, text_of
+from browser import Watched, needs_browser, open_page
 from png_pixels import read_png
 
 import kruleset
 from kruleset.cli import main
+from kruleset.model.quantity import format_duration
 from kruleset.report.html_model import file_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +103,7 @@ def test_attempt_model_follows_the_trace(scenario: Path) -> None:
     data = file_data(str(scenario), "failed", res)
     nodes, pods, strings = data["nodes"], data["pods"], data["S"]
     web = pods.index("default/web")
-    first = next(a for a in data["attempts"] if a["p"] == web and a["cand"])
+    first = next(a for a in data["attempts"] if a["p"] == web and a.get("cand"))
     nominated = next(d for d in res.decisions if d.kind == "nominated" and d.pod == "default/web")
     victims = [d.pod for d in res.decisions if d.kind == "preempted" and d.by == "default/web"]
     chosen = [c for c in first["cand"] if c[4] == 1]
@@ -113,90 +116,165 @@ def test_attempt_model_follows_the_trace(scenario: Path) -> None:
         assert reasons.count(reason) == int(count)
 
 
-@pytest.fixture(scope="module")
-def dom(report: Path, result: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if CHROMIUM is None:
-        pytest.skip("headless Chromium not found")
-    # open the decision that left web pending and nominated it: its attempt has the table
+def _open(browser: Any, report: Path, fragment: str, width: int = 1280) -> Watched:
+    watched = open_page(browser, f"{report.as_uri()}#{fragment}", width)
+    assert watched.page.get_attribute("body", "data-ready") == "yes"
+    assert watched.page.is_hidden("#js-errors")
+    return watched
+
+
+@pytest.fixture
+def web(browser: Any, report: Path, result: Any) -> Any:
+    """The report opened at the decision that left web pending and nominated it."""
     index = next(i for i, d in enumerate(result.decisions)
                  if d.kind == "pending" and d.pod == "default/web")
-    done = chromium(tmp_path_factory.mktemp("chromium"), "--dump-dom",
-                     f"{report.as_uri()}#decision={index}")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert not console(done.stderr), console(done.stderr)
-    parser = Dom()
-    parser.feed(done.stdout)
-    return parser.root
+    watched = _open(browser, report, f"decision={index}")
+    yield watched.page
+    assert not watched.console, watched.console
+    watched.page.close()
+
+
+def _count(page: Any, key: str) -> int:
+    return int(page.inner_text(f'[data-count="{key}"] b'))
 
 
 @needs_browser
-def test_browser_renders_the_summary(dom: dict[str, Any], result: Any) -> None:
-    body = one_of(dom, tag="body")
-    assert body["attrs"].get("data-ready") == "yes"
-    assert "hidden" in one_of(dom, id="js-errors")["attrs"]
+def test_browser_renders_the_summary(web: Any, result: Any) -> None:
     passed = sum(r.passed for r in result.expectations)
-    assert text_of(one_of(dom, data_count="passed")).split()[0] == str(passed)
-    assert text_of(one_of(dom, data_count="failed")).split()[0] == str(len(result.failed)) == "1"
-    assert text_of(one_of(dom, data_count="decisions")).split()[0] == str(len(result.decisions))
-    assert text_of(one_of(dom, data_count="nodes")).split()[0] == str(len(result.state.nodes))
-    assert text_of(one_of(dom, id="status")) == "failed"
+    assert _count(web, "passed") == passed
+    assert _count(web, "failed") == len(result.failed) == 1
+    assert _count(web, "nodes") == len(result.state.nodes)
+    # chips count pods, not decisions
+    pods = {d.pod for d in result.decisions if "/" in d.pod}
+    assert _count(web, "pods") == len(pods)
+    alive = [ps for ps in result.state.pods.values() if not ps.gone]
+    assert _count(web, "running-end") == sum(1 for ps in alive if ps.node is not None)
+    assert _count(web, "pending-end") == sum(
+        1 for ps in alive if ps.node is None and ps.phase not in ("Succeeded", "Failed"))
+    preempted = {d.pod for d in result.decisions if d.kind == "preempted"}
+    assert _count(web, "pods-preempted") == len(preempted)
+    assert web.inner_text("#status") == "failed"
 
 
 @needs_browser
-def test_browser_shows_the_failing_expectation(dom: dict[str, Any], result: Any) -> None:
+def test_browser_shows_problems_first(web: Any, result: Any) -> None:
     (failed,) = result.failed
-    li = one_of(dom, tag="li", cls="failed")
-    assert li["attrs"]["data-line"] == str(failed.line)
-    assert FAILING.strip() in text_of(li) and failed.message in text_of(li)
+    li = web.locator("#expectations li.failed")
+    assert li.get_attribute("data-line") == str(failed.line)
+    assert FAILING.strip() in li.inner_text() and failed.message in li.inner_text()
+    problems = web.locator("#problem-list li")
+    kinds = [problems.nth(i).get_attribute("data-problem") for i in range(problems.count())]
+    assert kinds[0] == "expectation"  # the failed expectation comes first
+    assert "pending" in kinds and "preempted" in kinds
+    # opened at a decision that is no problem (web pending at 30s, running at the
+    # end), the list shows every decision; opened plainly, it opens on the problems
+    assert web.input_value("#kind-filter") == ""
 
 
 @needs_browser
-def test_browser_shows_the_attempt_table(dom: dict[str, Any], result: Any) -> None:
-    table = one_of(dom, id="attempt-table")
-    assert table["attrs"]["data-pod"] == "default/web"
-    rows = [r for r in all_of(table, tag="tr") if "data-node" in r["attrs"]]
-    assert sorted(r["attrs"]["data-node"] for r in rows) == sorted(result.state.nodes)
+def test_decision_list_opens_on_the_problems(browser: Any, report: Path) -> None:
+    watched = _open(browser, report, "")
+    page = watched.page
+    assert page.input_value("#kind-filter") == "@problems"
+    shown = page.locator("#decisions tbody tr td:nth-child(2)").all_inner_texts()
+    assert shown and "scheduled" not in shown and "running" not in shown
+    assert not watched.console, watched.console
+    page.close()
+
+
+@needs_browser
+def test_browser_shows_the_attempt_table(web: Any, result: Any) -> None:
+    table = web.locator("#attempt-table")
+    assert table.get_attribute("data-pod") == "default/web"
+    rows = table.locator("tbody tr")
+    names = [rows.nth(i).get_attribute("data-node") for i in range(rows.count())]
+    assert sorted(names) == sorted(result.state.nodes)
     pending = next(d for d in result.decisions if d.kind == "pending" and d.pod == "default/web")
+    cells = table.locator("td.fail").all_inner_texts()
     for count, reason in _reasons(pending.message):
-        failing = [r for r in rows if reason in "".join(text_of(c) for c in all_of(r, cls="fail"))]
-        assert len(failing) == int(count)
-    header = [text_of(th) for th in all_of(table, tag="th")]
+        assert sum(reason in c for c in cells) == int(count)
+    # every why-not cell has the amounts: what the pod needs, what the node had free
+    need = result.state.pods["default/web"].pod.requests.cpu
+    for cell in cells:
+        m = re.search(r"needs ([\d.]+) cpu, ([\d.]+) free of ([\d.]+)", cell)
+        assert m is not None, cell
+        assert float(m.group(1)) * 1000 == need and float(m.group(2)) < float(m.group(1))
+    header = table.locator("th").all_inner_texts()
     assert "NodeResourcesFit" in header and "total" in header
     nominated = next(d for d in result.decisions
                      if d.kind == "nominated" and d.pod == "default/web")
     victims = [d.pod for d in result.decisions if d.kind == "preempted" and d.by == "default/web"]
-    chosen = one_of(one_of(dom, id="candidates"), tag="tr", cls="chosen")
-    cells = [text_of(td) for td in all_of(chosen, tag="td")]
-    assert cells[0] == nominated.node and cells[1] == ", ".join(victims) and cells[3] == "chosen"
-    chain = text_of(one_of(dom, id="chain"))
-    assert "scheduler.postfilter.DefaultPreemption" in chain
+    chosen = web.locator("#candidates tr.chosen td").all_inner_texts()
+    assert chosen[0] == nominated.node and chosen[1] == ", ".join(victims)
+    assert chosen[3] == "chosen"
+    assert "scheduler.postfilter.DefaultPreemption" in web.inner_text("#chain")
 
 
 @needs_browser
-def test_browser_draws_the_timeline(dom: dict[str, Any], result: Any) -> None:
-    svg = one_of(dom, id="timeline-svg")
-    rows = [g["attrs"]["data-node"] for g in all_of(svg, tag="g") if "data-node" in g["attrs"]]
-    assert rows == list(result.state.nodes)
-    bars = all_of(svg, cls="bar")
-    assert {int(b["attrs"]["data-pod"]) for b in bars}  # pods ran somewhere
-    marks = [m["attrs"]["data-decision"] for m in all_of(svg, cls="mark")]
-    kinds = {result.decisions[int(i)].kind for i in marks}
+def test_browser_draws_the_timeline(web: Any, result: Any) -> None:
+    rows = web.locator("#timeline-svg g[data-node]")
+    assert [rows.nth(i).get_attribute("data-node") for i in range(rows.count())] == list(
+        result.state.nodes)
+    assert web.locator("#timeline-svg .bar").count() > 0
+    marks = web.locator("#timeline-svg .mark")
+    kinds = {result.decisions[int(marks.nth(i).get_attribute("data-decision"))].kind
+             for i in range(marks.count())}
     assert {"preempted", "nominated"} <= kinds
 
 
 @needs_browser
-def test_browser_screenshot_is_not_blank(report: Path, tmp_path: Path) -> None:
+def test_pod_address_opens_the_attempt_that_decided(browser: Any, report: Path,
+                                                    result: Any) -> None:
+    """web was nominated after preempting at 30s and bound later: its preemption decided."""
+    watched = _open(browser, report, "pod=default/web")
+    page = watched.page
+    nominated = next(d for d in result.decisions
+                     if d.kind == "nominated" and d.pod == "default/web")
+    assert page.inner_text("#explain-head").startswith(
+        f"{format_duration(nominated.time)} nominated default/web")
+    assert page.locator("#candidates tr.chosen").count() == 1
+    # every attempt of the pod, with its simulated time and why it was tried then
+    attempts = [a for a in result.attempts if a.pod == "default/web"]
+    rows = page.locator("#pod-attempts tbody tr")
+    assert rows.count() == len(attempts) >= 2
+    for i, a in enumerate(attempts):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[0] == format_duration(a.time) and cells[1] == str(a.attempt)
+        assert cells[2].startswith(a.result) and cells[3] == a.why
+    assert not watched.console, watched.console
+    watched.page.close()
+
+
+@needs_browser
+def test_browser_screenshot_is_not_blank(browser: Any, report: Path, tmp_path: Path) -> None:
+    watched = _open(browser, report, "pod=default/web", 1200)
     shot = tmp_path / "report.png"
-    done = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,900",
-                     f"{report.as_uri()}#pod=default/web")
-    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
-    assert not console(done.stderr), console(done.stderr)
+    watched.page.screenshot(path=str(shot))
     width, height, bpp, rows = read_png(shot)
     assert (width, height) == (1200, 900)
     luminance = [sum(row[i:i + 3]) // 3
                  for row in rows[::6] for i in range(0, width * bpp, bpp * 6)]
     assert statistics.pvariance(luminance) > 100
     assert len(set(luminance)) > 32
+    assert not watched.console, watched.console
+    watched.page.close()
+
+
+@needs_browser
+def test_refused_file_shows_every_error(browser: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.kr"
+    bad.write_text("node n1 cpu=4\npod web priorityclass=hgh\npod db cpu=lots\n",
+                   encoding="utf-8")
+    out = tmp_path / "bad.html"
+    assert main(["run", str(bad), "--format", "html", "-o", str(out)]) == 2
+    errors = _payload(out.read_text(encoding="utf-8"))["files"][0]["errors"]
+    assert [e["line"] for e in errors] == [2, 3]
+    watched = _open(browser, out, "file=0")
+    shown = watched.page.locator("#refusal .error")
+    assert [shown.nth(i).get_attribute("data-line") for i in range(shown.count())] == ["2", "3"]
+    assert "unknown priority class" in shown.nth(0).inner_text()
+    assert not watched.console, watched.console
+    watched.page.close()
 
 
 def _large_scenario(path: Path, nodes: int = 5000, per_node: int = 4) -> None:
@@ -221,20 +299,8 @@ def test_report_at_5000_nodes_and_20000_pods(tmp_path: Path) -> None:
     assert size < 8_000_000, f"{size} bytes"
     data = _payload(out.read_text(encoding="utf-8"))["files"][0]
     assert len(data["nodes"]) == 5000 and len(data["pods"]) == 20_320
-    assert sum(len(a["rows"]) for a in data["attempts"]) <= data["budgets"]["rows"] + 5 * len(
-        data["attempts"])
-    if CHROMIUM is None:
-        pytest.skip("headless Chromium not found: the page was not opened")
-    done = chromium(tmp_path, "--dump-dom", f"{out.as_uri()}#pod=default/big-1")
-    assert done.returncode == 0 and not console(done.stderr), done.stderr[-2000:]
-    dom = Dom()
-    dom.feed(done.stdout)
-    assert one_of(dom.root, tag="body")["attrs"].get("data-ready") == "yes"
-    svg = one_of(dom.root, id="timeline-svg")
-    drawn = [g for g in all_of(svg, tag="g") if "data-node" in g["attrs"]]
-    assert 0 < len(drawn) <= 40  # rows are drawn as they scroll into view
-    assert len(all_of(one_of(dom.root, id="decisions"), tag="tr")) <= 201  # a page at a time
-    assert one_of(dom.root, id="attempt-table")["attrs"]["data-pod"] == "default/big-1"
+    rows = sum(len(a.get("rows", ())) for a in data["attempts"])
+    assert rows <= data["budgets"]["rows"] + 5 * len(data["attempts"])
 
 
 def test_trace_walk_streams_and_skips_groups() -> None:

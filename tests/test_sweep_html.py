@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import lxml.html
 import pytest
-from browser import all_of, one_of, parse, text_of
 from test_sweep import SMALL
 
 from kruleset.cli import main
@@ -47,14 +47,14 @@ def page(small: Path) -> Path:
     return out
 
 
-def _rows(dom: dict[str, Any]) -> list[dict[str, Any]]:
+def _rows(dom: Any) -> list[Any]:
     """The variants' rows (each is followed by its detail row)."""
-    return [r for r in all_of(one_of(dom, id="variants"), tag="tr")
-            if "variant" in r["attrs"].get("class", "").split()]
+    return [r for r in dom.get_element_by_id("variants").iter("tr")
+            if "variant" in (r.get("class") or "").split()]
 
 
-def _detail(dom: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    return one_of(dom, id=row["attrs"]["data-detail"])
+def _detail(dom: Any, row: Any) -> Any:
+    return dom.get_element_by_id(row.get("data-detail"))
 
 
 def test_page_is_one_self_contained_file(page: Path, swept: Sweep) -> None:
@@ -68,11 +68,11 @@ def test_rows_follow_the_tables_order_and_values(page: Path, swept: Sweep) -> No
     dom = parse(page.read_text())
     rows = _rows(dom)
     ordered = swept.rows()
-    assert [r["attrs"]["data-name"] for r in rows] == [v.name for v, _ in ordered]
+    assert [r.get("data-name") for r in rows] == [v.name for v, _ in ordered]
     base = swept.base
     for row, (_, outcome) in zip(rows, ordered, strict=True):
-        assert row["attrs"]["data-status"] == outcome["status"]
-        cells = [text_of(c).strip() for c in all_of(row, tag="td")]
+        assert row.get("data-status") == outcome["status"]
+        cells = [text_of(c).strip() for c in row.iter("td")]
         for cell, column in zip(cells[2:5], ("pending", "evictions", "preemptions"),
                                 strict=True):
             value, was = outcome[column], base[column]
@@ -81,7 +81,7 @@ def test_rows_follow_the_tables_order_and_values(page: Path, swept: Sweep) -> No
 
 def test_losing_a1_shows_solo_and_what_differs(page: Path) -> None:
     dom = parse(page.read_text())
-    rows = {r["attrs"]["data-name"]: r for r in _rows(dom)}
+    rows = {r.get("data-name"): r for r in _rows(dom)}
     assert "✗" in text_of(rows["node=a-1"])
     a1 = text_of(_detail(dom, rows["node=a-1"]))
     assert "expect pod solo running" in a1
@@ -103,3 +103,12 @@ def test_text_is_escaped() -> None:
     assert "<script>alert" not in text and "x=&lt;script&gt;" in text
     assert "expect pod &lt;b&gt;x&lt;/b&gt; running" in text
     assert "kruleset sweep &#x27;&lt;s&gt;&#x27;" in text
+
+
+def parse(text: str) -> Any:
+    """The page as written, read by lxml's HTML parser."""
+    return lxml.html.document_fromstring(text)
+
+
+def text_of(node: Any) -> str:
+    return str(node.text_content())

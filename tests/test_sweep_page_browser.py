@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pw import WIDTHS, browser, page_at  # noqa: F401 - fixtures
+from pw import WIDTHS, page_at  # noqa: F401 - a fixture
 
 from kruleset.cli import main
 from kruleset.sweep import Sweep, sweep

@@ -7,9 +7,11 @@ explanations in the browser, rendering only what is on screen, so a run of
 5,000 nodes and 20,000 pods stays a file of a few MB that opens at once.
 Source files are highlighted with kruleset's Pygments lexer.
 
-The page reads its location's hash: ``#pod=NS/NAME`` opens that pod's latest
-scheduling attempt and explanation, ``#decision=N`` the N-th decision,
-``#file=N`` the N-th file.
+The page reads its location's hash: ``#pod=NS/NAME`` opens the decision that
+decided that pod (its preemption or eviction as a victim, the attempt that
+preempted for it, its last failure when it is pending at the end, else its
+scheduling) with its attempts, ``#node=NAME`` the node's allocation over time,
+``#decision=N`` the N-th decision, ``#file=N`` the N-th file (docs/REPORTS.md).
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def file_report(path: str, report: FileReport, result: Any) -> dict[str, Any]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         text = ""
-    problem = report.problem
-    error = None if problem is None else {**problem.to_json(), "text": problem.text}
-    return file_data(path, report.status, result, error, highlight_source(text) if text else "")
+    errors = [{**p.to_json(), "text": p.text} for p in report.problems]
+    return file_data(path, report.status, result, errors[0] if errors else None,
+                     highlight_source(text) if text else "", errors)
 
 
 @register("html")

@@ -6,8 +6,9 @@ tens of millions of filter evaluations: strings are interned in one table
 and referred to by index, and three budgets bound the file (a few MB):
 
 * :data:`EXPAND_BUDGET` trace records are built from the trace's deferred
-  groups (node searches, dry runs), twice over: once for any pod, once more
-  for pods worth a closer look; a group past the budget, or larger than
+  groups (node searches, dry runs), three times over: once for any pod, once
+  more for pods worth a closer look, once more for the last attempt of each
+  pod pending at the end (what explains it); a group past the budget, or larger than
   :data:`GROUP_LIMIT`, is skipped unread, and its attempt keeps the outcome
   its decisions give (reading every record of a 5,000-node, 20,000-pod run
   would take minutes);
@@ -31,6 +32,8 @@ from typing import Any
 
 from ..model.quantity import format_duration
 from ..sim.result import Result
+from .compact import pick_words
+from .html_usage import Occupancy, end_state_data, queue_data, resources_data
 
 __all__ = ["EXPAND_BUDGET", "EXPLAIN_BUDGET", "GROUP_LIMIT", "ROW_BUDGET", "ROWS_PER_ATTEMPT",
            "file_data"]
@@ -100,6 +103,12 @@ def _interesting(result: Result) -> set[str]:
     return pods
 
 
+def _pending_at_end(result: Result, pod: str) -> bool:
+    ps = result.state.pods.get(pod)
+    return ps is not None and not ps.gone and ps.node is None and ps.phase not in (
+        "Succeeded", "Failed")
+
+
 def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[Any]], list[Any]]:
     """Scheduling attempts, rule lines per (pod, time), node condition changes."""
     trace = result.trace
@@ -109,12 +118,18 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
     if trace is None:
         return attempts, lines, conditions
     interesting = _interesting(result)
-    budget = [EXPAND_BUDGET, EXPAND_BUDGET]  # general, then pods worth a closer look
+    # A pod pending at the end is explained by its last attempt, which comes
+    # after the budget for its kind may be spent: those attempts have their own.
+    final = {a.pod: a.time for a in result.attempts}
+    final = {pod: t for pod, t in final.items() if _pending_at_end(result, pod)}
+    # general, pods worth a closer look, the last attempts of pods pending at the end
+    budget = [EXPAND_BUDGET, EXPAND_BUDGET, EXPAND_BUDGET]
     current: list[_Attempt | None] = [None]
 
     def expand(count: int) -> bool:
         att = current[0]
-        slot = 1 if att is not None and att.pod in interesting else 0
+        slot = 0 if att is None else 2 if final.get(att.pod) == att.time else (
+            1 if att.pod in interesting else 0)
         if count <= GROUP_LIMIT and budget[slot] >= count:
             budget[slot] -= count
             return True
@@ -126,6 +141,7 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
     att: _Attempt | None = None
     prefix = "\0"      # "POD on ": the subject of the current attempt's node records
     att_time = -1
+    popped = bool(result.attempts)  # the run has the scheduling queue's records
     for rule, subject, res, why, time in trace.walk(expand):
         # The hot path: the node-by-node records of the current attempt.
         if time == att_time and subject.startswith(prefix):
@@ -151,9 +167,12 @@ def _walk(result: Result) -> tuple[list[_Attempt], dict[tuple[str, int], list[An
         elif rule.startswith("scheduler.filter.") or rule == "scheduler.score":
             continue  # another pod's records (a dry run): not shown
         pod = subject.partition(" on ")[0]
-        if rule.startswith("scheduler.preenqueue.") and (
+        # An attempt starts when the scheduling queue pops its pod; a trace
+        # without the queue's records starts it at the pod's PreEnqueue checks.
+        if (rule == "scheduler.queue.pop" or not popped and rule.startswith(
+                "scheduler.preenqueue.")) and (
                 att is None or att.pod != pod or att_time != time or att.order
-                or att.phase != "filter"):
+                or att.phase != "filter" or rule == "scheduler.queue.pop"):
             att = current[0] = _Attempt(pod, time)
             attempts.append(att)
             prefix, att_time = pod + " on ", time
@@ -292,14 +311,18 @@ class _Index:
 
 
 def file_data(path: str, status: str, result: Result | None = None,
-              error: dict[str, Any] | None = None, source: str = "") -> dict[str, Any]:
+              error: dict[str, Any] | None = None, source: str = "",
+              errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Everything the report shows about one file, as plain JSON values.
 
     ``error`` is the JSON report's ``{"line", "column", "message"}`` with the
-    refusal as shown (``text``); ``source`` the file highlighted as HTML.
+    refusal as shown (``text``), ``errors`` every error found in the file (the
+    first is ``error``); ``source`` the file highlighted as HTML.
     """
     s = _Strings()
     data: dict[str, Any] = {"path": path, "status": status, "title": "", "error": error,
+                            "errors": errors if errors is not None else
+                            ([error] if error else []),
                             "source": source, "S": s.table}
     if result is None:
         return data
@@ -309,7 +332,8 @@ def file_data(path: str, status: str, result: Result | None = None,
     attempts, lines, conditions = _walk(result)
     ix = _Index(result, s)
     cap = max(3, min(ROWS_PER_ATTEMPT, ROW_BUDGET // max(1, len(attempts))))
-    out_attempts, decision_attempt = _attempts_data(result, attempts, ix, cap)
+    out_attempts, decision_attempt = _attempts_data(result, attempts, ix, cap,
+                                                    Occupancy(result))
     decisions, explains = _decisions_data(result, lines, decision_attempt, ix)
     runs = _runs(result, ix)
     marks = [[d.time, s(d.kind), ix.node(d.node), i] for i, d in enumerate(result.decisions)
@@ -322,12 +346,15 @@ def file_data(path: str, status: str, result: Result | None = None,
         "counts": dict(Counter(d.kind for d in result.decisions)),
         "budgets": {"expand": EXPAND_BUDGET, "rows": ROW_BUDGET, "explain": EXPLAIN_BUDGET,
                     "rows_per_attempt": cap},
+        "endstate": end_state_data(result, ix.node, ix.pod, s),
+        "queue": queue_data(result, ix.pod, ix.node, s),
     })
+    data.update(resources_data(result, list(ix.nodes), list(ix.pods)))
     return data
 
 
-def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: int
-                   ) -> tuple[list[dict[str, Any]], dict[int, int]]:
+def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: int,
+                   occupancy: Occupancy) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """The scheduling attempts' tables, and which attempt ended each decision.
 
     Each attempt is matched to the scheduler's own record of its cycle (chosen
@@ -348,24 +375,54 @@ def _attempts_data(result: Result, attempts: list[_Attempt], ix: _Index, cap: in
         queue = recorded.get((att.pod, att.time))
         rec = queue.popleft() if queue else None
         scheduled = ""
+        before = -1
         for i in by_pod_time.get((att.pod, att.time), ()):
             d = result.decisions[i]
             if i in used or d.kind not in ("scheduled", "pending", "nominated", "gated"):
                 continue
             used.add(i)
+            if before < 0:
+                before = i
             decision_attempt[i] = len(out)
             if d.kind == "scheduled":
                 scheduled = d.node or ""
             if d.kind != "nominated":
                 break
         row_cap = ROWS_PER_ATTEMPT if att.pod in interesting else cap
-        out.append(_attempt_data(att, rec, scheduled, row_cap, ix))
+        if before < 0:
+            before = occupancy.index_at(att.time)
+        out.append(_attempt_data(att, rec, scheduled, row_cap, ix,
+                                 lambda n, a=att, b=before: occupancy.why_not(a.pod, n, a.time, b)))
+    _last_failures(result, attempts, decision_attempt)
     return out, decision_attempt
 
 
+def _last_failures(result: Result, attempts: list[_Attempt],
+                   decision_attempt: dict[int, int]) -> None:
+    """A pod pending at the end is explained by its last attempt: its last pending
+    decision shows that attempt's table (a retry ending as the one before made no
+    decision of its own)."""
+    last_attempt: dict[str, int] = {}
+    for k, att in enumerate(attempts):
+        if att.detail and att.order:
+            last_attempt[att.pod] = k
+    last_pending: dict[str, int] = {}
+    for i, d in enumerate(result.decisions):
+        if d.kind == "pending":
+            last_pending[d.pod] = i
+    for pod, i in last_pending.items():
+        last = last_attempt.get(pod)
+        if last is not None and _pending_at_end(result, pod) and attempts[last].time >= \
+                result.decisions[i].time:
+            decision_attempt[i] = last
+
+
 def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, row_cap: int,
-                  ix: _Index) -> dict[str, Any]:
-    """One attempt's table: its nodes' rows, the others counted, its candidates."""
+                  ix: _Index, why_not: Any) -> dict[str, Any]:
+    """One attempt's table: its nodes' rows, the others counted, its candidates.
+
+    A row failed for want of resources carries the amounts (``why_not(node)``).
+    """
     s = ix.s
     feasible = [n for n in att.order if n not in att.fail]
     scored = rec[4] if rec is not None else None
@@ -387,21 +444,37 @@ def _attempt_data(att: _Attempt, rec: tuple[Any, ...] | None, scheduled: str, ro
     for n in keep:
         f = att.fail.get(n)
         sc = att.scores.get(n)
+        amounts = -1
+        if f is not None and f[1].startswith(("Insufficient ", "Too many pods")):
+            amounts = s(why_not(n))
         rows.append([ix.node(n), s(f[0]) if f else -1, s(f[1]) if f else -1,
-                     sc[0] if sc else None, cells.get(n)])
+                     sc[0] if sc else None, cells.get(n), amounts])
     cands = []
     for n, (victims, pdb, text) in att.candidates.items():
         pick = att.picks.get(n)
         cands.append([ix.node(n), None if victims is None else [ix.pod(v) for v in victims],
                       pdb, s(text), -1 if pick is None else pick[0],
-                      s(pick[1]) if pick else -1])
-    return {
+                      s(_plain(pick[1])) if pick else -1, s(pick[1]) if pick else -1])
+    out = {
         "p": ix.pod(att.pod), "t": att.time, "c": ix.node(chosen),
         "f": [s(p) for p in att.filters], "sp": [s(p) for p in plugins], "sw": weights,
         "rows": rows, "om": [[s(r), c] for r, c in omitted],
         "v": max(len(att.order), len(feasible)), "ok": len(feasible), "cand": cands,
         "pre": [s(x) for x in att.prefilter], "d": att.detail,
     }
+    # Most attempts at real size are retries without a table: what they leave
+    # empty is left out (the page reads a missing key as empty), a third of the file.
+    return {k: v for k, v in out.items() if k not in _ATTEMPT_DEFAULTS
+            or v != _ATTEMPT_DEFAULTS[k]}
+
+
+_ATTEMPT_DEFAULTS: dict[str, Any] = {"c": -1, "f": [], "sp": [], "sw": [], "rows": [], "om": [],
+                                     "v": 0, "ok": 0, "cand": [], "pre": [], "d": False}
+
+
+def _plain(text: str) -> str:
+    """A preemption pick in plain words (``fewest victims``); the rule chain keeps its name."""
+    return pick_words(text) if text.startswith("scheduler.preemption.pick.") else text
 
 
 def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],
@@ -421,7 +494,7 @@ def _decisions_data(result: Result, lines: dict[tuple[str, int], list[Any]],
             explains.append([[s(r), -1 if sub == d.pod else s(sub), s(t)]
                              for r, sub, t in lines[k]])
         decisions.append([d.time, s(d.kind), ix.pod(d.pod) if "/" in d.pod else -1,
-                          ix.node(d.node), s(d.by), s(d.reason), s(d.message),
+                          ix.node(d.node), s(d.by), s(d.reason), s(_plain(d.message)),
                           [s(r) for r in d.rules], decision_attempt.get(i, -1),
                           -1 if ex is None else ex, s(d.pod)])
     return decisions, explains
