@@ -25,9 +25,8 @@ Each decision is a named rule, traced with the pod as subject.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from kruleset.model.state import PodState
 from kruleset.rules.engine import Trace
@@ -46,11 +45,9 @@ from .backoff import (
 )
 from .events import UNSCHEDULED_POD, ClusterEvent, Occurrence
 from .hints import Hint, registrations_of
+from .runheap import RunHeap
 
-__all__ = ["QUEUE_TIME", "QueuedPod", "SchedulingQueue"]
-
-# ps.extra key: the pod's queue timestamp (ms, tick), read by scheduler.queue.QueueTime.
-QUEUE_TIME = "scheduler.queue.time"
+__all__ = ["Clock", "QueuedPod", "SchedulingQueue"]
 
 ACTIVE, BACKOFF, ERROR_BACKOFF, UNSCHEDULABLE, IN_FLIGHT = (
     "active", "backoff", "error-backoff", "unschedulable", "in-flight")
@@ -101,6 +98,13 @@ _doc_rule(PREEMPTION_GATE_RULE, "While its asynchronous preemption runs, the pre
           "pkg/scheduler/framework/preemption prepareCandidateAsync")
 
 
+class Clock(Protocol):
+    """What the queue reads the simulated time (ms) from."""
+
+    @property
+    def now(self) -> int: ...
+
+
 class QueuedPod:
     """Upstream ``QueuedPodInfo``: a pod's place and history in the queue."""
 
@@ -125,9 +129,11 @@ class SchedulingQueue:
 
     def __init__(self, sort_key: Callable[[PodState], tuple[Any, ...]],
                  gate: Callable[[PodState], tuple[str, str] | None],
-                 trace: Trace | None, clock: Callable[[], int],
+                 trace: Trace | None, clock: Clock,
                  initial_ms: int = 1_000, max_ms: int = 10_000) -> None:
-        self.clock = clock  # the simulation's time: events arrive between the queue's steps
+        # The simulation's time (its ``now``, read at each step: events arrive
+        # between the queue's steps).
+        self.clock = clock
         self.sort_key = sort_key
         self.gate = gate
         self.trace = trace
@@ -137,10 +143,14 @@ class SchedulingQueue:
         self.pods: dict[str, QueuedPod] = {}
         self.unschedulable: dict[str, QueuedPod] = {}
         self.by_plugin: dict[str, set[str]] = {}
-        self._active: list[tuple[Any, ...]] = []
-        self._backoff: list[tuple[Any, ...]] = []
-        self._error: list[tuple[Any, ...]] = []
-        self._leftover: list[tuple[int, int, str]] = []
+        self._active = RunHeap()
+        self._backoff = RunHeap()
+        self._error = RunHeap()
+        # Pods parked after a failure -> when the leftover flush moves them.  They
+        # are parked at their failure, so in the order of their due times: the
+        # first entry is the earliest, and a pod leaving unschedulablePods
+        # leaves this too (no stale entries, no heap).
+        self._leftover: dict[str, int] = {}
         self.sizes = {ACTIVE: 0, BACKOFF: 0, ERROR_BACKOFF: 0}
         self.preempting: set[str] = set()
         self._flushed = (-1, -1)
@@ -151,13 +161,14 @@ class SchedulingQueue:
     @property
     def now(self) -> int:
         """The simulated time (ms)."""
-        return self.clock()
+        return self.clock.now
 
     def _stamp(self) -> tuple[int, int]:
         self.tick += 1
-        return (self.now, self.tick)
+        return (self.clock.now, self.tick)
 
     def _note(self, rule_name: str, qp: QueuedPod, result: str, why: str = "") -> None:
+        # Callers test ``self.trace`` first where the words cost something to make.
         if self.trace is not None:
             self.trace.add(rule_name, qp.key, result, why)
 
@@ -167,6 +178,7 @@ class SchedulingQueue:
             self.sizes[where] -= 1
         elif where == UNSCHEDULABLE:
             del self.unschedulable[qp.key]
+            self._leftover.pop(qp.key, None)
             for p in qp.plugins:
                 keys = self.by_plugin.get(p)
                 if keys is not None:
@@ -175,8 +187,11 @@ class SchedulingQueue:
         qp.stamp += 1
 
     def _order(self, qp: QueuedPod) -> tuple[Any, ...]:
-        qp.ps.extra[QUEUE_TIME] = qp.ts
-        return self.sort_key(qp.ps)
+        ps = qp.ps
+        ps.queue_time = qp.ts
+        key = self.sort_key(ps)
+        ps.queue_time = None  # read by the sort key only: no reference outlives the queue's
+        return key
 
     def _expiry(self, qp: QueuedPod) -> int | None:
         if qp.expiry is None and qp.attempts:
@@ -188,7 +203,7 @@ class SchedulingQueue:
         self._leave(qp)
         qp.where = ACTIVE
         self.sizes[ACTIVE] += 1
-        heapq.heappush(self._active, (self._order(qp), qp.stamp, qp))
+        self._active.push((self._order(qp), qp.stamp, qp))
 
     def _push_backoff(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -196,7 +211,7 @@ class SchedulingQueue:
         qp.where = where
         self.sizes[where] += 1
         heap = self._backoff if qp.plugins else self._error
-        heapq.heappush(heap, (self._expiry(qp), self._order(qp), qp.stamp, qp))
+        heap.push((self._expiry(qp), self._order(qp), qp.stamp, qp))
 
     def _park(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -206,7 +221,7 @@ class SchedulingQueue:
             for p in qp.plugins:
                 self.by_plugin.setdefault(p, set()).add(qp.key)
         if not qp.gated_by:
-            heapq.heappush(self._leftover, (leftover_due(None, {}, qp.ts[0]), qp.stamp, qp.key))
+            self._leftover[qp.key] = leftover_due(None, {}, qp.ts[0])
 
     def _gated(self, qp: QueuedPod) -> bool:
         """Run PreEnqueue (upstream ``runPreEnqueuePlugins``); True if a plugin gates it."""
@@ -221,7 +236,8 @@ class SchedulingQueue:
             return False
         qp.gated_by = got[0]
         qp.plugins = qp.plugins | {got[0]}
-        self._note(GATED_RULE, qp, f"gated by {got[0]}", got[1])
+        if self.trace is not None:
+            self._note(GATED_RULE, qp, f"gated by {got[0]}", got[1])
         self._park(qp)
         return True
 
@@ -241,7 +257,7 @@ class SchedulingQueue:
         if strategy == _SKIP:
             self._park(qp)
             return UNSCHEDULABLE
-        if backing_off(self._expiry(qp), self.now):
+        if backing_off(self._expiry(qp), self.clock.now):
             return self._to_backoff(qp)
         return self._to_active(qp)
 
@@ -311,9 +327,9 @@ class SchedulingQueue:
                        f"because {qp.why} (from {source})")
         return qp
 
-    def _pop_heap(self, heap: list[tuple[Any, ...]], where: str) -> QueuedPod | None:
+    def _pop_heap(self, heap: RunHeap, where: str) -> QueuedPod | None:
         while heap:
-            entry = heapq.heappop(heap)
+            entry = heap.pop()
             qp: QueuedPod = entry[-1]
             if qp.stamp == entry[-2] and qp.where == where:
                 return qp
@@ -342,11 +358,13 @@ class SchedulingQueue:
             if strategy != _SKIP:
                 qp.why = why
                 where = self._requeue(qp, strategy)
-                self._note(REQUEUE_RULE, qp, where, why + " (while being scheduled)")
+                if self.trace is not None:
+                    self._note(REQUEUE_RULE, qp, where, why + " (while being scheduled)")
                 return where
         self._park(qp)
-        self._note(FAILED_RULE, qp, "unschedulablePods",
-                   "rejected by " + ", ".join(sorted(qp.plugins)))
+        if self.trace is not None:
+            self._note(FAILED_RULE, qp, "unschedulablePods",
+                       "rejected by " + ", ".join(sorted(qp.plugins)))
         return UNSCHEDULABLE
 
     def _hints(self, plugin: str, event: ClusterEvent) -> list[Hint | None]:
@@ -361,12 +379,29 @@ class SchedulingQueue:
         if occ.event.wildcard:
             return _AFTER_BACKOFF, occ.what
         pod = qp.ps.pod
-        # The gating plugin last: the words name the rejecting plugin that queued it.
-        for plugin in sorted(qp.plugins, key=lambda p: (p == qp.gated_by, p)):
+        plugins: Iterable[str] = qp.plugins
+        if len(qp.plugins) > 1:
+            # The gating plugin last: the words name the rejecting plugin that queued it.
+            plugins = sorted(qp.plugins, key=lambda p: (p == qp.gated_by, p))
+        for plugin in plugins:
             for hint in self._hints(plugin, occ.event):
                 if hint is None or hint(pod, occ.old, occ.new):
                     return _AFTER_BACKOFF, f"{occ.what} ({plugin}: Queue)"
         return _SKIP, ""
+
+    def listens(self, event: ClusterEvent) -> bool:
+        """Whether ``event`` can reach a pod in unschedulablePods (some waiting pod's
+        plugin registered for it), so that callers describe only events a pod hears."""
+        if self._new:
+            self.intake()
+        if not self.unschedulable:
+            return False
+        if event.wildcard:
+            return True
+        for plugin, members in self.by_plugin.items():
+            if members and self._hints(plugin, event):
+                return True
+        return False
 
     def event(self, occ: Occurrence,
               pre_check: Callable[[PodState], bool] | None = None) -> None:
@@ -409,7 +444,8 @@ class SchedulingQueue:
             return
         qp.why = why
         where = self._requeue(qp, strategy)
-        self._note(REQUEUE_RULE, qp, where, why)
+        if self.trace is not None:
+            self._note(REQUEUE_RULE, qp, where, why)
 
     # --- the clock ------------------------------------------------------------------------
     def flush(self, now: int) -> None:
@@ -422,26 +458,24 @@ class SchedulingQueue:
             self._flushed = (self._flushed[0], now)
             self._flush_leftover(now)
 
-    def _flush_backoff(self, heap: list[tuple[Any, ...]], where: str) -> None:
+    def _flush_backoff(self, heap: RunHeap, where: str) -> None:
         while heap:
-            expiry, _, stamp, qp = heap[0]
+            expiry, _, stamp, qp = heap.peek()
             if qp.stamp != stamp or qp.where != where:
-                heapq.heappop(heap)
+                heap.pop()
                 continue
-            if backing_off(expiry, self.now):
+            if backing_off(expiry, self.clock.now):
                 return
-            heapq.heappop(heap)
+            heap.pop()
             qp.why = "its backoff ended" if where == BACKOFF else "its error backoff ended"
             self._note(FLUSH_BACKOFF_RULE, qp, self._to_active(qp), qp.why)
 
     def _flush_leftover(self, now: int) -> None:
         due: list[QueuedPod] = []
-        heap = self._leftover
-        while heap and heap[0][0] <= now:
-            _, stamp, key = heapq.heappop(heap)
-            qp = self.pods.get(key)
-            if qp is not None and qp.stamp == stamp and qp.where == UNSCHEDULABLE:
-                due.append(qp)
+        for key, at in self._leftover.items():
+            if at > now:
+                break
+            due.append(self.pods[key])
         due.sort(key=lambda q: q.ts)
         for qp in due:
             qp.why = "it waited more than 5m0s in unschedulablePods"
@@ -451,19 +485,15 @@ class SchedulingQueue:
         """The next instant a timer step changes something."""
         out: list[int] = []
         for heap, where in ((self._backoff, BACKOFF), (self._error, ERROR_BACKOFF)):
-            while heap and (heap[0][-1].stamp != heap[0][-2] or heap[0][-1].where != where):
-                heapq.heappop(heap)
+            while heap and (heap.peek()[-1].stamp != heap.peek()[-2]
+                            or heap.peek()[-1].where != where):
+                heap.pop()
             if heap:
-                out.append(max(backoff_flush_due(None, {}, heap[0][0]),
+                out.append(max(backoff_flush_due(None, {}, heap.peek()[0]),
                                (now // WINDOW_MS + 1) * WINDOW_MS))
-        heap2 = self._leftover
-        while heap2:
-            _, stamp, key = heap2[0]
-            qp = self.pods.get(key)
-            if qp is not None and qp.stamp == stamp and qp.where == UNSCHEDULABLE:
-                out.append(heap2[0][0])
-                break
-            heapq.heappop(heap2)
+        for at in self._leftover.values():
+            out.append(at)  # the earliest (see __init__)
+            break
         later = [t for t in out if t > now]
         return min(later) if later else None
 
