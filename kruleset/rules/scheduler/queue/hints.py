@@ -10,12 +10,8 @@ queues its pods.
 
 Hints kruleset transcribes: NodeResourcesFit (``isSchedulableAfterPodEvent``,
 ``isSchedulableAfterNodeChange``), NodeUnschedulable, TaintToleration,
-NodeAffinity, NodeName, NodePorts, SchedulingGates.  PodTopologySpread's and
-InterPodAffinity's hints are simplified: Queue for any change of an assigned
-pod in the namespaces their terms may count, and for any node added or
-relabelled (upstream also compares the terms' selectors and topology keys, so
-kruleset may retry such pods more often; the timeline differential tests do
-not generate them).
+NodeAffinity, NodeName, NodePorts, SchedulingGates, PodTopologySpread and
+InterPodAffinity (:mod:`.crosspod_hints`).
 """
 
 from __future__ import annotations
@@ -27,6 +23,12 @@ from kruleset.model.objects import Pod
 
 from ..filters.nodeaffinity import node_matches_pod_affinity
 from ..filters.tainttoleration import find_untolerated_taint
+from .crosspod_hints import (
+    affinity_node_change,
+    affinity_pod_change,
+    spread_node_change,
+    spread_pod_change,
+)
 from .events import (
     ADD,
     ALL,
@@ -133,17 +135,6 @@ def _gates_eliminated(pod: Pod, old: PodView | None, new: PodView | None) -> boo
     return new is not None and new.key == pod.key
 
 
-def _cross_pod_change(pod: Pod, old: PodView | None, new: PodView | None) -> bool:
-    # Simplified (module doc): another assigned pod appeared, changed or went.
-    view = new if new is not None else old
-    assert view is not None
-    return view.node is not None and view.key != pod.key
-
-
-def _cross_node_change(pod: Pod, old: NodeView | None, new: NodeView | None) -> bool:
-    return True
-
-
 _POD = POD
 REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
     # NodeResourcesFit and NodeAffinity also requeue their pods for every taint change
@@ -174,9 +165,10 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
         (ClusterEvent(_POD, UPDATE_POD_GATES_ELIMINATED), _gates_eliminated),
     ),
     "PodTopologySpread": (
-        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | DELETE), _cross_pod_change),
+        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | UPDATE_POD_TOLERATION | DELETE),
+         spread_pod_change),
         (ClusterEvent(NODE, ADD | DELETE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT),
-         _cross_node_change),
+         spread_node_change),
     ),
     # scheduler-plugins' CapacityScheduling: pod deletions and ElasticQuota
     # changes (kruleset sends those as events for every plugin), without hints.
@@ -185,8 +177,12 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
     # preemption): a pod it gates hears pod deletions only.
     "DefaultPreemption": ((ClusterEvent(_POD, DELETE), None),),
     "InterPodAffinity": (
-        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | DELETE), _cross_pod_change),
-        (ClusterEvent(NODE, ADD | UPDATE_NODE_LABEL), _cross_node_change),
+        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | DELETE), affinity_pod_change),
+        (ClusterEvent(NODE, ADD | UPDATE_NODE_LABEL), affinity_node_change),
+        # Registered for the preCheck workaround without a hint: every taint
+        # change queues (measured on v1.35.4: a PreferNoSchedule taint added
+        # to a node requeues a pod InterPodAffinity rejected).
+        (ClusterEvent(NODE, UPDATE_NODE_TAINT), None),
     ),
 }
 
