@@ -157,6 +157,10 @@ class SchedulerController:
         pod_index(sim.state)
         profile = sim.profile
         self._gates = profile.active(PREENQUEUE.name)
+        # Untraced, a pod without gates and claims skips PreEnqueue when the only
+        # plugins are these two (each passes such a pod without reading more).
+        self._plain_passes = sim.trace is None and {a.rule.name for a in self._gates.rules} <= {
+            "scheduler.preenqueue.SchedulingGates", _dra().PREENQUEUE_RULE}
         self.queue = SchedulingQueue(
             profile.active(QUEUE.name).key(None), self._gate, sim.trace, sim,
             initial_ms=int(profile.setting("podInitialBackoffSeconds", 1)) * 1000,
@@ -176,6 +180,10 @@ class SchedulerController:
 
     def _gate(self, ps: PodState) -> tuple[str, str] | None:
         """PreEnqueue: the gating plugin and its message, or None."""
+        if self._plain_passes:
+            pod = ps.pod
+            if not pod.gates and not pod.resource_claims:
+                return None
         sim = self.sim
         ctx = self._gate_ctx
         if ctx is None or ctx.now != sim.now:
