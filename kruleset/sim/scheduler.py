@@ -159,12 +159,16 @@ class SchedulerController:
         self._gates = profile.active(PREENQUEUE.name)
         # Untraced, a pod without gates and claims skips PreEnqueue when the only
         # plugins are these two (each passes such a pod without reading more).
-        self._plain_passes = sim.trace is None and {a.rule.name for a in self._gates.rules} <= {
+        plain = sim.trace is None and {a.rule.name for a in self._gates.rules} <= {
             "scheduler.preenqueue.SchedulingGates", _dra().PREENQUEUE_RULE}
+        sort = profile.active(QUEUE.name)
+        default_sort = [(a.rule.name, dict(a.args)) for a in sort.rules] == [
+            ("scheduler.queue.PrioritySort", {}), ("scheduler.queue.QueueTime", {})]
         self.queue = SchedulingQueue(
-            profile.active(QUEUE.name).key(None), self._gate, sim.trace, sim,
+            sort.key(None), self._gate, sim.trace, sim,
             initial_ms=int(profile.setting("podInitialBackoffSeconds", 1)) * 1000,
-            max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000)
+            max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000,
+            priority_sort=default_sort, plain_passes=plain)
         sim.queue = self.queue
         self.log = sim.attempts = AttemptLog()
         queue = self.queue
@@ -180,10 +184,6 @@ class SchedulerController:
 
     def _gate(self, ps: PodState) -> tuple[str, str] | None:
         """PreEnqueue: the gating plugin and its message, or None."""
-        if self._plain_passes:
-            pod = ps.pod
-            if not pod.gates and not pod.resource_claims:
-                return None
         sim = self.sim
         ctx = self._gate_ctx
         if ctx is None or ctx.now != sim.now:
@@ -240,7 +240,7 @@ class SchedulerController:
 
     def _cycle(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
                record: _Draft) -> bool:
-        dra_plugin = _dra()
+        dra_plugin = _DRA or _dra()
 
         ps = qp.ps
         if not sim.state.nodes:
@@ -277,7 +277,7 @@ class SchedulerController:
 
     def _failed(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
                 record: _Draft, fit: Any) -> bool:
-        dra_plugin = _dra()
+        dra_plugin = _DRA or _dra()
 
         ps = qp.ps
         assert fit is not None
@@ -386,18 +386,19 @@ def renominate(sim: Simulation, ps: PodState, node: str | None) -> None:
         lambda other: other.pod.effective_priority <= prio)
 
 
-_DRA: list[Any] = []
+_DRA: Any = None
 
 
 def _dra() -> Any:
     """DRA's plugin module, imported on first use (at import time the rule modules may
-    not be loaded yet, and they register in builtin.py's order), then kept: an import
-    statement per attempt runs the import machinery's Python code each time."""
-    if not _DRA:
+    not be loaded yet, and they register in builtin.py's order), then kept in ``_DRA``:
+    an import statement per attempt runs the import machinery's Python code each time."""
+    global _DRA
+    if _DRA is None:
         from ..rules.dra import dynamicresources
 
-        _DRA.append(dynamicresources)
-    return _DRA[0]
+        _DRA = dynamicresources
+    return _DRA
 
 
 def _plugin_of(rule_name: str) -> str:

@@ -49,6 +49,18 @@ class RunHeap:
             return run[0]
         return heap[0]
 
+    def pop_live(self, where: str) -> Any:
+        """Pop entries until one is live: its pod (last field) still has the entry's
+        stamp (the field before) and waits in ``where``; that pod, or None."""
+        run, heap = self._run, self._heap
+        while run or heap:
+            in_run = run and (not heap or run[0] < heap[0])
+            entry = run.popleft() if in_run else heapq.heappop(heap)
+            qp = entry[-1]
+            if qp.stamp == entry[-2] and qp.where == where:
+                return qp
+        return None
+
     def pop(self) -> tuple[Any, ...]:
         """Remove and return the least entry (the queue must not be empty)."""
         run, heap = self._run, self._heap

@@ -43,7 +43,7 @@ from .backoff import (
     backoff_flush_due,
     leftover_due,
 )
-from .events import UNSCHEDULED_POD, ClusterEvent, Occurrence
+from .events import UNSCHEDULED_POD, WILDCARD, ClusterEvent, Occurrence
 from .hints import Hint, registrations_of
 from .runheap import RunHeap
 
@@ -130,11 +130,18 @@ class SchedulingQueue:
     def __init__(self, sort_key: Callable[[PodState], tuple[Any, ...]],
                  gate: Callable[[PodState], tuple[str, str] | None],
                  trace: Trace | None, clock: Clock,
-                 initial_ms: int = 1_000, max_ms: int = 10_000) -> None:
+                 initial_ms: int = 1_000, max_ms: int = 10_000, *,
+                 priority_sort: bool = False, plain_passes: bool = False) -> None:
         # The simulation's time (its ``now``, read at each step: events arrive
         # between the queue's steps).
         self.clock = clock
         self.sort_key = sort_key
+        # The default QueueSort (PrioritySort then QueueTime, no arguments): its key
+        # is made here, without the rule engine's composite per push.
+        self.priority_sort = priority_sort
+        # PreEnqueue passes a pod without scheduling gates and claims unasked
+        # (only SchedulingGates and DynamicResources run it, untraced).
+        self.plain_passes = plain_passes
         self.gate = gate
         self.trace = trace
         self.initial_ms = initial_ms
@@ -154,8 +161,10 @@ class SchedulingQueue:
         self.sizes = {ACTIVE: 0, BACKOFF: 0, ERROR_BACKOFF: 0}
         self.preempting: set[str] = set()
         self._flushed = (-1, -1)
-        self._hint_cache: dict[tuple[str, ClusterEvent], list[Hint | None]] = {}
-        self._new: list[tuple[PodState, tuple[int, int]]] = []
+        self._hint_cache: dict[tuple[str, str, int], list[Hint | None]] = {}
+        # Pods created since the last look, flat: pod, creation ms, tick, pod, … (a
+        # burst of thousands adds no tuple per pod for the garbage collector).
+        self._new: list[Any] = []
 
     # --- bookkeeping -------------------------------------------------------------------
     @property
@@ -188,6 +197,8 @@ class SchedulingQueue:
 
     def _order(self, qp: QueuedPod) -> tuple[Any, ...]:
         ps = qp.ps
+        if self.priority_sort:
+            return (-ps.pod.effective_priority, qp.ts)
         ps.queue_time = qp.ts
         key = self.sort_key(ps)
         ps.queue_time = None  # read by the sort key only: no reference outlives the queue's
@@ -203,7 +214,8 @@ class SchedulingQueue:
         self._leave(qp)
         qp.where = ACTIVE
         self.sizes[ACTIVE] += 1
-        self._active.push((self._order(qp), qp.stamp, qp))
+        # One flat entry (the sort key's fields, stamp, pod): one tuple per queued pod.
+        self._active.push((*self._order(qp), qp.stamp, qp))
 
     def _push_backoff(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -211,7 +223,7 @@ class SchedulingQueue:
         qp.where = where
         self.sizes[where] += 1
         heap = self._backoff if qp.plugins else self._error
-        heap.push((self._expiry(qp), self._order(qp), qp.stamp, qp))
+        heap.push((self._expiry(qp), *self._order(qp), qp.stamp, qp))
 
     def _park(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -226,6 +238,11 @@ class SchedulingQueue:
     def _gated(self, qp: QueuedPod) -> bool:
         """Run PreEnqueue (upstream ``runPreEnqueuePlugins``); True if a plugin gates it."""
         got: tuple[str, str] | None
+        if self.plain_passes and qp.key not in self.preempting:
+            pod = qp.ps.pod
+            if not pod.gates and not pod.resource_claims:
+                qp.gated_by = ""
+                return False
         if qp.key in self.preempting:
             got = (PREEMPTION_GATE, "waiting for the preemption for this pod to be finished")
             self._note(PREEMPTION_GATE_RULE, qp, "gated", got[1])
@@ -266,14 +283,15 @@ class SchedulingQueue:
         """A pod was created (its queue timestamp is now); it is queued at the next
         look if it is still unscheduled then (a pod created bound never is)."""
         self.tick += 1
-        self._new.append((ps, (now, self.tick)))
+        self._new += (ps, now, self.tick)
 
     def intake(self) -> None:
         """Queue the pods created since the last look (upstream ``Add``)."""
         new, self._new = self._new, []
-        for ps, ts in new:
+        for i in range(0, len(new), 3):
+            ps = new[i]
             if ps.node is None and not ps.gone and ps.phase == "Pending":
-                self.add(ps, ts)
+                self.add(ps, (new[i + 1], new[i + 2]))
 
     def add(self, ps: PodState, ts: tuple[int, int] | None = None) -> None:
         """A new unscheduled pod (upstream ``Add``)."""
@@ -307,10 +325,10 @@ class SchedulingQueue:
 
     def pop(self) -> QueuedPod | None:
         """The next pod to schedule, or None (upstream ``Pop``)."""
-        qp = self._pop_heap(self._active, ACTIVE)
+        qp: QueuedPod | None = self._active.pop_live(ACTIVE)
         source = "activeQ"
         if qp is None:
-            qp = self._pop_heap(self._backoff, BACKOFF)
+            qp = self._backoff.pop_live(BACKOFF)
             source = "backoffQ, activeQ being empty"
         if qp is None:
             return None
@@ -326,14 +344,6 @@ class SchedulingQueue:
                        f"{qp.key.split('/', 1)[1]}: {verb} at {format_duration(self.now)} "
                        f"because {qp.why} (from {source})")
         return qp
-
-    def _pop_heap(self, heap: RunHeap, where: str) -> QueuedPod | None:
-        while heap:
-            entry = heap.pop()
-            qp: QueuedPod = entry[-1]
-            if qp.stamp == entry[-2] and qp.where == where:
-                return qp
-        return None
 
     def scheduled(self, qp: QueuedPod) -> None:
         """The attempt bound the pod: it leaves the queue."""
@@ -368,15 +378,17 @@ class SchedulingQueue:
         return UNSCHEDULABLE
 
     def _hints(self, plugin: str, event: ClusterEvent) -> list[Hint | None]:
-        got = self._hint_cache.get((plugin, event))
+        # Keyed by plain strings and ints: their hashes are computed in C.
+        key = (plugin, event.resource, event.action)
+        got = self._hint_cache.get(key)
         if got is None:
-            got = [h for reg, h in registrations_of(plugin) if event.matches(reg)]
-            self._hint_cache[(plugin, event)] = got
+            got = self._hint_cache[key] = [h for reg, h in registrations_of(plugin)
+                                           if event.matches(reg)]
         return got
 
     def _worth(self, qp: QueuedPod, occ: Occurrence) -> tuple[int, str]:
         """Upstream ``isPodWorthRequeuing``: the strategy and the words for it."""
-        if occ.event.wildcard:
+        if occ.event.resource == WILDCARD:
             return _AFTER_BACKOFF, occ.what
         pod = qp.ps.pod
         plugins: Iterable[str] = qp.plugins
@@ -396,7 +408,7 @@ class SchedulingQueue:
             self.intake()
         if not self.unschedulable:
             return False
-        if event.wildcard:
+        if event.resource == WILDCARD:
             return True
         for plugin, members in self.by_plugin.items():
             if members and self._hints(plugin, event):
@@ -460,7 +472,8 @@ class SchedulingQueue:
 
     def _flush_backoff(self, heap: RunHeap, where: str) -> None:
         while heap:
-            expiry, _, stamp, qp = heap.peek()
+            entry = heap.peek()
+            expiry, stamp, qp = entry[0], entry[-2], entry[-1]
             if qp.stamp != stamp or qp.where != where:
                 heap.pop()
                 continue
