@@ -108,13 +108,16 @@ class Clock(Protocol):
 class QueuedPod:
     """Upstream ``QueuedPodInfo``: a pod's place and history in the queue."""
 
-    __slots__ = ("ps", "ts", "attempts", "plugins", "expiry", "where", "stamp",
+    __slots__ = ("ps", "ms", "tick", "attempts", "plugins", "expiry", "where", "stamp",
                  "gated_by", "why", "key")
 
-    def __init__(self, ps: PodState, ts: tuple[int, int]) -> None:
+    def __init__(self, ps: PodState, ms: int, tick: int) -> None:
         self.ps = ps
         self.key = ps.key
-        self.ts = ts                        # (ms, tick): the queue timestamp
+        # The queue timestamp (ms, tick), kept as two numbers: no tuple per pod
+        # and per failure for the garbage collector to count.
+        self.ms = ms
+        self.tick = tick
         self.attempts = 0
         self.plugins: frozenset[str] = frozenset()  # rejecting (or gating) plugins
         self.expiry: int | None = None      # backoff expiry, cached until the next pop
@@ -122,6 +125,11 @@ class QueuedPod:
         self.stamp = 0                      # heap entries with another stamp are stale
         self.gated_by = ""                  # the PreEnqueue plugin keeping it out
         self.why = "it was created"         # why it is in activeQ/backoffQ (for attempts)
+
+    @property
+    def ts(self) -> tuple[int, int]:
+        """The queue timestamp: (ms, tick)."""
+        return (self.ms, self.tick)
 
 
 class SchedulingQueue:
@@ -198,7 +206,7 @@ class SchedulingQueue:
     def _order(self, qp: QueuedPod) -> tuple[Any, ...]:
         ps = qp.ps
         if self.priority_sort:
-            return (-ps.pod.effective_priority, qp.ts)
+            return (-ps.pod.effective_priority, qp.ms, qp.tick)
         ps.queue_time = qp.ts
         key = self.sort_key(ps)
         ps.queue_time = None  # read by the sort key only: no reference outlives the queue's
@@ -206,7 +214,7 @@ class SchedulingQueue:
 
     def _expiry(self, qp: QueuedPod) -> int | None:
         if qp.expiry is None and qp.attempts:
-            qp.expiry = backoff_expiry(None, {}, qp.attempts, qp.ts[0], self.initial_ms,
+            qp.expiry = backoff_expiry(None, {}, qp.attempts, qp.ms, self.initial_ms,
                                        self.max_ms)
         return qp.expiry
 
@@ -233,7 +241,7 @@ class SchedulingQueue:
             for p in qp.plugins:
                 self.by_plugin.setdefault(p, set()).add(qp.key)
         if not qp.gated_by:
-            self._leftover[qp.key] = leftover_due(None, {}, qp.ts[0])
+            self._leftover[qp.key] = leftover_due(None, {}, qp.ms)
 
     def _gated(self, qp: QueuedPod) -> bool:
         """Run PreEnqueue (upstream ``runPreEnqueuePlugins``); True if a plugin gates it."""
@@ -291,16 +299,21 @@ class SchedulingQueue:
         for i in range(0, len(new), 3):
             ps = new[i]
             if ps.node is None and not ps.gone and ps.phase == "Pending":
-                self.add(ps, (new[i + 1], new[i + 2]))
+                self._add(ps, new[i + 1], new[i + 2])
 
     def add(self, ps: PodState, ts: tuple[int, int] | None = None) -> None:
         """A new unscheduled pod (upstream ``Add``)."""
+        if ts is None:
+            ts = self._stamp()
+        self._add(ps, *ts)
+
+    def _add(self, ps: PodState, ms: int, tick: int) -> None:
         qp = self.pods.get(ps.key)
         if qp is not None:
             if qp.ps is ps:
                 return
             self.delete(ps.key)  # a pod of the same name, created anew
-        qp = self.pods[ps.key] = QueuedPod(ps, ts or self._stamp())
+        qp = self.pods[ps.key] = QueuedPod(ps, ms, tick)
         if self._to_active(qp) == ACTIVE:
             self._note(ADD_RULE, qp, "activeQ")
 
@@ -355,7 +368,8 @@ class SchedulingQueue:
         """The attempt failed (upstream ``AddUnschedulableIfNotPresent``); where it waits."""
         if self.pods.get(qp.key) is not qp:
             return ""  # deleted during its own attempt
-        qp.ts = self._stamp()
+        self.tick += 1
+        qp.ms, qp.tick = self.clock.now, self.tick
         qp.plugins = frozenset(plugins)
         qp.gated_by = ""
         if not qp.plugins:
@@ -431,7 +445,7 @@ class SchedulingQueue:
                     found |= members
             keys = found
         chosen = [self.unschedulable[k] for k in keys]
-        chosen.sort(key=lambda q: q.ts)
+        chosen.sort(key=lambda q: (q.ms, q.tick))
         for qp in chosen:
             if qp.gated_by == SCHEDULING_GATES or qp.where != UNSCHEDULABLE:
                 continue
@@ -489,7 +503,7 @@ class SchedulingQueue:
             if at > now:
                 break
             due.append(self.pods[key])
-        due.sort(key=lambda q: q.ts)
+        due.sort(key=lambda q: (q.ms, q.tick))
         for qp in due:
             qp.why = "it waited more than 5m0s in unschedulablePods"
             self._note(FLUSH_LEFTOVER_RULE, qp, self._requeue(qp, _AFTER_BACKOFF), qp.why)
