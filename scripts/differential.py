@@ -68,6 +68,7 @@ from differential.oracle import find_oracle  # noqa: E402
 from differential.shrink import shrink  # noqa: E402
 from differential.timeline import check_timeline, find_timeline_oracle  # noqa: E402
 from differential.timeline_generator import generate_timeline  # noqa: E402
+from differential.timeline_topology import generate_topology_timeline  # noqa: E402
 from differential.verdict import Verdict, check  # noqa: E402
 
 ALL_GROUPS = [*GROUPS, "mixed"]
@@ -138,9 +139,13 @@ def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
     return not bad and compared == incoming
 
 
-def _one_timeline(job: tuple[str, int]) -> dict[str, Any]:
-    binary, seed = job
-    out = check_timeline(Path(binary), generate_timeline(seed))
+def _timeline_case(seed: int, topology: bool) -> dict[str, Any]:
+    return generate_topology_timeline(seed) if topology else generate_timeline(seed)
+
+
+def _one_timeline(job: tuple[str, int, bool]) -> dict[str, Any]:
+    binary, seed, topology = job
+    out = check_timeline(Path(binary), _timeline_case(seed, topology))
     return {"seed": seed, "pods": out.pods, "agreeing": out.agreeing, "attempts": out.attempts,
             "tie": out.tie, "varied": out.varied, "mismatches": out.mismatches}
 
@@ -151,7 +156,7 @@ def timelines(args: argparse.Namespace) -> int:
     if binary is None:
         print(f"skipped: {why}", file=sys.stderr)
         return 2
-    jobs = [(str(binary), args.seed + i) for i in range(args.count)]
+    jobs = [(str(binary), args.seed + i, args.topology) for i in range(args.count)]
     began = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(_one_timeline, jobs, chunksize=4))
@@ -170,7 +175,8 @@ def timelines(args: argparse.Namespace) -> int:
         for r in bad:
             print(f"\nseed {r['seed']}:\n  " + "\n  ".join(r["mismatches"][:5]))
             path = args.out / f"timeline-{r['seed']}.json"
-            path.write_text(json.dumps(generate_timeline(r["seed"]), indent=1) + "\n")
+            path.write_text(json.dumps(_timeline_case(r["seed"], args.topology), indent=1)
+                            + "\n")
     return 0 if not bad else 1
 def _dra_one(job: tuple[str, int]) -> dict[str, Any]:
     binary, seed = job
@@ -256,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-over-time", dest="over_time", action="store_false",
                     help="compare only against the one-cycle oracle (not also every "
                          "incoming pod against the timeline oracle)")
+    ap.add_argument("--topology", action="store_true",
+                    help="with --timeline: pods with spread constraints and pod (anti-)affinity")
     args = ap.parse_args(argv)
     if args.timeline:
         return timelines(args)

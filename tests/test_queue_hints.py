@@ -107,4 +107,9 @@ def test_interpod_node_events_need_a_term_key(tmp_path: Path) -> None:
     hint = _hint("InterPodAffinity", 1)
     assert hint(waiting, None, _node({"host": "h"})) is True
     assert hint(waiting, None, _node({"zone": "a"})) is True
-    assert hint(waiting, None, _node({"rack": "r"})) is False
+    # an anti-affinity term queues for any node added (isSchedulableAfterNodeChange)
+    assert hint(waiting, None, _node({"rack": "r"})) is True
+    affinity_only = {"affinity": {"podAffinity": AFFINITY["affinity"]["podAffinity"]}}
+    alone = _pod(tmp_path, "a", {"app": "x"}, **affinity_only)
+    assert hint(alone, None, _node({"rack": "r"})) is False
+    assert hint(alone, None, _node({"zone": "a"})) is True

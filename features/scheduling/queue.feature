@@ -182,6 +182,23 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
       at 10s delete pod a1 grace-period=0s
       at 10s expect pod waiting attempts=2
       expect pod waiting pending
+  # InterPodAffinity's hint reads p's own terms: a bound pod that does not match its affinity
+  # (web), and a node label that is no term's topology key (disk), do not retry it; node n2
+  # added without the zone key does not either; a bound pod matching the term (db) does.
+  Scenario: B-003-07-04 a pod waiting for pod affinity is retried only by a pod or node its terms can use
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi labels(zone=a)
+      pod p requests(cpu=1) {
+        affinity pod required app=db topology=zone
+      }
+      at 5s create pod web on n1 labels(app=web)
+      at 6s label node n1 disk=ssd
+      at 7s create node n2 cpu=4 memory=8Gi
+      at 7s expect pod p attempts=1
+      at 8s create pod db on n1 labels(app=db)
+      at 8s expect pod p running on n1
+      expect pod p attempts=2
       """
     Then the expectations hold
 
@@ -200,5 +217,22 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
       at 10s create pod cache on n1 labels(app=cache)
       at 10s expect pod waiting running on n1
       expect pod waiting attempts=2
+  # PodTopologySpread's hint: p (max skew 1 by hostname over app=db pods) is rejected on n1,
+  # which holds two db pods against none on n2 (n2 untolerated taint).  A bound pod of
+  # another app does not retry it; the deletion of one db pod does, and p then fits n1.
+  Scenario: B-003-07-04 a pod rejected by topology spread is retried by a change of the pods its selector counts
+    Given the scenario:
+      """
+      node n1 cpu=4 memory=8Gi labels(kubernetes.io/hostname=n1)
+      node n2 cpu=4 memory=8Gi labels(kubernetes.io/hostname=n2) taints(dedicated=x:NoSchedule)
+      pod db1 on n1 labels(app=db)
+      pod db2 on n1 labels(app=db)
+      pod p labels(app=db) requests(cpu=1) {
+        spread max-skew=1 topology=kubernetes.io/hostname selector(app=db)
+      }
+      at 5s create pod web on n1 labels(app=other)
+      at 5s expect pod p attempts=1
+      at 8s delete pod db2 grace-period=0s
+      at 8s expect pod p attempts=2
       """
     Then the expectations hold

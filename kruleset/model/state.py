@@ -99,7 +99,7 @@ class PodState:
     __slots__ = (
         "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
         "deletion_time", "outcome", "by", "reason", "message", "ready", "ready_since", "usage",
-        "conditions", "schedule_message", "gone", "extra", "owner",
+        "conditions", "schedule_message", "gone", "extra", "owner", "queue_time",
     )
 
     def __init__(self, pod: Pod, seq: int, created: int) -> None:
@@ -126,6 +126,9 @@ class PodState:
         self.schedule_message: str = ""     # the latest scheduling attempt's message
         self.gone = False                   # removed from the API (deleted or finished)
         self.extra: dict[str, object] = {}  # per-mechanism bookkeeping
+        # The scheduling queue's timestamp (ms, tick) while its sort key is
+        # computed (scheduler.queue.QueueTime); None otherwise.
+        self.queue_time: tuple[int, int] | None = None
 
     @property
     def key(self) -> str:
@@ -269,6 +272,9 @@ class ClusterState:
     # Called with (new PodState, the one it replaces or None) for every pod
     # added: indexes kept outside the model (PDB selections) follow additions.
     pod_added: list[Callable[[PodState, PodState | None], None]] = attrs.field(factory=list)
+    # Called with each pod added unbound (add_pod), after pod_added: the
+    # scheduling queue, which a pod created running (add_running) never enters.
+    unbound_added: list[Callable[[PodState], None]] = attrs.field(factory=list)
     # Dynamic Resource Allocation: a kruleset.rules.dra.state.DraState once the
     # scenario declares any DRA object (None: no DRA, nothing to check).
     dra: Any = None
@@ -412,6 +418,8 @@ class ClusterState:
             self.namespaces[pod.namespace] = Namespace(pod.namespace)
         for watch in self.pod_added:
             watch(ps, old)
+        for heard in self.unbound_added:
+            heard(ps)
         return ps
 
     def bind(self, ps: PodState, node_name: str, now: int | None = None) -> None:

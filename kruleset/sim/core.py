@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError, Span
@@ -25,6 +25,13 @@ from ..model.state import FAILED, ClusterState, PodState
 from ..rules.engine import Failure, Trace
 from ..rules.profile import Profile
 from ..rules.scheduler.framework import FastPaths
+from ..rules.scheduler.queue.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    UNSCHEDULED_POD_DELETE,
+    Occurrence,
+    pod_view,
+)
 from .registry import (
     _ACTIONS,
     _CONTROLLERS,
@@ -151,7 +158,7 @@ class Simulation:
         # scheduler controller: cluster events go to it (see cluster_event).
         self.queue: Any = None
         # Every scheduling attempt, as the queue ran it (kruleset.sim.scheduler).
-        self.attempts: list[Any] = []
+        self.attempts: Sequence[Any] = []
         # Called once each instant has settled, before that instant's
         # expectations; True settles the instant again.  kruleset.sweep uses it
         # to fail a node in a copy of a simulation paused there.
@@ -266,16 +273,8 @@ class Simulation:
         queue = self.queue
         if queue is not None:
             queue.delete(ps.key)
-            if queue.unschedulable:
-                from ..rules.scheduler.queue.events import (
-                    ADD,
-                    ASSIGNED_POD,
-                    ClusterEvent,
-                    Occurrence,
-                    pod_view,
-                )
-
-                queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, ADD), None, pod_view(ps),
+            if queue.unschedulable and queue.listens(ASSIGNED_POD_ADD):
+                queue.event(Occurrence(ASSIGNED_POD_ADD, None, pod_view(ps),
                                        f"pod {ps.pod.name} was bound to {node}"))
         return True
 
@@ -313,21 +312,13 @@ class Simulation:
         queue.delete(ps.key)
         if not queue.unschedulable:
             return
-        from ..rules.scheduler.queue.events import (
-            ASSIGNED_POD,
-            DELETE,
-            UNSCHEDULED_POD,
-            ClusterEvent,
-            Occurrence,
-            pod_view,
-        )
-
         if node is not None:
-            queue.event(Occurrence(ClusterEvent(ASSIGNED_POD, DELETE), pod_view(ps, node), None,
-                                   f"{node}'s pod {ps.pod.name} was deleted"))
-        elif ps.nominated is not None:
+            if queue.listens(ASSIGNED_POD_DELETE):
+                queue.event(Occurrence(ASSIGNED_POD_DELETE, pod_view(ps, node), None,
+                                       f"{node}'s pod {ps.pod.name} was deleted"))
+        elif ps.nominated is not None and queue.listens(UNSCHEDULED_POD_DELETE):
             prio = ps.pod.effective_priority
-            queue.event(Occurrence(ClusterEvent(UNSCHEDULED_POD, DELETE), pod_view(ps), None,
+            queue.event(Occurrence(UNSCHEDULED_POD_DELETE, pod_view(ps), None,
                                    f"pod {ps.pod.name} nominated to {ps.nominated} was "
                                    "deleted"),
                         lambda other: other.pod.effective_priority <= prio)

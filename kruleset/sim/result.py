@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -123,7 +124,7 @@ class Result:
     # Each StatefulSet's, DaemonSet's and Job's status at the end of the run.
     workloads: tuple[dict[str, Any], ...] = ()
     # Every scheduling attempt as the queue ran it (kruleset.sim.scheduler.AttemptRecord).
-    attempts: list[Any] = attrs.field(factory=list)
+    attempts: Sequence[Any] = attrs.field(factory=list)
 
     @property
     def end(self) -> timedelta:

@@ -10,10 +10,9 @@ cluster events reach it through :meth:`Simulation.cluster_event`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from time import perf_counter
-from typing import Any, NamedTuple
-
-import attrs
+from typing import Any, NamedTuple, overload
 
 from ..model.state import PodState
 from ..rules.scheduler.cycle import PREENQUEUE, QUEUE, ScheduleContext, schedule_one
@@ -26,8 +25,7 @@ from ..rules.scheduler.preemption.postfilter import (
 )
 from ..rules.scheduler.queue.events import (
     ALL,
-    DELETE,
-    UNSCHEDULED_POD,
+    UNSCHEDULED_POD_DELETE,
     WILDCARD,
     ClusterEvent,
     Occurrence,
@@ -36,7 +34,7 @@ from ..rules.scheduler.queue.events import (
 from ..rules.scheduler.queue.scheduling_queue import QueuedPod, SchedulingQueue
 from .core import Simulation, register_controller
 
-__all__ = ["TIMINGS", "AttemptRecord", "SchedulerController"]
+__all__ = ["TIMINGS", "AttemptLog", "AttemptRecord", "SchedulerController"]
 
 # ``sim.extra[TIMINGS]``: when a caller (the benchmark runner) puts a dict
 # there before the run, every scheduling attempt adds its wall time (seconds:
@@ -78,24 +76,66 @@ class AttemptRecord(NamedTuple):
         return out
 
 
-@attrs.define(slots=True)
+_FIELDS = len(AttemptRecord._fields)
+
+
+class AttemptLog(Sequence[AttemptRecord]):
+    """Every attempt of a run, as a sequence of :class:`AttemptRecord`.
+
+    Kept as one flat list of strings and numbers (a victims tuple as one
+    string): a run of thousands of attempts adds no object per attempt for
+    the garbage collector to count and walk; a record is made when read.
+    """
+
+    __slots__ = ("_flat",)
+
+    def __init__(self) -> None:
+        self._flat: list[Any] = []
+
+    def add(self, d: _Draft) -> None:
+        """Keep a finished attempt."""
+        self._flat.extend((d.time, d.pod, d.attempt, d.result, d.why, d.node, d.message,
+                           d.nominated, "\n".join(d.victims), d.queue))
+
+    def __len__(self) -> int:
+        return len(self._flat) // _FIELDS
+
+    def _record(self, i: int) -> AttemptRecord:
+        row = self._flat[i * _FIELDS:(i + 1) * _FIELDS]
+        row[8] = tuple(row[8].split("\n")) if row[8] else ()
+        return AttemptRecord._make(row)
+
+    @overload
+    def __getitem__(self, i: int) -> AttemptRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[AttemptRecord]: ...
+
+    def __getitem__(self, i: int | slice) -> AttemptRecord | list[AttemptRecord]:
+        if isinstance(i, slice):
+            return [self._record(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("attempt index out of range")
+        return self._record(i)
+
+    def __iter__(self) -> Iterator[AttemptRecord]:
+        for i in range(len(self)):
+            yield self._record(i)
+
+
 class _Draft:
-    """An attempt's record while it is being made."""
+    """An attempt's record while it is being made (the fields an attempt does not
+    set keep the class's empty defaults: one attempt, five stores)."""
 
-    time: int
-    pod: str
-    attempt: int
-    result: str
-    why: str
-    node: str = ""
-    message: str = ""
-    nominated: str = ""
+    node = message = nominated = queue = ""
     victims: tuple[str, ...] = ()
-    queue: str = ""
 
-    def done(self) -> AttemptRecord:
-        return AttemptRecord(self.time, self.pod, self.attempt, self.result, self.why,
-                             self.node, self.message, self.nominated, self.victims, self.queue)
+    def __init__(self, time: int, pod: str, attempt: int, result: str, why: str) -> None:
+        self.time, self.pod, self.attempt, self.result, self.why = \
+            time, pod, attempt, result, why
 
 
 class SchedulerController:
@@ -117,13 +157,22 @@ class SchedulerController:
         pod_index(sim.state)
         profile = sim.profile
         self._gates = profile.active(PREENQUEUE.name)
+        # Untraced, a pod without gates and claims skips PreEnqueue when the only
+        # plugins are these two (each passes such a pod without reading more).
+        plain = sim.trace is None and {a.rule.name for a in self._gates.rules} <= {
+            "scheduler.preenqueue.SchedulingGates", _dra().PREENQUEUE_RULE}
+        sort = profile.active(QUEUE.name)
+        default_sort = [(a.rule.name, dict(a.args)) for a in sort.rules] == [
+            ("scheduler.queue.PrioritySort", {}), ("scheduler.queue.QueueTime", {})]
         self.queue = SchedulingQueue(
-            profile.active(QUEUE.name).key(None), self._gate, sim.trace, lambda: sim.now,
+            sort.key(None), self._gate, sim.trace, sim,
             initial_ms=int(profile.setting("podInitialBackoffSeconds", 1)) * 1000,
-            max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000)
+            max_ms=int(profile.setting("podMaxBackoffSeconds", 10)) * 1000,
+            priority_sort=default_sort, plain_passes=plain)
         sim.queue = self.queue
+        self.log = sim.attempts = AttemptLog()
         queue = self.queue
-        sim.state.pod_added.append(lambda ps, old: queue.created(ps, sim.now))
+        sim.state.unbound_added.append(lambda ps: queue.created(ps, sim.now))
         self._gate_ctx: ScheduleContext | None = None
 
     def _context(self) -> ScheduleContext:
@@ -187,13 +236,11 @@ class SchedulerController:
         try:
             return self._cycle(sim, ctx, qp, record)
         finally:
-            sim.attempts.append(record.done())
+            self.log.add(record)
 
     def _cycle(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
                record: _Draft) -> bool:
-        # DRA's plugin (imported here: at import time the rule modules may not be
-        # loaded yet, and they register in builtin.py's order).
-        from ..rules.dra import dynamicresources as dra_plugin
+        dra_plugin = _DRA or _dra()
 
         ps = qp.ps
         if not sim.state.nodes:
@@ -230,7 +277,7 @@ class SchedulerController:
 
     def _failed(self, sim: Simulation, ctx: ScheduleContext, qp: QueuedPod,
                 record: _Draft, fit: Any) -> bool:
-        from ..rules.dra import dynamicresources as dra_plugin
+        dra_plugin = _DRA or _dra()
 
         ps = qp.ps
         assert fit is not None
@@ -327,22 +374,44 @@ def renominate(sim: Simulation, ps: PodState, node: str | None) -> None:
     hear an ``UnschedulablePodDelete`` for the old nomination (the pod itself too)."""
     old = ps.nominated
     ps.nominated = node
-    if old is None or sim.queue is None:
+    queue = sim.queue
+    if old is None or queue is None or not queue.listens(UNSCHEDULED_POD_DELETE):
         return
     view = PodView(ps.pod, None, old)
     prio = ps.pod.effective_priority
-    sim.queue.event(
-        Occurrence(ClusterEvent(UNSCHEDULED_POD, DELETE), view, None,
+    queue.event(
+        Occurrence(UNSCHEDULED_POD_DELETE, view, None,
                    f"pod {ps.pod.name}'s nomination to {old} " +
                    (f"moved to {node}" if node else "was cleared")),
         lambda other: other.pod.effective_priority <= prio)
 
 
+_DRA: Any = None
+
+
+def _dra() -> Any:
+    """DRA's plugin module, imported on first use (at import time the rule modules may
+    not be loaded yet, and they register in builtin.py's order), then kept in ``_DRA``:
+    an import statement per attempt runs the import machinery's Python code each time."""
+    global _DRA
+    if _DRA is None:
+        from ..rules.dra import dynamicresources
+
+        _DRA = dynamicresources
+    return _DRA
+
+
 def _plugin_of(rule_name: str) -> str:
     """The plugin a failing rule belongs to (``scheduler.filter.NodeResourcesFit`` ->
     ``NodeResourcesFit``); an unnamed failure counts as an unknown plugin."""
-    parts = rule_name.split(".")
-    return parts[2] if len(parts) > 2 else (rule_name or "unknown")
+    got = _PLUGIN_OF.get(rule_name)
+    if got is None:
+        parts = rule_name.split(".")
+        got = _PLUGIN_OF[rule_name] = parts[2] if len(parts) > 2 else (rule_name or "unknown")
+    return got
+
+
+_PLUGIN_OF: dict[str, str] = {}
 
 
 register_controller(SchedulerController)

@@ -8,6 +8,7 @@ importing it back, so no import cycle remains even for type checkers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..model.config import KubeletConfig
@@ -33,7 +34,7 @@ class SimulationView(Protocol):
     default_kubelet: KubeletConfig
     extra: dict[str, Any]
     fast: FastPaths
-    attempts: list[Any]  # every scheduling attempt (kruleset.sim.scheduler.AttemptRecord)
+    attempts: Sequence[Any]  # every scheduling attempt (kruleset.sim.scheduler.AttemptRecord)
     queue: Any  # the scheduling queue (None until the scheduler controller exists)
 
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",

@@ -19,11 +19,11 @@ import attrs
 from kruleset.model.objects import Pod, Resources, Taint
 
 __all__ = [
-    "ADD", "ALL", "ASSIGNED_POD", "DELETE", "NODE", "POD", "UNSCHEDULED_POD",
-    "UPDATE_NODE_ALLOCATABLE", "UPDATE_NODE_LABEL", "UPDATE_NODE_TAINT",
-    "UPDATE_POD_GATES_ELIMINATED", "UPDATE_POD_LABEL", "UPDATE_POD_OTHER",
-    "UPDATE_POD_TOLERATION", "WILDCARD", "ClusterEvent", "NodeView", "Occurrence", "PodView",
-    "node_update_events", "node_view", "pod_view",
+    "ADD", "ALL", "ASSIGNED_POD", "ASSIGNED_POD_ADD", "ASSIGNED_POD_DELETE", "DELETE", "NODE",
+    "POD", "UNSCHEDULED_POD", "UPDATE_NODE_ALLOCATABLE", "UPDATE_NODE_LABEL",
+    "UPDATE_NODE_TAINT", "UPDATE_POD_GATES_ELIMINATED", "UPDATE_POD_LABEL", "UPDATE_POD_OTHER",
+    "UPDATE_POD_TOLERATION", "UNSCHEDULED_POD_DELETE", "WILDCARD", "ClusterEvent", "NodeView",
+    "Occurrence", "PodView", "node_update_events", "node_view", "pod_view",
 ]
 
 # Resources.  ``POD`` in a registration matches both kinds of pod event.
@@ -56,7 +56,7 @@ _ACTION_LABELS = {
 }
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class ClusterEvent:
     """A resource and an action: what a plugin registers for."""
 
@@ -108,6 +108,12 @@ class PodView:
     def key(self) -> str:
         """``namespace/name``."""
         return self.pod.key
+
+
+# The events the simulation sends most, made once.
+ASSIGNED_POD_ADD = ClusterEvent(ASSIGNED_POD, ADD)
+ASSIGNED_POD_DELETE = ClusterEvent(ASSIGNED_POD, DELETE)
+UNSCHEDULED_POD_DELETE = ClusterEvent(UNSCHEDULED_POD, DELETE)
 
 
 def node_view(node: Any) -> NodeView:

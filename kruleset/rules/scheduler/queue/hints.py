@@ -11,11 +11,7 @@ queues its pods.
 Hints kruleset transcribes: NodeResourcesFit (``isSchedulableAfterPodEvent``,
 ``isSchedulableAfterNodeChange``), NodeUnschedulable, TaintToleration,
 NodeAffinity, NodeName, NodePorts, SchedulingGates, PodTopologySpread and
-InterPodAffinity (``isSchedulableAfterPodChange``,
-``isSchedulableAfterNodeChange``).  One simplification: a pod that
-PodTopologySpread rejected by the profile's default constraints (it has none
-of its own) is queued by every event that plugin registered for, since a hint
-here does not see the profile's ``defaultConstraints``.
+InterPodAffinity (:mod:`.crosspod_hints`).
 """
 
 from __future__ import annotations
@@ -25,10 +21,14 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 
-from ..filters.interpodaffinity import required_terms
 from ..filters.nodeaffinity import node_matches_pod_affinity
-from ..filters.podtopologyspread import constraints_for
 from ..filters.tainttoleration import find_untolerated_taint
+from .crosspod_hints import (
+    affinity_node_change,
+    affinity_pod_change,
+    spread_node_change,
+    spread_pod_change,
+)
 from .events import (
     ADD,
     ALL,
@@ -135,98 +135,6 @@ def _gates_eliminated(pod: Pod, old: PodView | None, new: PodView | None) -> boo
     return new is not None and new.key == pod.key
 
 
-def _hard_spread(pod: Pod) -> list[Any] | None:
-    # getConstraints: the pod's own DoNotSchedule constraints (matchLabelKeys
-    # merged); None when it has none of its own (the profile's defaults apply,
-    # which a hint here does not know: see the module doc).
-    if not pod.spread:
-        return None
-    return constraints_for(pod, {}, "DoNotSchedule")[0]
-
-
-def _spread_pod_change(pod: Pod, old: PodView | None, new: PodView | None) -> bool:
-    # PodTopologySpread isSchedulableAfterPodChange: only the pod itself or an
-    # assigned pod of its namespace (involvedInTopologySpreading), then Queue
-    # when the other pod's labels match (or, updated, start or stop matching)
-    # a constraint's selector.
-    for v in (old, new):
-        if v is not None and v.key != pod.key and (v.node is None
-                                                   or v.pod.namespace != pod.namespace):
-            return False
-    constraints = _hard_spread(pod)
-    if constraints is None:
-        return True
-    if old is not None and new is not None:
-        if new.key == pod.key and old.pod.tolerations != new.pod.tolerations \
-                and any(c.honor_taints for c in constraints):
-            return True
-        if old.pod.labels == new.pod.labels:
-            return False
-        return any(c.selector.matches(old.pod.labels) != c.selector.matches(new.pod.labels)
-                   for c in constraints)
-    view = new if new is not None else old
-    assert view is not None
-    return any(c.selector.matches(view.pod.labels) for c in constraints)
-
-
-def _spread_node_change(pod: Pod, old: NodeView | None, new: NodeView | None) -> bool:
-    # PodTopologySpread isSchedulableAfterNodeChange: a node carrying every
-    # constraint's topology key added or deleted, starting or stopping to
-    # carry them, or changing one of their values or its taints.
-    constraints = _hard_spread(pod)
-    if constraints is None:
-        return True
-
-    def carries(n: NodeView | None) -> bool:
-        return n is not None and all(c.key in n.labels for c in constraints)
-
-    if old is not None and new is not None:
-        if carries(old) != carries(new):
-            return True
-        return carries(new) and (
-            any(old.labels.get(c.key) != new.labels.get(c.key) for c in constraints)
-            or old.taints != new.taints)
-    return carries(new if new is not None else old)
-
-
-def _all_terms_match(terms: list[Any], other: Pod) -> bool:
-    # podMatchesAllAffinityTerms, read without namespace labels (upstream passes
-    # nil): a namespaceSelector admits the pod only if it matches empty labels.
-    if not terms:
-        return False
-    for t in terms:
-        admitted = other.namespace in t.namespaces or (
-            t.ns_selector is not None and t.ns_selector.matches({}))
-        if not admitted or not t.selector.matches(other.labels):
-            return False
-    return True
-
-
-def _interpod_pod_change(pod: Pod, old: PodView | None, new: PodView | None) -> bool:
-    # InterPodAffinity isSchedulableAfterPodChange: only assigned pods; an added
-    # pod matching every affinity term, a deleted pod matching every
-    # anti-affinity term, an updated one starting to match the first or
-    # stopping to match the second.
-    if any(v is not None and v.node is None for v in (old, new)):
-        return False
-    terms, anti = required_terms(pod)
-    if old is not None and new is not None:
-        return (not _all_terms_match(terms, old.pod) and _all_terms_match(terms, new.pod)) \
-            or (_all_terms_match(anti, old.pod) and not _all_terms_match(anti, new.pod))
-    if new is not None:
-        return _all_terms_match(terms, new.pod)
-    assert old is not None
-    return _all_terms_match(anti, old.pod)
-
-
-def _interpod_node_change(pod: Pod, old: NodeView | None, new: NodeView | None) -> bool:
-    # InterPodAffinity isSchedulableAfterNodeChange: the added or updated node
-    # carries some (anti-)affinity term's topology key.
-    assert new is not None
-    terms, anti = required_terms(pod)
-    return any(t.key in new.labels for t in (*terms, *anti))
-
-
 _POD = POD
 REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
     # NodeResourcesFit and NodeAffinity also requeue their pods for every taint change
@@ -258,9 +166,9 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
     ),
     "PodTopologySpread": (
         (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | UPDATE_POD_TOLERATION | DELETE),
-         _spread_pod_change),
+         spread_pod_change),
         (ClusterEvent(NODE, ADD | DELETE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT),
-         _spread_node_change),
+         spread_node_change),
     ),
     # scheduler-plugins' CapacityScheduling: pod deletions and ElasticQuota
     # changes (kruleset sends those as events for every plugin), without hints.
@@ -269,8 +177,12 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
     # preemption): a pod it gates hears pod deletions only.
     "DefaultPreemption": ((ClusterEvent(_POD, DELETE), None),),
     "InterPodAffinity": (
-        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | DELETE), _interpod_pod_change),
-        (ClusterEvent(NODE, ADD | UPDATE_NODE_LABEL), _interpod_node_change),
+        (ClusterEvent(_POD, ADD | UPDATE_POD_LABEL | DELETE), affinity_pod_change),
+        (ClusterEvent(NODE, ADD | UPDATE_NODE_LABEL), affinity_node_change),
+        # Registered for the preCheck workaround without a hint: every taint
+        # change queues (measured on v1.35.4: a PreferNoSchedule taint added
+        # to a node requeues a pod InterPodAffinity rejected).
+        (ClusterEvent(NODE, UPDATE_NODE_TAINT), None),
     ),
 }
 

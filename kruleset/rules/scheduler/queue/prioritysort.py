@@ -18,7 +18,6 @@ from kruleset.model.state import PodState
 from kruleset.rules.registry import rule
 
 from ..framework import QUEUE
-from .scheduling_queue import QUEUE_TIME
 
 __all__: list[str] = []
 
@@ -42,5 +41,5 @@ def _describe_time(k: tuple[int, int]) -> str:
       source="pkg/scheduler/framework/plugins/queuesort Less (QueuedPodInfo.Timestamp)",
       describe=_describe_time)
 def _queue_time(ctx: Any, args: Mapping[str, Any], ps: PodState) -> tuple[int, int]:
-    got = ps.extra.get(QUEUE_TIME)
-    return got if got is not None else (ps.created, ps.seq)  # type: ignore[return-value]
+    got = ps.queue_time
+    return got if got is not None else (ps.created, ps.seq)

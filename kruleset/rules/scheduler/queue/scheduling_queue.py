@@ -25,9 +25,8 @@ Each decision is a named rule, traced with the pod as subject.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from kruleset.model.state import PodState
 from kruleset.rules.engine import Trace
@@ -44,13 +43,11 @@ from .backoff import (
     backoff_flush_due,
     leftover_due,
 )
-from .events import UNSCHEDULED_POD, ClusterEvent, Occurrence
+from .events import UNSCHEDULED_POD, WILDCARD, ClusterEvent, Occurrence
 from .hints import Hint, registrations_of
+from .runheap import RunHeap
 
-__all__ = ["QUEUE_TIME", "QueuedPod", "SchedulingQueue"]
-
-# ps.extra key: the pod's queue timestamp (ms, tick), read by scheduler.queue.QueueTime.
-QUEUE_TIME = "scheduler.queue.time"
+__all__ = ["Clock", "QueuedPod", "SchedulingQueue"]
 
 ACTIVE, BACKOFF, ERROR_BACKOFF, UNSCHEDULABLE, IN_FLIGHT = (
     "active", "backoff", "error-backoff", "unschedulable", "in-flight")
@@ -101,16 +98,26 @@ _doc_rule(PREEMPTION_GATE_RULE, "While its asynchronous preemption runs, the pre
           "pkg/scheduler/framework/preemption prepareCandidateAsync")
 
 
+class Clock(Protocol):
+    """What the queue reads the simulated time (ms) from."""
+
+    @property
+    def now(self) -> int: ...
+
+
 class QueuedPod:
     """Upstream ``QueuedPodInfo``: a pod's place and history in the queue."""
 
-    __slots__ = ("ps", "ts", "attempts", "plugins", "expiry", "where", "stamp",
+    __slots__ = ("ps", "ms", "tick", "attempts", "plugins", "expiry", "where", "stamp",
                  "gated_by", "why", "key")
 
-    def __init__(self, ps: PodState, ts: tuple[int, int]) -> None:
+    def __init__(self, ps: PodState, ms: int, tick: int) -> None:
         self.ps = ps
         self.key = ps.key
-        self.ts = ts                        # (ms, tick): the queue timestamp
+        # The queue timestamp (ms, tick), kept as two numbers: no tuple per pod
+        # and per failure for the garbage collector to count.
+        self.ms = ms
+        self.tick = tick
         self.attempts = 0
         self.plugins: frozenset[str] = frozenset()  # rejecting (or gating) plugins
         self.expiry: int | None = None      # backoff expiry, cached until the next pop
@@ -119,16 +126,30 @@ class QueuedPod:
         self.gated_by = ""                  # the PreEnqueue plugin keeping it out
         self.why = "it was created"         # why it is in activeQ/backoffQ (for attempts)
 
+    @property
+    def ts(self) -> tuple[int, int]:
+        """The queue timestamp: (ms, tick)."""
+        return (self.ms, self.tick)
+
 
 class SchedulingQueue:
     """The queue; the simulation calls it at every pod, event, instant and attempt."""
 
     def __init__(self, sort_key: Callable[[PodState], tuple[Any, ...]],
                  gate: Callable[[PodState], tuple[str, str] | None],
-                 trace: Trace | None, clock: Callable[[], int],
-                 initial_ms: int = 1_000, max_ms: int = 10_000) -> None:
-        self.clock = clock  # the simulation's time: events arrive between the queue's steps
+                 trace: Trace | None, clock: Clock,
+                 initial_ms: int = 1_000, max_ms: int = 10_000, *,
+                 priority_sort: bool = False, plain_passes: bool = False) -> None:
+        # The simulation's time (its ``now``, read at each step: events arrive
+        # between the queue's steps).
+        self.clock = clock
         self.sort_key = sort_key
+        # The default QueueSort (PrioritySort then QueueTime, no arguments): its key
+        # is made here, without the rule engine's composite per push.
+        self.priority_sort = priority_sort
+        # PreEnqueue passes a pod without scheduling gates and claims unasked
+        # (only SchedulingGates and DynamicResources run it, untraced).
+        self.plain_passes = plain_passes
         self.gate = gate
         self.trace = trace
         self.initial_ms = initial_ms
@@ -137,27 +158,34 @@ class SchedulingQueue:
         self.pods: dict[str, QueuedPod] = {}
         self.unschedulable: dict[str, QueuedPod] = {}
         self.by_plugin: dict[str, set[str]] = {}
-        self._active: list[tuple[Any, ...]] = []
-        self._backoff: list[tuple[Any, ...]] = []
-        self._error: list[tuple[Any, ...]] = []
-        self._leftover: list[tuple[int, int, str]] = []
+        self._active = RunHeap()
+        self._backoff = RunHeap()
+        self._error = RunHeap()
+        # Pods parked after a failure -> when the leftover flush moves them.  They
+        # are parked at their failure, so in the order of their due times: the
+        # first entry is the earliest, and a pod leaving unschedulablePods
+        # leaves this too (no stale entries, no heap).
+        self._leftover: dict[str, int] = {}
         self.sizes = {ACTIVE: 0, BACKOFF: 0, ERROR_BACKOFF: 0}
         self.preempting: set[str] = set()
         self._flushed = (-1, -1)
-        self._hint_cache: dict[tuple[str, ClusterEvent], list[Hint | None]] = {}
-        self._new: list[tuple[PodState, tuple[int, int]]] = []
+        self._hint_cache: dict[tuple[str, str, int], list[Hint | None]] = {}
+        # Pods created since the last look, flat: pod, creation ms, tick, pod, … (a
+        # burst of thousands adds no tuple per pod for the garbage collector).
+        self._new: list[Any] = []
 
     # --- bookkeeping -------------------------------------------------------------------
     @property
     def now(self) -> int:
         """The simulated time (ms)."""
-        return self.clock()
+        return self.clock.now
 
     def _stamp(self) -> tuple[int, int]:
         self.tick += 1
-        return (self.now, self.tick)
+        return (self.clock.now, self.tick)
 
     def _note(self, rule_name: str, qp: QueuedPod, result: str, why: str = "") -> None:
+        # Callers test ``self.trace`` first where the words cost something to make.
         if self.trace is not None:
             self.trace.add(rule_name, qp.key, result, why)
 
@@ -167,6 +195,7 @@ class SchedulingQueue:
             self.sizes[where] -= 1
         elif where == UNSCHEDULABLE:
             del self.unschedulable[qp.key]
+            self._leftover.pop(qp.key, None)
             for p in qp.plugins:
                 keys = self.by_plugin.get(p)
                 if keys is not None:
@@ -175,12 +204,17 @@ class SchedulingQueue:
         qp.stamp += 1
 
     def _order(self, qp: QueuedPod) -> tuple[Any, ...]:
-        qp.ps.extra[QUEUE_TIME] = qp.ts
-        return self.sort_key(qp.ps)
+        ps = qp.ps
+        if self.priority_sort:
+            return (-ps.pod.effective_priority, qp.ms, qp.tick)
+        ps.queue_time = qp.ts
+        key = self.sort_key(ps)
+        ps.queue_time = None  # read by the sort key only: no reference outlives the queue's
+        return key
 
     def _expiry(self, qp: QueuedPod) -> int | None:
         if qp.expiry is None and qp.attempts:
-            qp.expiry = backoff_expiry(None, {}, qp.attempts, qp.ts[0], self.initial_ms,
+            qp.expiry = backoff_expiry(None, {}, qp.attempts, qp.ms, self.initial_ms,
                                        self.max_ms)
         return qp.expiry
 
@@ -188,7 +222,8 @@ class SchedulingQueue:
         self._leave(qp)
         qp.where = ACTIVE
         self.sizes[ACTIVE] += 1
-        heapq.heappush(self._active, (self._order(qp), qp.stamp, qp))
+        # One flat entry (the sort key's fields, stamp, pod): one tuple per queued pod.
+        self._active.push((*self._order(qp), qp.stamp, qp))
 
     def _push_backoff(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -196,7 +231,7 @@ class SchedulingQueue:
         qp.where = where
         self.sizes[where] += 1
         heap = self._backoff if qp.plugins else self._error
-        heapq.heappush(heap, (self._expiry(qp), self._order(qp), qp.stamp, qp))
+        heap.push((self._expiry(qp), *self._order(qp), qp.stamp, qp))
 
     def _park(self, qp: QueuedPod) -> None:
         self._leave(qp)
@@ -206,11 +241,16 @@ class SchedulingQueue:
             for p in qp.plugins:
                 self.by_plugin.setdefault(p, set()).add(qp.key)
         if not qp.gated_by:
-            heapq.heappush(self._leftover, (leftover_due(None, {}, qp.ts[0]), qp.stamp, qp.key))
+            self._leftover[qp.key] = leftover_due(None, {}, qp.ms)
 
     def _gated(self, qp: QueuedPod) -> bool:
         """Run PreEnqueue (upstream ``runPreEnqueuePlugins``); True if a plugin gates it."""
         got: tuple[str, str] | None
+        if self.plain_passes and qp.key not in self.preempting:
+            pod = qp.ps.pod
+            if not pod.gates and not pod.resource_claims:
+                qp.gated_by = ""
+                return False
         if qp.key in self.preempting:
             got = (PREEMPTION_GATE, "waiting for the preemption for this pod to be finished")
             self._note(PREEMPTION_GATE_RULE, qp, "gated", got[1])
@@ -221,7 +261,8 @@ class SchedulingQueue:
             return False
         qp.gated_by = got[0]
         qp.plugins = qp.plugins | {got[0]}
-        self._note(GATED_RULE, qp, f"gated by {got[0]}", got[1])
+        if self.trace is not None:
+            self._note(GATED_RULE, qp, f"gated by {got[0]}", got[1])
         self._park(qp)
         return True
 
@@ -241,7 +282,7 @@ class SchedulingQueue:
         if strategy == _SKIP:
             self._park(qp)
             return UNSCHEDULABLE
-        if backing_off(self._expiry(qp), self.now):
+        if backing_off(self._expiry(qp), self.clock.now):
             return self._to_backoff(qp)
         return self._to_active(qp)
 
@@ -250,23 +291,29 @@ class SchedulingQueue:
         """A pod was created (its queue timestamp is now); it is queued at the next
         look if it is still unscheduled then (a pod created bound never is)."""
         self.tick += 1
-        self._new.append((ps, (now, self.tick)))
+        self._new += (ps, now, self.tick)
 
     def intake(self) -> None:
         """Queue the pods created since the last look (upstream ``Add``)."""
         new, self._new = self._new, []
-        for ps, ts in new:
+        for i in range(0, len(new), 3):
+            ps = new[i]
             if ps.node is None and not ps.gone and ps.phase == "Pending":
-                self.add(ps, ts)
+                self._add(ps, new[i + 1], new[i + 2])
 
     def add(self, ps: PodState, ts: tuple[int, int] | None = None) -> None:
         """A new unscheduled pod (upstream ``Add``)."""
+        if ts is None:
+            ts = self._stamp()
+        self._add(ps, *ts)
+
+    def _add(self, ps: PodState, ms: int, tick: int) -> None:
         qp = self.pods.get(ps.key)
         if qp is not None:
             if qp.ps is ps:
                 return
             self.delete(ps.key)  # a pod of the same name, created anew
-        qp = self.pods[ps.key] = QueuedPod(ps, ts or self._stamp())
+        qp = self.pods[ps.key] = QueuedPod(ps, ms, tick)
         if self._to_active(qp) == ACTIVE:
             self._note(ADD_RULE, qp, "activeQ")
 
@@ -291,10 +338,10 @@ class SchedulingQueue:
 
     def pop(self) -> QueuedPod | None:
         """The next pod to schedule, or None (upstream ``Pop``)."""
-        qp = self._pop_heap(self._active, ACTIVE)
+        qp: QueuedPod | None = self._active.pop_live(ACTIVE)
         source = "activeQ"
         if qp is None:
-            qp = self._pop_heap(self._backoff, BACKOFF)
+            qp = self._backoff.pop_live(BACKOFF)
             source = "backoffQ, activeQ being empty"
         if qp is None:
             return None
@@ -311,14 +358,6 @@ class SchedulingQueue:
                        f"because {qp.why} (from {source})")
         return qp
 
-    def _pop_heap(self, heap: list[tuple[Any, ...]], where: str) -> QueuedPod | None:
-        while heap:
-            entry = heapq.heappop(heap)
-            qp: QueuedPod = entry[-1]
-            if qp.stamp == entry[-2] and qp.where == where:
-                return qp
-        return None
-
     def scheduled(self, qp: QueuedPod) -> None:
         """The attempt bound the pod: it leaves the queue."""
         self.pods.pop(qp.key, None)
@@ -329,7 +368,8 @@ class SchedulingQueue:
         """The attempt failed (upstream ``AddUnschedulableIfNotPresent``); where it waits."""
         if self.pods.get(qp.key) is not qp:
             return ""  # deleted during its own attempt
-        qp.ts = self._stamp()
+        self.tick += 1
+        qp.ms, qp.tick = self.clock.now, self.tick
         qp.plugins = frozenset(plugins)
         qp.gated_by = ""
         if not qp.plugins:
@@ -342,31 +382,52 @@ class SchedulingQueue:
             if strategy != _SKIP:
                 qp.why = why
                 where = self._requeue(qp, strategy)
-                self._note(REQUEUE_RULE, qp, where, why + " (while being scheduled)")
+                if self.trace is not None:
+                    self._note(REQUEUE_RULE, qp, where, why + " (while being scheduled)")
                 return where
         self._park(qp)
-        self._note(FAILED_RULE, qp, "unschedulablePods",
-                   "rejected by " + ", ".join(sorted(qp.plugins)))
+        if self.trace is not None:
+            self._note(FAILED_RULE, qp, "unschedulablePods",
+                       "rejected by " + ", ".join(sorted(qp.plugins)))
         return UNSCHEDULABLE
 
     def _hints(self, plugin: str, event: ClusterEvent) -> list[Hint | None]:
-        got = self._hint_cache.get((plugin, event))
+        # Keyed by plain strings and ints: their hashes are computed in C.
+        key = (plugin, event.resource, event.action)
+        got = self._hint_cache.get(key)
         if got is None:
-            got = [h for reg, h in registrations_of(plugin) if event.matches(reg)]
-            self._hint_cache[(plugin, event)] = got
+            got = self._hint_cache[key] = [h for reg, h in registrations_of(plugin)
+                                           if event.matches(reg)]
         return got
 
     def _worth(self, qp: QueuedPod, occ: Occurrence) -> tuple[int, str]:
         """Upstream ``isPodWorthRequeuing``: the strategy and the words for it."""
-        if occ.event.wildcard:
+        if occ.event.resource == WILDCARD:
             return _AFTER_BACKOFF, occ.what
         pod = qp.ps.pod
-        # The gating plugin last: the words name the rejecting plugin that queued it.
-        for plugin in sorted(qp.plugins, key=lambda p: (p == qp.gated_by, p)):
+        plugins: Iterable[str] = qp.plugins
+        if len(qp.plugins) > 1:
+            # The gating plugin last: the words name the rejecting plugin that queued it.
+            plugins = sorted(qp.plugins, key=lambda p: (p == qp.gated_by, p))
+        for plugin in plugins:
             for hint in self._hints(plugin, occ.event):
                 if hint is None or hint(pod, occ.old, occ.new):
                     return _AFTER_BACKOFF, f"{occ.what} ({plugin}: Queue)"
         return _SKIP, ""
+
+    def listens(self, event: ClusterEvent) -> bool:
+        """Whether ``event`` can reach a pod in unschedulablePods (some waiting pod's
+        plugin registered for it), so that callers describe only events a pod hears."""
+        if self._new:
+            self.intake()
+        if not self.unschedulable:
+            return False
+        if event.resource == WILDCARD:
+            return True
+        for plugin, members in self.by_plugin.items():
+            if members and self._hints(plugin, event):
+                return True
+        return False
 
     def event(self, occ: Occurrence,
               pre_check: Callable[[PodState], bool] | None = None) -> None:
@@ -384,7 +445,7 @@ class SchedulingQueue:
                     found |= members
             keys = found
         chosen = [self.unschedulable[k] for k in keys]
-        chosen.sort(key=lambda q: q.ts)
+        chosen.sort(key=lambda q: (q.ms, q.tick))
         for qp in chosen:
             if qp.gated_by == SCHEDULING_GATES or qp.where != UNSCHEDULABLE:
                 continue
@@ -409,7 +470,8 @@ class SchedulingQueue:
             return
         qp.why = why
         where = self._requeue(qp, strategy)
-        self._note(REQUEUE_RULE, qp, where, why)
+        if self.trace is not None:
+            self._note(REQUEUE_RULE, qp, where, why)
 
     # --- the clock ------------------------------------------------------------------------
     def flush(self, now: int) -> None:
@@ -422,27 +484,26 @@ class SchedulingQueue:
             self._flushed = (self._flushed[0], now)
             self._flush_leftover(now)
 
-    def _flush_backoff(self, heap: list[tuple[Any, ...]], where: str) -> None:
+    def _flush_backoff(self, heap: RunHeap, where: str) -> None:
         while heap:
-            expiry, _, stamp, qp = heap[0]
+            entry = heap.peek()
+            expiry, stamp, qp = entry[0], entry[-2], entry[-1]
             if qp.stamp != stamp or qp.where != where:
-                heapq.heappop(heap)
+                heap.pop()
                 continue
-            if backing_off(expiry, self.now):
+            if backing_off(expiry, self.clock.now):
                 return
-            heapq.heappop(heap)
+            heap.pop()
             qp.why = "its backoff ended" if where == BACKOFF else "its error backoff ended"
             self._note(FLUSH_BACKOFF_RULE, qp, self._to_active(qp), qp.why)
 
     def _flush_leftover(self, now: int) -> None:
         due: list[QueuedPod] = []
-        heap = self._leftover
-        while heap and heap[0][0] <= now:
-            _, stamp, key = heapq.heappop(heap)
-            qp = self.pods.get(key)
-            if qp is not None and qp.stamp == stamp and qp.where == UNSCHEDULABLE:
-                due.append(qp)
-        due.sort(key=lambda q: q.ts)
+        for key, at in self._leftover.items():
+            if at > now:
+                break
+            due.append(self.pods[key])
+        due.sort(key=lambda q: (q.ms, q.tick))
         for qp in due:
             qp.why = "it waited more than 5m0s in unschedulablePods"
             self._note(FLUSH_LEFTOVER_RULE, qp, self._requeue(qp, _AFTER_BACKOFF), qp.why)
@@ -451,19 +512,15 @@ class SchedulingQueue:
         """The next instant a timer step changes something."""
         out: list[int] = []
         for heap, where in ((self._backoff, BACKOFF), (self._error, ERROR_BACKOFF)):
-            while heap and (heap[0][-1].stamp != heap[0][-2] or heap[0][-1].where != where):
-                heapq.heappop(heap)
+            while heap and (heap.peek()[-1].stamp != heap.peek()[-2]
+                            or heap.peek()[-1].where != where):
+                heap.pop()
             if heap:
-                out.append(max(backoff_flush_due(None, {}, heap[0][0]),
+                out.append(max(backoff_flush_due(None, {}, heap.peek()[0]),
                                (now // WINDOW_MS + 1) * WINDOW_MS))
-        heap2 = self._leftover
-        while heap2:
-            _, stamp, key = heap2[0]
-            qp = self.pods.get(key)
-            if qp is not None and qp.stamp == stamp and qp.where == UNSCHEDULABLE:
-                out.append(heap2[0][0])
-                break
-            heapq.heappop(heap2)
+        for at in self._leftover.values():
+            out.append(at)  # the earliest (see __init__)
+            break
         later = [t for t in out if t > now]
         return min(later) if later else None
 
