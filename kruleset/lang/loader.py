@@ -578,6 +578,10 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
         scenario = _read_by_class(src, text) if len(text) >= CHUNKED_FROM else None
         if scenario is None:
             notices.clear()
+            if len(text) >= CHUNKED_FROM:
+                # The scan or a chunk found something amiss, most likely a
+                # syntax error: found first without holding every statement.
+                parse_statements_raw(text, src, keep=False)
             statements = parse_statements_raw(text, src)
             scenario = _Builder(src).run(_Listed(statements))
     except ScenarioError as err:
