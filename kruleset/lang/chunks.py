@@ -38,7 +38,7 @@ from .syntax import LexError, Statement, Word
 __all__ = ["CHUNK_CHARS", "Chunked", "Fallback", "MAX_GAP", "scan"]
 
 #: Text parsed at once (a chunk's statements are held while it is read).
-CHUNK_CHARS = 1 << 18
+CHUNK_CHARS = 1 << 16
 #: Empty lines written in place of other statements before a new chunk is started.
 MAX_GAP = 256
 
