@@ -78,8 +78,8 @@ class Classes:
     def __init__(self, passes: list[tuple[str, ...]], top_level: tuple[str, ...]) -> None:
         # Class 0 is OTHER; each pass is a class; top-level words no pass reads are one more.
         self.of_word: dict[str, int] = {}
-        for number, words in enumerate(passes, start=1):
-            for word in words:
+        for number, pass_words in enumerate(passes, start=1):
+            for word in pass_words:
                 self.of_word[word] = number
         unread = [w for w in top_level if w not in self.of_word]
         self.unread = len(passes) + 1
@@ -127,6 +127,10 @@ def _statement_end(text: str, pos: int) -> int:
     return -1 if stack else end
 
 
+def _end(m: re.Match[str] | None, pos: int) -> int:
+    return pos if m is None else m.end()  # the patterns match at least nothing
+
+
 def scan(text: str, classes: Classes) -> tuple[array[int], bytearray] | None:
     """The runs of statements of one class: their start offsets and classes (None: unclear)."""
     starts: array[int] = array("q")
@@ -135,7 +139,7 @@ def scan(text: str, classes: Classes) -> tuple[array[int], bytearray] | None:
     blanks = classes.blanks.match
     of_line = classes.of_line
     end = len(text)
-    pos = blanks(text, 0).end()
+    pos = _end(blanks(text, 0), 0)
     last = -1
     run_start = 0
     while pos < end:
@@ -146,7 +150,7 @@ def scan(text: str, classes: Classes) -> tuple[array[int], bytearray] | None:
             kinds.append(kind)
             last = kind
             run_start = pos
-        after = runs[kind].match(text, pos, pos + CHUNK_CHARS).end()
+        after = _end(runs[kind].match(text, pos, pos + CHUNK_CHARS), pos)
         if after == pos:  # not a one-line statement: follow its brackets
             after = _statement_end(text, pos)
             if after < 0:

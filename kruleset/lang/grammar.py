@@ -103,7 +103,8 @@ def parse_statements_raw(text: str, source: Source, *, keep: bool = True) -> lis
     lark, post = parser()
     if not text.endswith("\n"):
         text += "\n"
-    builder: Builder = lark.options.transformer
+    builder = lark.options.transformer
+    assert isinstance(builder, Builder)
     try:
         builder.keep = keep
         result = lark.parse(text)

@@ -39,6 +39,7 @@ from ..model.scenario import (
     PodPhase,
     Scenario,
 )
+from .chunks import OTHER, Chunked, Classes, Fallback, scan
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
@@ -47,7 +48,6 @@ from .dra import register_included as dra_register
 from .errors import Source
 from .expectations import Check, parse_expect
 from .files import call_loader as _call_loader
-from .chunks import OTHER, Chunked, Classes, Fallback, scan
 from .grammar import parse_statements_raw
 from .include_filter import IncludeFilter, filter_loaded, load_summary, parse_filter
 from .kubelet import kubelet_block
