@@ -149,6 +149,7 @@ def test_a_panic_while_reading_exits_3_without_a_traceback(
     def panic(*args: object, **kwargs: object) -> None:
         raise _Panic("Formatting argument out of range")
 
+    monkeypatch.setattr(loader, "CHUNKED_FROM", 1 << 62)  # the whole-file parse
     monkeypatch.setattr(loader, "parse_statements_raw", panic)
     path = _write(tmp_path, "s.kr", OK)
     for command in ("run", "check"):

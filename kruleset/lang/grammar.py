@@ -93,18 +93,28 @@ def parser() -> tuple[Lark, _PostLex]:
     return lark, post
 
 
-def parse_statements_raw(text: str, source: Source) -> list[Statement]:
-    """Parse ``text`` into statements, or raise a ScenarioError for a syntax error."""
+def parse_statements_raw(text: str, source: Source, *, keep: bool = True) -> list[Statement]:
+    """Parse ``text`` into statements, or raise a ScenarioError for a syntax error.
+
+    With ``keep`` false the statements are checked and dropped (the list
+    returned is empty), so looking for a syntax error in a large file costs
+    little memory.
+    """
     lark, post = parser()
     if not text.endswith("\n"):
         text += "\n"
+    builder = lark.options.transformer
+    assert isinstance(builder, Builder)
     try:
+        builder.keep = keep
         result = lark.parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, list(post.stack)) from None
     except LexError as exc:
         raise ScenarioError(exc.message, source.span_at(exc.line, exc.column),
                             expected=exc.expected, suggestion=exc.suggestion) from None
+    finally:
+        builder.keep = True
     return result  # type: ignore[return-value]
 
 

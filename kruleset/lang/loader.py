@@ -39,6 +39,7 @@ from ..model.scenario import (
     PodPhase,
     Scenario,
 )
+from .chunks import OTHER, Chunked, Classes, Fallback, scan
 from .context import Context
 from .cursor import Cursor
 from .declarations import DECLARATIONS, declare, resolve_path
@@ -65,7 +66,12 @@ CLUSTER_FILES: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
 TOP_LEVEL = ("scenario", *DECLARATIONS, "kubelet", "include", "config", "at", "run", "expect")
 _FIRST = ("scenario", "priorityclass", "runtimeclass", "namespace", "node", "nodes", "quota",
           "include", "config", "devices", "deviceclass", "claimtemplate", "feature-gates")
+_DECLARED = ("kubelet", "pod", "pods", "deployment", "pdb")
+_CLAIMS = ("claim",)
+#: The statements each pass of :meth:`_Builder.run` reads, in the order it reads them.
+PASSES = [_FIRST, _DECLARED, _CLAIMS, ("at",), ("expect",), ("run",)]
 _TIMELINE_ONLY = tuple(v for v in TIMELINE_STATEMENTS if v not in TOP_LEVEL)
+_CLASSES = Classes(PASSES, TOP_LEVEL)
 
 
 class _Builder:
@@ -99,13 +105,10 @@ class _Builder:
 
     # --- passes -------------------------------------------------------------
 
-    def run(self, statements: list[Statement]) -> Scenario:
-        # Statements whose head is a keyword, by index: a byte each rather
-        # than a tuple each (a file of millions of short statements).
-        good = bytearray(len(statements))
+    def run(self, statements: _Statements) -> Scenario:
         # A refused statement does not stop the reading: every statement is
         # tried, so one run reports every error it can (see _keep_going).
-        for index, stmt in enumerate(statements):
+        for index, stmt in statements.unchecked():
             head = stmt.items[0]
             with self._keep_going():
                 if not isinstance(head, Word) or head.kind != "WORD":
@@ -113,21 +116,20 @@ class _Builder:
                                          expected=", ".join(TOP_LEVEL))
                 if head.value not in TOP_LEVEL:
                     self._unknown_top(head)
-                good[index] = 1
+                statements.accept(index)
         for path, label in CLUSTER_FILES.get():
             with self._keep_going():
                 # Before every statement of the file, as if included on line 0.
                 word = Word("STRING", label, 0, 0, text=label)
                 self.include(-1, Path(path), word, f"from {label}", Span(label, 0, 0, ""),
                              IncludeFilter(), summary=label)
-        for index, stmt, head in _heads(statements, good, _FIRST):
+        for index, stmt, head in statements.heads(_FIRST):
             with self._keep_going():
                 self.first_pass(index, stmt, head)
-        for index, stmt, head in _heads(statements, good,
-                                        ("kubelet", "pod", "pods", "deployment", "pdb")):
+        for index, stmt, head in statements.heads(_DECLARED):
             with self._keep_going():
                 self.declaration(index, stmt, head)
-        for index, stmt, head in _heads(statements, good, ("claim",)):
+        for index, stmt, head in statements.heads(_CLAIMS):
             # DRA claims name pods (reserved-for)
             with self._keep_going():
                 self.declaration(index, stmt, head)
@@ -136,13 +138,13 @@ class _Builder:
             # After the declarations and the dump's own state at 0s, before the timeline.
             self.events.append(Event(0, -1_000_000 + len(self.events),
                                      observed))  # type: ignore[arg-type]
-        for _index, stmt, head in _heads(statements, good, ("at",)):
+        for _index, stmt, head in statements.heads(("at",)):
             with self._keep_going():
                 self.at(stmt, head)
-        for _index, stmt, head in _heads(statements, good, ("expect",)):
+        for _index, stmt, head in statements.heads(("expect",)):
             with self._keep_going():
                 self.expect_stmt(stmt, head)
-        for _index, stmt, head in _heads(statements, good, ("run",)):
+        for _index, stmt, head in statements.heads(("run",)):
             with self._keep_going():
                 self.run_until_stmt(stmt, head)
         if self.errors:
@@ -449,22 +451,76 @@ class _Builder:
                             tw, expected="a time at or after the last 'at'")
 
 
-def _heads(statements: list[Statement], good: bytearray,
-           kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
-    """(index, statement, head) of the well-headed statements of ``kinds``, in file order.
+class _Statements:
+    """A file's statements as the passes of :meth:`_Builder.run` read them."""
 
-    Each statement is read by one pass only, so once read it is dropped: a
-    large file's statements are freed as the objects they declare are built,
-    rather than all held until the end (a one-line pod's statement is about
-    a kilobyte).
+    def unchecked(self) -> Iterator[tuple[int, Statement]]:
+        """(index, statement) of the statements whose first word is still to be checked."""
+        raise NotImplementedError
+
+    def accept(self, index: int) -> None:
+        """The statement at ``index`` starts with a keyword: a later pass reads it."""
+        raise NotImplementedError
+
+    def heads(self, kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
+        """(index, statement, head) of the accepted statements of ``kinds``, in file order.
+
+        The index orders what the statements declare as they stand in the file.
+        """
+        raise NotImplementedError
+
+
+class _Listed(_Statements):
+    """Every statement of the file, parsed at once (what a chunked reading falls back to)."""
+
+    def __init__(self, statements: list[Statement]) -> None:
+        self.statements = statements
+        # Statements whose head is a keyword, by index: a byte each rather
+        # than a tuple each (a file of millions of short statements).
+        self.good = bytearray(len(statements))
+
+    def unchecked(self) -> Iterator[tuple[int, Statement]]:
+        return enumerate(self.statements)
+
+    def accept(self, index: int) -> None:
+        self.good[index] = 1
+
+    def heads(self, kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
+        # Each statement is read by one pass only, so once read it is dropped: a
+        # large file's statements are freed as the objects they declare are
+        # built, rather than all held until the end (a one-line pod's statement
+        # is about a kilobyte).
+        statements, good = self.statements, self.good
+        for index, stmt in enumerate(statements):
+            if good[index]:
+                head = stmt.items[0]
+                if head.value in kinds:  # type: ignore[union-attr]
+                    yield index, stmt, head  # type: ignore[misc]
+                    good[index] = 0
+                    statements[index] = _READ
+
+
+class _ByClass(_Statements):
+    """The statements of each pass parsed when the pass reads them (see chunks.py).
+
+    A statement's index is its line: statements start on lines of their own.
     """
-    for index, stmt in enumerate(statements):
-        if good[index]:
-            head = stmt.items[0]
-            if head.value in kinds:  # type: ignore[union-attr]
-                yield index, stmt, head  # type: ignore[misc]
-                good[index] = 0
-                statements[index] = _READ
+
+    def __init__(self, chunked: Chunked) -> None:
+        self.chunked = chunked
+
+    def unchecked(self) -> Iterator[tuple[int, Statement]]:
+        # The scan put here every statement that does not start with a keyword.
+        for stmt in self.chunked.statements(OTHER):
+            yield 0, stmt
+
+    def accept(self, index: int) -> None:
+        raise Fallback  # the scan took a keyword for something else
+
+    def heads(self, kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
+        for stmt in self.chunked.statements(_CLASSES.of_word[kinds[0]]):
+            head: Word = stmt.items[0]  # type: ignore[assignment] # checked by statements()
+            yield head.line, stmt, head
 
 
 _READ = Statement([], None)  # in place of a statement its pass has read
@@ -484,6 +540,29 @@ def _within_horizon(src: Source, word: Word, ms: int) -> int:
 _QUOTED = re.compile(r"'([^']+)'")
 
 
+#: From this many characters a file is read a pass at a time (see chunks.py);
+#: below, parsing it whole costs little memory and one call.
+CHUNKED_FROM = 0
+
+
+def _read_by_class(src: Source, text: str) -> Scenario | None:
+    """The scenario read a pass at a time, or None where the file must be parsed whole."""
+    found = scan(text, _CLASSES)
+    if found is None:
+        return None
+    chunked = Chunked(text, _CLASSES, *found)
+    try:
+        try:
+            scenario = _Builder(src).run(_ByClass(chunked))
+        except ScenarioError:
+            chunked.check_rest()  # a syntax error anywhere is reported alone, first
+            raise
+        chunked.check_rest()
+    except Fallback:
+        return None
+    return scenario
+
+
 def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None,
                    base_line: int = 0) -> Scenario:
     """Parse and validate ``text`` into a Scenario (raises ScenarioError)."""
@@ -496,8 +575,15 @@ def build_scenario(text: str, file: str = "<text>", *, folder: str | None = None
     token = NOTICES.set(notices)
     statements: list[Statement] = []
     try:
-        statements = parse_statements_raw(text, src)
-        scenario = _Builder(src).run(statements)
+        scenario = _read_by_class(src, text) if len(text) >= CHUNKED_FROM else None
+        if scenario is None:
+            notices.clear()
+            if len(text) >= CHUNKED_FROM:
+                # The scan or a chunk found something amiss, most likely a
+                # syntax error: found first without holding every statement.
+                parse_statements_raw(text, src, keep=False)
+            statements = parse_statements_raw(text, src)
+            scenario = _Builder(src).run(_Listed(statements))
     except ScenarioError as err:
         # The traceback's frames hold every statement read (a large file:
         # hundreds of megabytes), kept alive while the caller looks for

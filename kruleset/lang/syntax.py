@@ -278,10 +278,17 @@ def _flatten(children: list[Any], out: list[Item]) -> list[Item]:
 class Builder(Transformer):  # type: ignore[type-arg]
     """Lark callbacks that build the statement objects while parsing (no tree)."""
 
-    def start(self, children: list[Statement]) -> list[Statement]:
-        return children
+    #: False while a parse only looks for a syntax error: statements are
+    #: checked word by word as always, then dropped rather than kept.
+    keep = True
 
-    def stmt(self, children: list[Any]) -> Statement:
+    def start(self, children: list[Statement]) -> list[Statement]:
+        return children if self.keep else []
+
+    def stmt(self, children: list[Any]) -> Statement | None:
+        if not self.keep:
+            _flatten(children, [])
+            return None
         block = None
         if children and isinstance(children[-1], Block):
             block = children.pop()
