@@ -180,6 +180,12 @@ def test_an_internal_error_while_reading_exits_3_not_2(
     def bug(*args: object, **kwargs: object) -> None:
         raise KeyError("x")
 
+    # both ways a file is read: a pass at a time (the scan), and whole
+    monkeypatch.setattr(loader, "scan", bug)
+    code, err = _run(capsys, str(_write(tmp_path, "s.kr", OK)))
+    assert code == ExitCode.ERROR and "internal error" in err
+    monkeypatch.undo()
+    monkeypatch.setattr(loader, "CHUNKED_FROM", 1 << 62)
     monkeypatch.setattr(loader, "parse_statements_raw", bug)
     code, err = _run(capsys, str(_write(tmp_path, "s.kr", OK)))
     assert code == ExitCode.ERROR and "internal error" in err

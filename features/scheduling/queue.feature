@@ -182,6 +182,10 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
       at 10s delete pod a1 grace-period=0s
       at 10s expect pod waiting attempts=2
       expect pod waiting pending
+      """
+    Then the expectations hold
+
+  # B-003-07-04
   # InterPodAffinity's hint reads p's own terms: a bound pod that does not match its affinity
   # (web), and a node label that is no term's topology key (disk), do not retry it; node n2
   # added without the zone key does not either; a bound pod matching the term (db) does.
@@ -217,6 +221,10 @@ Feature: The scheduling queue decides who gets freed capacity, and when (B-003-0
       at 10s create pod cache on n1 labels(app=cache)
       at 10s expect pod waiting running on n1
       expect pod waiting attempts=2
+      """
+    Then the expectations hold
+
+  # B-003-07-04
   # PodTopologySpread's hint: p (max skew 1 by hostname over app=db pods) is rejected on n1,
   # which holds two db pods against none on n2 (n2 untolerated taint).  A bound pod of
   # another app does not retry it; the deletion of one db pod does, and p then fits n1.

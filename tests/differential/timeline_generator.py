@@ -11,8 +11,8 @@ class finds no room.  Everything follows from the seed.
 What is not generated, and why: taints replaced wholesale (kruleset's
 timeline changes one taint per statement, the oracle's ``patchNode``
 replaces the list: one event upstream, two in kruleset), label removal,
-inter-pod affinity and topology spread (their QueueingHints are simplified
-in kruleset, see ``kruleset/rules/scheduler/queue/hints.py``), binding
+inter-pod affinity and topology spread (``timeline_topology.py`` generates
+those, ``scripts/differential.py --timeline --topology``), binding
 failures (kruleset has none) and nodes deleted with pods on them (the
 oracle has no pod GC).
 """
