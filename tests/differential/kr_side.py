@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -102,23 +102,28 @@ def _no_grace(obj: Any) -> Any:
 
 
 @contextmanager
-def _recording(attempts: list[Attempt]) -> Iterator[None]:
-    """Record every attempt of the scheduler controller (a test-only wrapper)."""
+def recording(record: Callable[[Any, Attempt], None], *,
+              before: Callable[[Simulation, Any], Any] = lambda sim, ps: None,
+              on_bind: Callable[[Any], None] = lambda ps: None) -> Iterator[None]:
+    """Every attempt of the scheduler controller handed to ``record`` (a test-only wrapper),
+    with what ``before`` read of the simulation just before it; ``on_bind`` hears each bind."""
     original = SchedulerController._attempt
+    original_bind = Simulation.bind
 
     def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
         ps = qp.ps
         trace = sim.trace
         assert trace is not None
+        seen = before(sim, ps)
         start = len(trace.attempts)
-        before = (ps.node, ps.nominated, len(sim.victims.get(ps.key, ())))
+        was = (ps.node, ps.nominated, len(sim.victims.get(ps.key, ())))
         changed = original(self, sim, ctx, qp)
-        attempts.append(_attempt_of(sim, ps, trace.attempts[start:], before))
+        record(seen, _attempt_of(sim, ps, trace.attempts[start:], was))
         return changed
 
-    original_bind = Simulation.bind
-
     def bind(self: Simulation, ps: Any, node: str, *args: Any, **kw: Any) -> bool:
+        on_bind(ps)
+        # The node even if the kubelet then refuses the pod: the scheduler's decision.
         self.extra.setdefault(_BOUND, {})[ps.key] = node
         return original_bind(self, ps, node, *args, **kw)
 
@@ -176,6 +181,6 @@ def run_kruleset(case: dict[str, Any], folder: Path | None = None) -> list[Attem
             scenario = scenario_from(case, Path(tmp))
     else:
         scenario = scenario_from(case, folder)
-    with _recording(attempts):
+    with recording(lambda _, a: attempts.append(a)):
         Simulation(scenario, trace=True).run()
     return attempts

@@ -20,18 +20,15 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kruleset.sim.core import Simulation
-from kruleset.sim.scheduler import SchedulerController
 
 from .compare import FIELDS, _field, _oracle_attempt
-from .kr_side import _BOUND, Attempt, _attempt_of, scenario_from
+from .kr_side import Attempt, recording, scenario_from
 from .oracle import finish_oracle, start_oracle
 
 __all__ = ["Resynced", "check_resynced", "run_snapshots"]
@@ -57,37 +54,12 @@ def _key(pod: dict[str, Any]) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
 
 
-@contextmanager
-def _snapshotting(out: list[tuple[dict[str, Any], Attempt]]) -> Iterator[None]:
+def _snapshotting(out: list[tuple[dict[str, Any], Attempt]]) -> Any:
     """Record, per attempt, kruleset's state before it and the attempt itself."""
-    original = SchedulerController._attempt
-    original_bind = Simulation.bind
     order: list[str] = []
-
-    def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
-        ps = qp.ps
-        trace = sim.trace
-        assert trace is not None
-        state = _state(sim, order, ps.key)
-        start = len(trace.attempts)
-        before = (ps.node, ps.nominated, len(sim.victims.get(ps.key, ())))
-        changed = original(self, sim, ctx, qp)
-        out.append((state, _attempt_of(sim, ps, trace.attempts[start:], before)))
-        return changed
-
-    def bind(self: Simulation, ps: Any, node: str, *args: Any, **kw: Any) -> bool:
-        order.append(ps.key)
-        # The node even if the kubelet then refuses the pod: the scheduler's decision.
-        self.extra.setdefault(_BOUND, {})[ps.key] = node
-        return original_bind(self, ps, node, *args, **kw)
-
-    SchedulerController._attempt = attempt  # type: ignore[method-assign]
-    Simulation.bind = bind  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        SchedulerController._attempt = original  # type: ignore[method-assign]
-        Simulation.bind = original_bind  # type: ignore[method-assign]
+    return recording(lambda state, a: out.append((state, a)),
+                     before=lambda sim, ps: _state(sim, order, ps.key),
+                     on_bind=lambda ps: order.append(ps.key))
 
 
 def _state(sim: Simulation, order: list[str], pod: str) -> dict[str, Any]:
