@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from itertools import count, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -451,26 +451,27 @@ class _Builder:
                             tw, expected="a time at or after the last 'at'")
 
 
-class _Statements:
-    """A file's statements as the passes of :meth:`_Builder.run` read them."""
+class _Statements(Protocol):
+    """A file's statements as the passes of :meth:`_Builder.run` read them: a whole
+    file's list (:class:`_Listed`) or its chunks a pass at a time (:class:`_ByClass`)."""
 
     def unchecked(self) -> Iterator[tuple[int, Statement]]:
         """(index, statement) of the statements whose first word is still to be checked."""
-        raise NotImplementedError
+        ...
 
     def accept(self, index: int) -> None:
         """The statement at ``index`` starts with a keyword: a later pass reads it."""
-        raise NotImplementedError
+        ...
 
     def heads(self, kinds: tuple[str, ...]) -> Iterator[tuple[int, Statement, Word]]:
         """(index, statement, head) of the accepted statements of ``kinds``, in file order.
 
         The index orders what the statements declare as they stand in the file.
         """
-        raise NotImplementedError
+        ...
 
 
-class _Listed(_Statements):
+class _Listed:
     """Every statement of the file, parsed at once (what a chunked reading falls back to)."""
 
     def __init__(self, statements: list[Statement]) -> None:
@@ -500,7 +501,7 @@ class _Listed(_Statements):
                     statements[index] = _READ
 
 
-class _ByClass(_Statements):
+class _ByClass:
     """The statements of each pass parsed when the pass reads them (see chunks.py).
 
     A statement's index is its line: statements start on lines of their own.
