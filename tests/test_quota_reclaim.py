@@ -192,3 +192,38 @@ def test_reclaim_victims_on_a_given_node_and_without_preemption_needed() -> None
     assert [v.key for v in reclaim_victims(st, q, "n2")] == ["ns1/b"]
     assert reclaim_victims(st, q, "n3") == ()
     assert [v.key for v in reclaim_victims(st, q)] == ["ns1/a"]   # tie: first declared node
+
+
+def test_victims_are_most_important_first_across_the_pdb_groups() -> None:
+    # Found by the differential tests (quota seed 125104, reduced to
+    # tests/differential/cases/quota-victims-sorted.json).  The reprieve
+    # appends the PDB-violating group's victims first; upstream then sorts the
+    # victims most important first (both groups non-empty), so that
+    # pickOneNodeForPreemption's Pods[0] is the highest-priority victim.
+    # p is above ns1's min: its victims are ns1's lower-priority pods, and the
+    # quota needs both of n1's gone (2000 + 1000 <= 3000) or b alone on n2.
+    from kruleset.model.objects import PodDisruptionBudget
+    from kruleset.model.selectors import LabelSelector, Requirement
+    from kruleset.rules.scheduler.preemption.victims import PdbBudget
+
+    st = cluster(nodes=2, cpu=4000, ns1=(3000, 100000))
+    guarded = Pod("ns1", "guarded", (Container("c", Resources(cpu=750)),), priority=0,
+                  started=-3, labels={"guard": "g"})
+    bound(st, guarded, "n1")
+    bound(st, pod("ns1", "mid", 1000, prio=1000, started=-2), "n1")
+    bound(st, pod("ns1", "b", 2000, prio=100, started=-1), "n2")
+    bound(st, pod("free", "fill", 3000), "n2")
+    bound(st, pod("free", "fill2", 2250), "n1")
+    ps = st.add_pod(pod("ns1", "p", 1000, prio=10000))
+    ctx, _ = run(st, ps)
+    pdb = PodDisruptionBudget("ns1", "guard",
+                              LabelSelector((Requirement("guard", "In", ("g",)),)))
+    budgets = [PdbBudget(pdb, 0)]
+    found = select_victims_on_node(ctx, ps.pod, st.nodes["n1"], budgets)
+    assert isinstance(found, NodeVictims)
+    assert [v.key for v in found.victims] == ["ns1/mid", "ns1/guarded"]
+    assert found.num_pdb_violations == 0   # guarded fits back: only the quota keeps it
+    # Without anything to sort across groups, the reprieve order stands.
+    found = select_victims_on_node(ctx, ps.pod, st.nodes["n1"], ())
+    assert isinstance(found, NodeVictims)
+    assert [v.key for v in found.victims] == ["ns1/mid", "ns1/guarded"]

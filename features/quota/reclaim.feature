@@ -254,3 +254,35 @@ Feature: Reclaiming borrowed quota (seed 004 §2-§4)
       expect pod ns-b/q running
       """
     Then the expectations hold
+
+  # B-004-03-06
+  # Upstream sorts a node's victims most important first once the reprieve is
+  # done (PDB-violating pods are reprieved, and so appended, first), and
+  # pickOneNodeForPreemption takes the first victim as the node's highest
+  # priority.  in is above its min (used 3.75 + 0.75 > 3), so its victims are
+  # its own lower-priority pods, and the quota (sum of used + 0.75 <= 3) needs
+  # both pods of n1 gone, or low alone on n2.  Neither node violates the PDB
+  # (guarded fits back on n1; only the quota check keeps it a victim, which
+  # upstream does not count).  n1's victims sorted are [mid (1000), guarded
+  # (0)], n2's [low (100)]: n2 has the lower highest-priority victim.  The
+  # real CapacityScheduling (kube-scheduler v1.35.4) nominates n2 on the same
+  # cluster (tests/differential/cases/quota-victims-sorted.json).
+  Scenario: B-004-03-06 a node's highest-priority victim is its most important one, PDB-protected victims included
+    Given the scenario:
+      """
+      node n1 cpu=2 memory=8Gi
+      node n2 cpu=4 memory=8Gi
+      quota ns-a min(cpu=3) max(cpu=100)
+      pdb ns-a/guard selector(guard=g) min-available=1
+      pod ns-a/guarded on n1 priority=0 requests(cpu=750m) labels(guard=g) started=-3h
+      pod ns-a/mid on n1 priority=1000 requests(cpu=1) started=-2h
+      pod ns-a/low on n2 priority=100 requests(cpu=2) started=-1h
+      at 10s create pod ns-a/in priority=10000 requests(cpu=750m)
+      at 10s expect pod ns-a/in nominated n2
+      expect victims of ns-a/in = [ns-a/low]
+      expect pod ns-a/guarded not preempted
+      expect pod ns-a/mid not preempted
+      expect pdb ns-a/guard disruptions-allowed=0
+      expect pod ns-a/in running on n2
+      """
+    Then the expectations hold

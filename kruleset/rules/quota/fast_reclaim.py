@@ -73,6 +73,7 @@ from .reclaim import (
     RECLAIM,
     VICTIM_RULES,
     NodeVictims,
+    reclaim_node_victims,
 )
 
 _DEFAULT_RULES = (NO_QUOTA_SPARED, RECLAIM, OWN_NAMESPACE, NO_QUOTA_PREEMPTOR)
@@ -423,8 +424,7 @@ class _Cycle:
         if isinstance(kept, Failure):
             return kept
         self._trace_runs(node, fit, runs)
-        return NodeVictims(node.name, tuple(kept.victims), kept.num_pdb_violations,
-                           tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
+        return reclaim_node_victims(self.ctx, node, self.order, violating, fine, kept)
 
     def _trace_runs(self, node: NodeState, fit: NodeFit,
                     runs: list[tuple[int, str | None, str | None]] | None) -> None:

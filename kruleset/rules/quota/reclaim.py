@@ -33,7 +33,9 @@ the plugin is on:
 5. reprieve, most important first, PDB-violating pods before the others: a
    pod is put back, and goes again if the pod no longer fits *or* the quota
    checks (with nominated pods) fail;
-6. the node is picked as DefaultPreemption picks (``scheduler.preemption.pick``).
+6. the victims are sorted most important first when both the PDB-violating and
+   the other group have some (so ``Pods[0]`` is the highest-priority victim);
+7. the node is picked as DefaultPreemption picks (``scheduler.preemption.pick``).
 
 Victims are on one node only (no cross-node preemption).  Unlike
 DefaultPreemption the message carries no ``preemption:`` prefix (upstream's
@@ -61,6 +63,7 @@ from ..scheduler.cycle import FitError
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import (
     NodeVictims,
+    Reprieve,
     never_preempts,
     nominated_node_to_check,
     reprieve,
@@ -90,6 +93,7 @@ __all__ = [
     "VICTIM_RULES",
     "NodeVictims",
     "VictimContext",
+    "reclaim_node_victims",
     "select_victims_on_node",
 ]
 
@@ -340,9 +344,28 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     kept = reprieve(violating, fine, back, away, quota_checks if with_quota else None)
     if isinstance(kept, Failure):
         return kept
-    # Upstream's CapacityScheduling keeps the victims in reprieve order (PDB-violating
-    # first, each group most important first); it does not re-sort them.
-    return NodeVictims(node.name, tuple(kept.victims), kept.num_pdb_violations,
+    return reclaim_node_victims(ctx, node, order, violating, fine, kept)
+
+
+def reclaim_node_victims(ctx: Any, node: NodeState, order: Any, violating: Sequence[PodState],
+                         fine: Sequence[PodState], kept: Reprieve) -> NodeVictims:
+    """The reprieve's victims as the candidate's ``Victims.Pods``: most important first.
+
+    The reprieve appends victims group by group (PDB-violating first), so a
+    PDB-protected pod of low priority can precede a more important pod of the
+    other group.  Upstream sorts the victims by importance once the reprieve is
+    done when both groups are non-empty (CapacityScheduling ``SelectVictimsOnNode``
+    on the v1.35 line, as DefaultPreemption's ``SelectVictimsOnNode``); this
+    matters because ``pickOneNodeForPreemption`` takes ``Pods[0]`` as the
+    node's highest-priority victim.  Shown by the one-cycle oracle: a node whose
+    victims are a PDB-protected priority-0 pod and a priority-1000 pod loses to
+    one whose only victim has priority 100 (tests/differential/cases/
+    quota-victims-sorted.json).
+    """
+    victims = list(kept.victims)
+    if violating and fine:
+        victims = fast_importance_order(ctx, victims, order)
+    return NodeVictims(node.name, tuple(victims), kept.num_pdb_violations,
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 
