@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from differential.timeline import run_kruleset_timeline  # noqa: E402
 from differential.topology_cases import (  # noqa: E402
+    force_deleted_victim,
     nominated_anti_affinity_skipped,
     spread_terminating_victim,
     victims_end_together,
@@ -58,4 +59,11 @@ def test_one_preemptions_victims_go_at_one_instant() -> None:
         (2000, "wait", "unschedulable", "", "", ()),
         (31000, "big", "scheduled", "n1", "", ()),
         (31000, "wait", "unschedulable", "", "", ()),
+    ]
+
+
+def test_a_terminating_victim_deleted_with_grace_0_goes_at_once() -> None:
+    assert _rows(force_deleted_victim()) == [
+        (1000, "big", "unschedulable", "", "n1", ("default/victim",)),
+        (5000, "big", "scheduled", "n1", "", ()),
     ]

@@ -328,8 +328,18 @@ class Simulation:
     def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
                   message: str = "", grace: int | None = None,
                   rules: tuple[str, ...] = ()) -> None:
-        """Start deleting ``ps``: it holds its resources until its grace period ends."""
-        if ps.gone or ps.terminating:
+        """Start deleting ``ps``: it holds its resources until its grace period ends.
+
+        Deleting a pod already terminating with ``grace=0`` removes it at once
+        (the API server's ``BeforeDelete`` takes a shorter grace period, and
+        0 deletes immediately); any other later deletion changes nothing.
+        """
+        if ps.gone:
+            return
+        if ps.terminating:
+            if grace == 0 and ps.node is not None:
+                ps.deletion_time = self.now
+                self._finish(ps)
             return
         ps.outcome, ps.by, ps.reason, ps.message = outcome, by, reason, message
         g = ps.pod.grace_period if grace is None else grace

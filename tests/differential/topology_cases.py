@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CASES", "nominated_anti_affinity_skipped", "spread_terminating_victim",
-           "victims_end_together"]
+__all__ = ["CASES", "force_deleted_victim", "nominated_anti_affinity_skipped",
+           "spread_terminating_victim", "victims_end_together"]
 
 _CLASSES = [{"metadata": {"name": n}, "value": v}
             for n, v in (("low", 10), ("mid", 100), ("high", 1000), ("urgent", 5000))]
@@ -114,8 +114,28 @@ def victims_end_together() -> dict[str, Any]:
     }
 
 
+def force_deleted_victim() -> dict[str, Any]:
+    """Deleting a terminating victim with ``gracePeriodSeconds: 0`` removes it at once.
+
+    ``big`` (urgent) preempts ``victim`` (30 s grace) at 1 s and waits on
+    n1; at 5 s ``victim`` is deleted again with grace 0: the API server takes
+    the shorter grace period, and 0 deletes the pod immediately
+    (``rest.BeforeDelete``), so ``big`` binds at 5 s, not at 31 s.
+    """
+    return {
+        "priorityClasses": _CLASSES,
+        "nodes": [_node("n1", "4")],
+        "pods": [_pod("victim", "2", "low", "db", "n1", grace=30)],
+        "timeline": [
+            {"at": 1000, "op": "create", "pod": _pod("big", "3", "urgent", "web")},
+            {"at": 5000, "op": "delete", "kind": "pod", "name": "default/victim",
+             "gracePeriodSeconds": 0}],
+    }
+
+
 CASES = {
     "spread-terminating-victim": spread_terminating_victim,
     "nominated-anti-affinity-skipped": nominated_anti_affinity_skipped,
     "victims-end-together": victims_end_together,
+    "force-deleted-victim": force_deleted_victim,
 }
