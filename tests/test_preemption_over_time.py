@@ -20,6 +20,7 @@ from differential.topology_cases import (  # noqa: E402
     nominated_anti_affinity_skipped,
     spread_terminating_victim,
     victims_end_together,
+    victims_in_cache_order,
 )
 
 
@@ -66,4 +67,13 @@ def test_a_terminating_victim_deleted_with_grace_0_goes_at_once() -> None:
     assert _rows(force_deleted_victim()) == [
         (1000, "big", "unschedulable", "", "n1", ("default/victim",)),
         (5000, "big", "scheduled", "n1", "", ()),
+    ]
+
+
+def test_equally_important_victims_are_reprieved_in_the_cache_order() -> None:
+    # first's deletion moved it behind second in the scheduler cache: second is
+    # reprieved, first (already going) is the victim, nothing is deleted.
+    assert _rows(victims_in_cache_order()) == [
+        (2000, "p", "unschedulable", "", "n1", ()),
+        (21000, "p", "scheduled", "n1", "", ()),
     ]

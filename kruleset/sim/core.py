@@ -350,6 +350,8 @@ class Simulation:
             self._finish(ps)
             return
         ps.deletion_time = self.now + g
+        if g > 0:
+            self.state.pod_updated(ps)  # the deletionTimestamp: an update of the bound pod
         self.state.touch(ps.node)  # it is terminating now, which victim selection reads
         # Same-instant ends in the order of the deletions (upstream's deletion
         # timestamps differ by the writes between them); the victims of one

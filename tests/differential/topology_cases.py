@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["CASES", "force_deleted_victim", "nominated_anti_affinity_skipped",
-           "spread_terminating_victim", "victims_end_together"]
+           "spread_terminating_victim", "victims_end_together", "victims_in_cache_order"]
 
 _CLASSES = [{"metadata": {"name": n}, "value": v}
             for n, v in (("low", 10), ("mid", 100), ("high", 1000), ("urgent", 5000))]
@@ -133,9 +133,34 @@ def force_deleted_victim() -> dict[str, Any]:
     }
 
 
+def victims_in_cache_order() -> dict[str, Any]:
+    """Equally important pods are reprieved in the scheduler cache's order.
+
+    ``first`` and ``second`` (low, same start time) are bound in that order;
+    deleting ``first`` (20 s grace) updates it, and the cache's ``UpdatePod``
+    moves it behind ``second`` (``RemovePod`` puts the last pod in its slot,
+    ``AddPod`` appends).  ``p`` (high) fits once either is gone: the victims
+    are listed in that order and sorted stably by importance, so ``second``
+    is reprieved and ``first``, already terminating, is the victim: ``p`` is
+    nominated with no deletion and binds when ``first`` is gone (21 s).
+    """
+    return {
+        "priorityClasses": _CLASSES,
+        "nodes": [_node("n1", "2")],
+        "pods": [_pod("first", "1", "low", "db", "n1", grace=30),
+                 _pod("second", "250m", "low", "db", "n1"),
+                 _pod("top", "500m", "urgent", "web", "n1")],
+        "timeline": [
+            {"at": 1000, "op": "delete", "kind": "pod", "name": "default/first",
+             "gracePeriodSeconds": 20},
+            {"at": 2000, "op": "create", "pod": _pod("p", "500m", "high", "web")}],
+    }
+
+
 CASES = {
     "spread-terminating-victim": spread_terminating_victim,
     "nominated-anti-affinity-skipped": nominated_anti_affinity_skipped,
     "victims-end-together": victims_end_together,
     "force-deleted-victim": force_deleted_victim,
+    "victims-in-cache-order": victims_in_cache_order,
 }

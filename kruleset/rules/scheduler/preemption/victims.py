@@ -55,6 +55,7 @@ __all__ = [
     "VictimPlan",
     "VictimPredicate",
     "fast_importance_order",
+    "potential_victims",
     "importance_order",
     "pdb_budgets",
     "select_or_defer",
@@ -206,10 +207,7 @@ def select_or_defer(
     ``None``: its exact failure is left to the general path, for a caller that
     needs it (a dry run that found candidates and traces nothing never does).
     """
-    prio = pod.effective_priority
-    potential = [ps for ps in node.pods.values()
-                 if ps.pod.effective_priority < prio
-                 and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+    potential = potential_victims(ctx, pod, node, may_be_victim)
     if not potential:
         return NO_VICTIMS_FAILURE
     if plan is True:
@@ -221,6 +219,35 @@ def select_or_defer(
             if fast is not GENERAL:
                 return fast  # type: ignore[no-any-return]
     return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
+
+
+def potential_victims(ctx: Any, pod: Pod, node: NodeState,
+                      may_be_victim: VictimPredicate | None) -> list[PodState]:
+    """The node's lower-priority pods ``may_be_victim`` allows, in upstream's listing order.
+
+    Upstream ``SelectVictimsOnNode`` walks ``nodeInfo.GetPods()`` (the
+    scheduler cache's order, :attr:`NodeState.cache_order`) while removing
+    each potential victim from that same slice, the last pod taking the
+    removed one's slot: the walk reads the moved pods where they now are.
+    Pods the importance order cannot tell apart (equal priority and start
+    time) stay in this order, so it decides which of them is reprieved.
+    """
+    prio = pod.effective_priority
+    walk = list(node.cache_order)
+    slot = {id(ps): i for i, ps in enumerate(walk)}
+    live = len(walk)
+    out: list[PodState] = []
+    for i in range(len(walk)):
+        ps = walk[i]
+        if ps.pod.effective_priority >= prio or (
+                may_be_victim is not None and not may_be_victim(ctx, pod, ps, node)):
+            continue
+        out.append(ps)
+        j = slot[id(ps)]
+        last = walk[live - 1]
+        walk[j], slot[id(last)] = last, j
+        live -= 1
+    return out
 
 
 def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | None:
@@ -242,10 +269,7 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
              potential: list[PodState] | None = None) -> NodeVictims | Failure:
     """The general path: the filters run with an overlay for every step."""
     if potential is None:
-        prio = pod.effective_priority
-        potential = [ps for ps in node.pods.values()
-                     if ps.pod.effective_priority < prio
-                     and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+        potential = potential_victims(ctx, pod, node, may_be_victim)
         if not potential:
             return NO_VICTIMS_FAILURE
     removed = {ps.key for ps in potential}
