@@ -18,6 +18,7 @@ from differential.timeline import run_kruleset_timeline  # noqa: E402
 from differential.topology_cases import (  # noqa: E402
     force_deleted_victim,
     nominated_anti_affinity_skipped,
+    same_instant_bindings,
     spread_terminating_victim,
     victims_end_together,
     victims_in_cache_order,
@@ -76,4 +77,13 @@ def test_equally_important_victims_are_reprieved_in_the_cache_order() -> None:
     assert _rows(victims_in_cache_order()) == [
         (2000, "p", "unschedulable", "", "n1", ()),
         (21000, "p", "scheduled", "n1", "", ()),
+    ]
+
+
+def test_pods_bound_at_one_instant_start_in_binding_order() -> None:
+    # a was bound before b at 1 s: the more important of the two, reprieved.
+    rows = _rows(same_instant_bindings())
+    assert rows[-2:] == [
+        (8000, "big", "unschedulable", "", "n1", ("default/b",)),
+        (8000, "big", "scheduled", "n1", "", ()),
     ]

@@ -9,6 +9,7 @@ recomputed.  Mechanisms that need more indexes subscribe to bind/unbind.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -99,7 +100,7 @@ class PodState:
     __slots__ = (
         "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
         "deletion_time", "outcome", "by", "reason", "message", "ready", "ready_since", "usage",
-        "conditions", "schedule_message", "gone", "extra", "owner", "queue_time",
+        "conditions", "schedule_message", "gone", "extra", "owner", "queue_time", "bind_seq",
     )
 
     def __init__(self, pod: Pod, seq: int, created: int) -> None:
@@ -112,6 +113,10 @@ class PodState:
         # The ClusterState that indexes this pod's nomination (None: a what-if pod).
         self.owner: ClusterState | None = None
         self.start_time: int | None = None
+        # Order of binding among pods the scheduler bound (0: bound from the
+        # start): start times of one instant differ by the time between the
+        # bindings upstream, and preemption's importance order reads them.
+        self.bind_seq = 0
         self.deletion_time: int | None = None
         self.outcome: str | None = None
         self.by: str = ""
@@ -450,6 +455,7 @@ class ClusterState:
             ps.nominated = None
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
+        ps.bind_seq = next(_BINDS)
         node.pods[ps.key] = ps
         node.cache_order.append(ps)
         self.touched.append(node_name)
@@ -584,6 +590,9 @@ class ClusterState:
         for node in self.nodes.values():
             for ps in node.pods.values():
                 listener.on_bind(self, ps)
+
+
+_BINDS = itertools.count(1)
 
 
 def _swap_remove(order: list[PodState], ps: PodState) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["CASES", "force_deleted_victim", "nominated_anti_affinity_skipped",
-           "spread_terminating_victim", "victims_end_together", "victims_in_cache_order"]
+           "same_instant_bindings", "spread_terminating_victim", "victims_end_together",
+           "victims_in_cache_order"]
 
 _CLASSES = [{"metadata": {"name": n}, "value": v}
             for n, v in (("low", 10), ("mid", 100), ("high", 1000), ("urgent", 5000))]
@@ -157,10 +158,33 @@ def victims_in_cache_order() -> dict[str, Any]:
     }
 
 
+def same_instant_bindings() -> dict[str, Any]:
+    """Pods the scheduler bound at one instant keep their binding order as start order.
+
+    ``a`` then ``b`` (mid) bind at 1 s; ``early``'s deletion at 2 s moves it
+    to the end of the cache's list and its removal at 7 s puts ``b`` before
+    ``a`` there.  Upstream's start times still differ (``a`` bound first, a
+    moment earlier), so ``a`` is the more important: ``big`` reprieves it and
+    preempts ``b``.  From ``--timeline --topology`` seed 1521.
+    """
+    return {
+        "priorityClasses": _CLASSES,
+        "nodes": [_node("n1", "6")],
+        "pods": [],
+        "timeline": [
+            {"at": 100, "op": "create", "pod": _pod("early", "250m", "low", "db", grace=5)},
+            {"at": 1000, "op": "create", "pod": _pod("a", "250m", "mid", "db")},
+            {"at": 1000, "op": "create", "pod": _pod("b", "3", "mid", "web")},
+            {"at": 2000, "op": "delete", "kind": "pod", "name": "default/early"},
+            {"at": 8000, "op": "create", "pod": _pod("big", "3", "urgent", "web")}],
+    }
+
+
 CASES = {
     "spread-terminating-victim": spread_terminating_victim,
     "nominated-anti-affinity-skipped": nominated_anti_affinity_skipped,
     "victims-end-together": victims_end_together,
     "force-deleted-victim": force_deleted_victim,
     "victims-in-cache-order": victims_in_cache_order,
+    "same-instant-bindings": same_instant_bindings,
 }

@@ -229,8 +229,11 @@ def potential_victims(ctx: Any, pod: Pod, node: NodeState,
     scheduler cache's order, :attr:`NodeState.cache_order`) while removing
     each potential victim from that same slice, the last pod taking the
     removed one's slot: the walk reads the moved pods where they now are.
-    Pods the importance order cannot tell apart (equal priority and start
-    time) stay in this order, so it decides which of them is reprieved.
+    Pods the importance order cannot tell apart stay in the order returned,
+    so it decides which of them is reprieved: pods started at one instant
+    by the scheduler in their binding order (upstream's start times differ
+    by the time between the bindings), those bound from the start (one
+    start time upstream too) in the walk's order.
     """
     prio = pod.effective_priority
     walk = list(node.cache_order)
@@ -247,7 +250,12 @@ def potential_victims(ctx: Any, pod: Pod, node: NodeState,
         last = walk[live - 1]
         walk[j], slot[id(last)] = last, j
         live -= 1
+    out.sort(key=_bind_seq)
     return out
+
+
+def _bind_seq(ps: PodState) -> int:
+    return ps.bind_seq
 
 
 def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | None:
