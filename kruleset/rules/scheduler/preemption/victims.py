@@ -225,32 +225,22 @@ def potential_victims(ctx: Any, pod: Pod, node: NodeState,
                       may_be_victim: VictimPredicate | None) -> list[PodState]:
     """The node's lower-priority pods ``may_be_victim`` allows, in upstream's listing order.
 
-    Upstream ``SelectVictimsOnNode`` walks ``nodeInfo.GetPods()`` (the
-    scheduler cache's order, :attr:`NodeState.cache_order`) while removing
-    each potential victim from that same slice, the last pod taking the
-    removed one's slot: the walk reads the moved pods where they now are.
-    Pods the importance order cannot tell apart stay in the order returned,
-    so it decides which of them is reprieved: pods started at one instant
-    by the scheduler in their binding order (upstream's start times differ
-    by the time between the bindings), those bound from the start (one
-    start time upstream too) in the walk's order.
+    Upstream ``SelectVictimsOnNode`` walks ``nodeInfo.GetPods()``, the
+    scheduler cache's order (:attr:`NodeState.cache_order`).  It removes each
+    potential victim from that slice as it goes (the last pod takes the
+    removed one's slot), but only in slots it has passed, so it still meets
+    the pods in the cache's order.  Pods the importance order cannot tell
+    apart stay in the order returned, so it decides which of them is
+    reprieved: pods started at one instant by the scheduler in their binding
+    order (upstream's start times differ by the time between the bindings),
+    those bound from the start (one start time upstream too) in the cache's.
     """
     prio = pod.effective_priority
-    walk = list(node.cache_order)
-    slot = {id(ps): i for i, ps in enumerate(walk)}
-    live = len(walk)
-    out: list[PodState] = []
-    for i in range(len(walk)):
-        ps = walk[i]
-        if ps.pod.effective_priority >= prio or (
-                may_be_victim is not None and not may_be_victim(ctx, pod, ps, node)):
-            continue
-        out.append(ps)
-        j = slot[id(ps)]
-        last = walk[live - 1]
-        walk[j], slot[id(last)] = last, j
-        live -= 1
-    out.sort(key=_bind_seq)
+    out = [ps for ps in node.cache_order
+           if ps.pod.effective_priority < prio
+           and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+    if len(out) > 1:
+        out.sort(key=_bind_seq)
     return out
 
 
