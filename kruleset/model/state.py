@@ -300,8 +300,9 @@ class ClusterState:
         appends it again (``AddPod``): :attr:`NodeState.cache_order` does the
         same, as preemption's victim listing reads that order.
         """
-        if ps.node is not None:
-            order = self.nodes[ps.node].cache_order
+        node = self.nodes.get(ps.node) if ps.node is not None else None
+        if node is not None and node.pods.get(ps.key) is ps:  # not a finished pod's node
+            order = node.cache_order
             _swap_remove(order, ps)
             order.append(ps)
 
