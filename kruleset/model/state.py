@@ -9,6 +9,7 @@ recomputed.  Mechanisms that need more indexes subscribe to bind/unbind.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -99,7 +100,7 @@ class PodState:
     __slots__ = (
         "pod", "seq", "created", "phase", "node", "_nominated", "start_time",
         "deletion_time", "outcome", "by", "reason", "message", "ready", "ready_since", "usage",
-        "conditions", "schedule_message", "gone", "extra", "owner", "queue_time",
+        "conditions", "schedule_message", "gone", "extra", "owner", "queue_time", "bind_seq",
     )
 
     def __init__(self, pod: Pod, seq: int, created: int) -> None:
@@ -112,6 +113,10 @@ class PodState:
         # The ClusterState that indexes this pod's nomination (None: a what-if pod).
         self.owner: ClusterState | None = None
         self.start_time: int | None = None
+        # Order of binding among pods the scheduler bound (0: bound from the
+        # start): start times of one instant differ by the time between the
+        # bindings upstream, and preemption's importance order reads them.
+        self.bind_seq = 0
         self.deletion_time: int | None = None
         self.outcome: str | None = None
         self.by: str = ""
@@ -176,6 +181,7 @@ class NodeState:
     __slots__ = (
         "node", "index", "rank", "zone", "labels", "taints", "unschedulable", "ready",
         "conditions", "requested", "nonzero", "pods", "usage", "extra", "image_names",
+        "cache_order",
     )
 
     def __init__(self, node: Node, index: int) -> None:
@@ -196,6 +202,9 @@ class NodeState:
         self.requested = Tally()            # sum of bound pods' requests (pods counts 1 each)
         self.nonzero = Tally()              # the same with the scheduler's scoring defaults
         self.pods: dict[str, PodState] = {}  # bound pods, in bind order
+        # The same pods in the order of the scheduler cache's NodeInfo.Pods
+        # (see ClusterState.pod_updated): preemption lists victims in it.
+        self.cache_order: list[PodState] = []
         self.usage: dict[str, int] = {}     # non-pod consumption per signal
         self.extra: dict[str, object] = {}
 
@@ -283,6 +292,20 @@ class ClusterState:
     simulation: Any = attrs.field(default=None, repr=False)
 
     # --- change tracking ---------------------------------------------------------
+    def pod_updated(self, ps: PodState) -> None:
+        """A bound pod's object changed (a deletionTimestamp, a condition).
+
+        The scheduler cache's ``UpdatePod`` removes the pod from its node's
+        ``NodeInfo.Pods`` (the last pod takes its slot, ``RemovePod``) and
+        appends it again (``AddPod``): :attr:`NodeState.cache_order` does the
+        same, as preemption's victim listing reads that order.
+        """
+        node = self.nodes.get(ps.node) if ps.node is not None else None
+        if node is not None and node.pods.get(ps.key) is ps:  # not a finished pod's node
+            order = node.cache_order
+            _swap_remove(order, ps)
+            order.append(ps)
+
     def touch(self, node_name: str) -> None:
         """Note that what is bound or nominated on ``node_name`` changed."""
         self.touched.append(node_name)
@@ -433,7 +456,9 @@ class ClusterState:
             ps.nominated = None
         ps.phase = RUNNING
         ps.start_time = self.now if now is None else now
+        ps.bind_seq = next(_BINDS)
         node.pods[ps.key] = ps
+        node.cache_order.append(ps)
         self.touched.append(node_name)
         requests = pod.requests
         node.requested.add(requests)
@@ -488,6 +513,7 @@ class ClusterState:
             ps.phase = RUNNING
             ps.start_time = now
             on_node[key] = ps
+            node.cache_order.append(ps)
             for listener in listeners:
                 listener.on_bind(self, ps)
             made.append(ps)
@@ -503,6 +529,7 @@ class ClusterState:
         assert ps.node is not None
         node = self.nodes[ps.node]
         del node.pods[ps.key]
+        _swap_remove(node.cache_order, ps)
         self.touched.append(ps.node)
         node.requested.add(ps.pod.requests, -1)
         node.nonzero.add(ps.pod.nonzero_requests, -1)
@@ -564,6 +591,18 @@ class ClusterState:
         for node in self.nodes.values():
             for ps in node.pods.values():
                 listener.on_bind(self, ps)
+
+
+_BINDS = itertools.count(1)
+
+
+def _swap_remove(order: list[PodState], ps: PodState) -> None:
+    """Take ``ps`` out of ``order`` as upstream's ``NodeInfo.RemovePod``: the last takes
+    its slot."""
+    i = order.index(ps)
+    last = order.pop()
+    if last is not ps:
+        order[i] = last
 
 
 def find_pods(state: ClusterState, match: Callable[[PodState], bool]) -> list[PodState]:

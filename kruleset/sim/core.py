@@ -13,9 +13,10 @@ lives in its own module; a timeline action nobody handles stops the run with
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import KrulesetError, NotImplementedMechanism, ScenarioError, Span
@@ -153,6 +154,7 @@ class Simulation:
         self._wakes: list[int] = []
         self._terminations: list[tuple[int, int, str]] = []
         self._deletions = 0
+        self._deletion_batch = False  # deletions share one timestamp (one preemption's)
         self.extra: dict[str, Any] = {}
         # The scheduling queue (kruleset.rules.scheduler.queue), set by the
         # scheduler controller: cluster events go to it (see cluster_event).
@@ -326,8 +328,18 @@ class Simulation:
     def terminate(self, ps: PodState, outcome: str, *, by: str = "", reason: str = "",
                   message: str = "", grace: int | None = None,
                   rules: tuple[str, ...] = ()) -> None:
-        """Start deleting ``ps``: it holds its resources until its grace period ends."""
-        if ps.gone or ps.terminating:
+        """Start deleting ``ps``: it holds its resources until its grace period ends.
+
+        Deleting a pod already terminating with ``grace=0`` removes it at once
+        (the API server's ``BeforeDelete`` takes a shorter grace period, and
+        0 deletes immediately); any other later deletion changes nothing.
+        """
+        if ps.gone:
+            return
+        if ps.terminating:
+            if grace == 0 and ps.node is not None:
+                ps.deletion_time = self.now
+                self._finish(ps)
             return
         ps.outcome, ps.by, ps.reason, ps.message = outcome, by, reason, message
         g = ps.pod.grace_period if grace is None else grace
@@ -338,10 +350,14 @@ class Simulation:
             self._finish(ps)
             return
         ps.deletion_time = self.now + g
+        if g > 0:
+            self.state.pod_updated(ps)  # the deletionTimestamp: an update of the bound pod
         self.state.touch(ps.node)  # it is terminating now, which victim selection reads
         # Same-instant ends in the order of the deletions (upstream's deletion
-        # timestamps differ by the writes between them).
-        self._deletions += 1
+        # timestamps differ by the writes between them); the victims of one
+        # preemption share one (deleted together, ended together, by name).
+        if not self._deletion_batch:
+            self._deletions += 1
         heapq.heappush(self._terminations, (ps.deletion_time, self._deletions, ps.key))
         self._pod_ended(ps)
         if g == 0:
@@ -350,17 +366,37 @@ class Simulation:
 
     def finish_terminations(self, one: bool = False) -> bool:
         """Pods whose grace period has ended go away; True if any did (``one``: only
-        the first, so the scheduler sees each removal apart)."""
+        the first deletion's, so the scheduler sees each removal apart; the pods
+        of one :meth:`deletion_batch` share a deletion and go together)."""
         done = False
+        batch: tuple[int, int] | None = None
         while self._terminations and self._terminations[0][0] <= self.now:
-            _, _, key = heapq.heappop(self._terminations)
+            if one and done and self._terminations[0][:2] != batch:
+                break
+            at, seq, key = heapq.heappop(self._terminations)
             ps = self.state.pods[key]
             if not ps.gone:
                 self._finish(ps)
                 done = True
-                if one:
-                    break
+                batch = (at, seq)
         return done
+
+    @contextlib.contextmanager
+    def deletion_batch(self) -> Iterator[None]:
+        """Deletions made inside share one deletion timestamp.
+
+        Upstream's asynchronous preemption deletes a candidate's victims from
+        one goroutine without the clock moving between its API calls, so
+        victims with equal grace periods end at the same instant and the
+        kubelet removals reach the scheduler before its next cycle (measured
+        on the timeline oracle, whose kubelet takes them in name order).
+        """
+        self._deletions += 1
+        self._deletion_batch = True
+        try:
+            yield
+        finally:
+            self._deletion_batch = False
 
     def _finish(self, ps: PodState) -> None:
         node = ps.node

@@ -352,11 +352,12 @@ class SchedulerController:
         """The asynchronous preemption's API calls (upstream prepareCandidateAsync)."""
         rules = (pf.plugin or "scheduler.postfilter",) + (
             (pf.decided_by.split(":")[0],) if pf.decided_by else ())
-        for v in todo:
-            v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
-            sim.terminate(v, "preempted", by=ps.key, reason="Preempted",
-                          message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
-                          rules=rules)
+        with sim.deletion_batch():
+            for v in todo:
+                v.conditions["DisruptionTarget"] = "PreemptionByScheduler"
+                sim.terminate(v, "preempted", by=ps.key, reason="Preempted",
+                              message=f"Preempted by pod {ps.key} on node {pf.nominated_node}",
+                              rules=rules)
         # Lower-priority pods nominated to the node lose their nomination.
         for other in pf.clear_nominations:
             if other.nominated == pf.nominated_node:

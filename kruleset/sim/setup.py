@@ -265,6 +265,8 @@ def create_pod(sim: SimulationView, pod: Pod, *, initial: bool = False) -> PodSt
                        f"node {admitted.node_name} does not exist")
             return ps
         if sim.bind(ps, admitted.node_name, admit=not initial):
+            if initial:
+                ps.bind_seq = 0  # bound from the start: one start time, as add_running's
             sim.record("running" if initial else "scheduled", ps, admitted.node_name,
                        "" if initial else "nodeName", "", "",
                        () if initial else ("spec.nodeName",))

@@ -431,28 +431,23 @@ class _Cycle:
         """Log the filter runs the general path makes (as ``_trace_runs`` of DefaultPreemption).
 
         Per check, upstream's two passes: with pods nominated to the node, a
-        run of every enabled filter with them added (its failure stands),
-        then, when it passed, one without them; a run with pods away uses
-        every enabled filter, one with none away only those PreFilter kept.
-        Each run records ``pass`` per filter up to the one that fails.
+        run with them added (its failure stands), then, when it passed, one
+        without them.  Every run, pods away or added, uses the filters
+        PreFilter kept (a skipped plugin stays skipped for the cycle).  Each
+        run records ``pass`` per filter up to the one that fails.
         """
         if not runs:
             return
-        every, kept = self.plan.all_names, self.plan.prepared_names
+        names = self.plan.prepared_names
         subject = f"{self.pod.key} on {node.name}"
         log = self.log
         count = 0
-        for away, failed, why in runs:
-            names = every if away else kept
-            if fit.nominated:
-                log.extend((RUN, subject, every, failed, why))
-                count += len(every) if failed is None else every.index(failed) + 1
-                if failed is None:
-                    log.extend((RUN, subject, names, None, None))
-                    count += len(names)
-            else:
-                log.extend((RUN, subject, names, failed, why))
-                count += len(names) if failed is None else names.index(failed) + 1
+        for _away, failed, why in runs:
+            log.extend((RUN, subject, names, failed, why))
+            count += len(names) if failed is None else names.index(failed) + 1
+            if fit.nominated and failed is None:
+                log.extend((RUN, subject, names, None, None))
+                count += len(names)
         self.logged += count
 
     def add(self, rule_name: str, subject: str, result: str, why: str) -> None:

@@ -289,9 +289,13 @@ def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
     previous = ctx.extra.get(OVERLAY)
     ctx.extra[OVERLAY] = ov
     try:
-        # With pods added, a rule that had nothing to check may have now
-        # (an added pod's anti-affinity), so every enabled rule runs.
-        return _run(ctx, ctx.extra[_ALL_RULES], pod, node)
+        # A rule whose PreFilter skipped it stays skipped for the whole cycle,
+        # nominated pods added or victims removed: upstream's RunFilterPlugins
+        # and RunPreFilterExtensionAddPod/RemovePod both pass over the plugins
+        # in the cycle state's SkipFilterPlugins (framework/runtime/framework.go),
+        # so a nominated pod's anti-affinity never rejects a pod InterPodAffinity
+        # skipped (no affinity terms, no bound pod's anti-affinity matching it).
+        return _run(ctx, ctx.extra[_RULES], pod, node)
     finally:
         if previous is None:
             del ctx.extra[OVERLAY]

@@ -312,21 +312,17 @@ def _trace_runs(trace: Any, subject: str, plan: FastPlan, nominated: bool,
     """Record the filter runs the general path makes, as one deferred group.
 
     Per check, upstream's two passes: with pods nominated to the node, a run
-    of every enabled filter with them added (its failure stands), then,
-    when it passed, one without them; a run with pods away uses every enabled
-    filter, one with none away only those PreFilter kept.  Each run records
+    with them added (its failure stands), then, when it passed, one without
+    them.  Every run, pods away or added, uses the filters PreFilter kept
+    (a skipped plugin stays skipped for the cycle).  Each run records
     ``pass`` per filter up to the one that fails.
     """
-    every, kept = plan.all_names, plan.prepared_names
+    names = plan.prepared_names
     plan_of: list[tuple[tuple[str, ...], str | None, str | None]] = []
-    for away, failed, why in runs:
-        names = every if away else kept
-        if nominated:
-            plan_of.append((every, failed, why))
-            if failed is None:
-                plan_of.append((names, None, None))
-        else:
-            plan_of.append((names, failed, why))
+    for _away, failed, why in runs:
+        plan_of.append((names, failed, why))
+        if nominated and failed is None:
+            plan_of.append((names, None, None))
     count = sum(len(names) if failed is None else names.index(failed) + 1
                 for names, failed, _ in plan_of)
     # A partial of a tuple of strings, not a closure over the list: the trace keeps

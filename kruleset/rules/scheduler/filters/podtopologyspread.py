@@ -8,7 +8,9 @@ nodeSelector/required affinity) and nodeTaintsPolicy (Ignore by default).
 Matching pods are bound, not terminating, in the pod's namespace, and match
 the selector (plus ``matchLabelKeys``).  A node fits when, for every
 constraint, ``count(domain) + selfMatch - globalMin <= maxSkew``; the global
-minimum is 0 when fewer eligible domains exist than ``minDomains``.
+minimum is 0 when fewer eligible domains exist than ``minDomains``.  Pods
+removed or added by an overlay (preemption's dry run, nominated pods) move
+the counts whether terminating or not, as upstream's ``updateWithPod`` does.
 
 Pods with no constraints of their own that belong to a ReplicaSet,
 StatefulSet or ReplicationController get the plugin's default constraints
@@ -26,7 +28,7 @@ import attrs
 
 from kruleset.model.objects import Pod, TopologySpreadConstraint
 from kruleset.model.selectors import IN, LabelSelector, Requirement
-from kruleset.model.state import ClusterState, NodeState, PodState
+from kruleset.model.state import ClusterState, NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
 
@@ -127,12 +129,6 @@ def node_included(c: Constraint, pod: Pod, node: NodeState) -> bool:
                 and find_untolerated_taint(node.taints, pod.tolerations) is not None)
 
 
-def counts_pod(c: Constraint, ps: PodState, namespace: str) -> bool:
-    """Whether ``ps`` counts for ``c`` (same namespace, not terminating, selector matches)."""
-    return (ps.pod.namespace == namespace and ps.deletion_time is None
-            and c.selector.matches(ps.pod.labels))
-
-
 class _SpreadState:
     __slots__ = ("constraints", "counts", "paths", "self_match")
 
@@ -222,12 +218,20 @@ def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list
     ov = overlay_for(ctx, node)
     if ov is None or not _has_all_keys(node.labels, s.constraints):
         return None
+    # Upstream's AddPod/RemovePod (``updateWithPod``) count a pod whatever its
+    # deletionTimestamp, though PreFilter (``countPodsMatchSelector``) skipped
+    # terminating pods: a preemption dry run that removes a terminating pod
+    # takes one more off its domain than PreFilter counted there.
+    ns = pod.namespace
     out = []
     for c in s.constraints:
         d = 0
         if node_included(c, pod, node):
-            d -= sum(1 for ps in ov.removed if counts_pod(c, ps, pod.namespace))
-            d += sum(1 for ps in ov.added if counts_pod(c, ps, pod.namespace))
+            sel = c.selector
+            d -= sum(1 for ps in ov.removed
+                     if ps.pod.namespace == ns and sel.matches(ps.pod.labels))
+            d += sum(1 for ps in ov.added
+                     if ps.pod.namespace == ns and sel.matches(ps.pod.labels))
         out.append(d)
     return out
 

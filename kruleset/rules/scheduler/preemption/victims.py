@@ -55,6 +55,7 @@ __all__ = [
     "VictimPlan",
     "VictimPredicate",
     "fast_importance_order",
+    "potential_victims",
     "importance_order",
     "pdb_budgets",
     "select_or_defer",
@@ -206,10 +207,7 @@ def select_or_defer(
     ``None``: its exact failure is left to the general path, for a caller that
     needs it (a dry run that found candidates and traces nothing never does).
     """
-    prio = pod.effective_priority
-    potential = [ps for ps in node.pods.values()
-                 if ps.pod.effective_priority < prio
-                 and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+    potential = potential_victims(ctx, pod, node, may_be_victim)
     if not potential:
         return NO_VICTIMS_FAILURE
     if plan is True:
@@ -221,6 +219,33 @@ def select_or_defer(
             if fast is not GENERAL:
                 return fast  # type: ignore[no-any-return]
     return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
+
+
+def potential_victims(ctx: Any, pod: Pod, node: NodeState,
+                      may_be_victim: VictimPredicate | None) -> list[PodState]:
+    """The node's lower-priority pods ``may_be_victim`` allows, in upstream's listing order.
+
+    Upstream ``SelectVictimsOnNode`` walks ``nodeInfo.GetPods()``, the
+    scheduler cache's order (:attr:`NodeState.cache_order`).  It removes each
+    potential victim from that slice as it goes (the last pod takes the
+    removed one's slot), but only in slots it has passed, so it still meets
+    the pods in the cache's order.  Pods the importance order cannot tell
+    apart stay in the order returned, so it decides which of them is
+    reprieved: pods started at one instant by the scheduler in their binding
+    order (upstream's start times differ by the time between the bindings),
+    those bound from the start (one start time upstream too) in the cache's.
+    """
+    prio = pod.effective_priority
+    out = [ps for ps in node.cache_order
+           if ps.pod.effective_priority < prio
+           and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+    if len(out) > 1:
+        out.sort(key=_bind_seq)
+    return out
+
+
+def _bind_seq(ps: PodState) -> int:
+    return ps.bind_seq
 
 
 def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | None:
@@ -242,10 +267,7 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
              potential: list[PodState] | None = None) -> NodeVictims | Failure:
     """The general path: the filters run with an overlay for every step."""
     if potential is None:
-        prio = pod.effective_priority
-        potential = [ps for ps in node.pods.values()
-                     if ps.pod.effective_priority < prio
-                     and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
+        potential = potential_victims(ctx, pod, node, may_be_victim)
         if not potential:
             return NO_VICTIMS_FAILURE
     removed = {ps.key for ps in potential}
