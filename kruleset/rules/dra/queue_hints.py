@@ -113,9 +113,11 @@ def _say(trace: Any, name: str, pod: Pod, queue: bool, why: str) -> bool:
     return queue
 
 
-def claim_change(pod: Pod, old: ClaimView | None, new: ClaimView) -> bool:
+def claim_change(pod: Pod, old: ClaimView | None, new: ClaimView | None) -> bool:
     """``isSchedulableAfterClaimChange``: Queue for the pod's own claim created or its
     status changed, or for any claim deallocated, once all the pod's claims exist."""
+    if new is None:
+        return False  # a deletion (registered by nobody: never delivered)
     trace = new.trace
     claims, err = pod_claim_states(new.dra, pod)
     if err:
