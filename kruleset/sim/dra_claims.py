@@ -154,11 +154,8 @@ def _object_event(sim: SimulationView, resource: str, updated: bool, what: str) 
                                f"{what} was {'updated' if updated else 'created'}"))
 
 
-def _before(sim: SimulationView, cs: ClaimState) -> Written | None:
-    """The claim's status now, if a waiting pod may hear of its change (else None)."""
-    queue = sim.queue
-    if queue is None or not queue.unschedulable:
-        return None
+def _before(sim: SimulationView, cs: ClaimState) -> Written:
+    """The claim's status now, before a write (:func:`claim_written` compares)."""
     return (cs, cs.allocation, tuple(cs.reserved_for))
 
 
