@@ -89,7 +89,11 @@ def _attempt_blocks(entries: Sequence[TraceEntry], key: str, result: Result) -> 
     same: list[tuple[int, int]] = []  # (attempt number, time) of repeats not yet told
     prev: list[str] | None = None
     first = 0
-    for n, attempt in enumerate(_attempts(entries), 1):
+    n = 0
+    for attempt in _attempts(entries):
+        # Only attempts are numbered: the queue's verdicts on events between them
+        # (a QueueingHint's Queue or QueueSkip) are told under their time alone.
+        n += any(e.rule.startswith(_QUEUE) for e in attempt)
         head = _attempt_head(n, attempt, key, result)
         lines = _attempt_lines(attempt, key)
         # what the attempt decided, without the queue's words on when and why it ran

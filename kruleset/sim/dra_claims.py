@@ -13,6 +13,13 @@ in step 3 of an instant, with the workload controllers:
   ``reservedFor`` became empty is deallocated; claims generated for such a pod
   are deleted.
 
+Every write the scheduler's informers would see is a cluster event for the
+scheduling queue (:mod:`kruleset.rules.dra.queue_hints` decides which pods
+it retries): a ResourceSlice or DeviceClass added or replaced, a
+ResourceClaim added or its status (allocation, ``reservedFor``) or deletion
+mark updated, a pod's generated claims recorded in its status.  Deletions
+are events no plugin registers for, so they send none.
+
 The kubelet starts a pod's containers only when every claim exists and is
 reserved for the pod (``PrepareResources``).  Until then the pod, bound to
 its node (holding its cpu and memory), stays ``Pending`` with the kubelet's
@@ -27,43 +34,93 @@ from typing import Any
 
 from ..model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from ..model.state import FAILED, PENDING, RUNNING, SUCCEEDED, PodState
+from ..rules.dra.dynamicresources import Written
+from ..rules.dra.queue_hints import ClaimsPodView, ClaimView, claim_view
 from ..rules.dra.state import ClaimState, DraState, dra_of, generated_name
+from ..rules.scheduler.queue.events import (
+    ADD,
+    DEVICE_CLASS,
+    RESOURCE_CLAIM,
+    RESOURCE_SLICE,
+    UNSCHEDULED_POD,
+    UPDATE,
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM,
+    ClusterEvent,
+    Occurrence,
+)
 from .registry import register_controller
 from .view import SimulationView
 
-__all__ = ["ClaimController", "DRA_KINDS", "create_dra_object", "delete_dra_object",
-           "kubelet_wait", "watch_pod"]
+__all__ = ["ClaimController", "DRA_KINDS", "claim_occurrence", "claim_written",
+           "claims_reserved", "create_dra_object", "delete_dra_object", "kubelet_wait",
+           "replace_slice", "watch_pod"]
 
 DRA_KINDS = ("claim", "deviceclass", "claimtemplate")
+CLAIM_ADD = ClusterEvent(RESOURCE_CLAIM, ADD)
+CLAIM_UPDATE = ClusterEvent(RESOURCE_CLAIM, UPDATE)
+CLAIMS_RECORDED = ClusterEvent(UNSCHEDULED_POD, UPDATE_POD_GENERATED_RESOURCE_CLAIM)
 _WAITING = "dra.waiting"
 
 
 def create_dra_object(sim: SimulationView, obj: Any) -> bool:
-    """Add a DRA object to the cluster; False if ``obj`` is not one."""
+    """Add a DRA object to the cluster (a ResourceSlice or DeviceClass of the same name is
+    replaced: an update); False if ``obj`` is not one."""
+    dra = dra_of(sim.state)
     if isinstance(obj, ResourceSlice):
-        dra_of(sim.state).add_slice(obj)
+        updated = replace_slice(dra, obj.name)
+        if obj.slice_count == 0:
+            # Created over time without ``slices=N``: its pool is the slices of that
+            # pool and generation already there, and this one.
+            import attrs
+
+            same = sum(1 for s in dra.slices if (s.driver, s.pool, s.generation)
+                       == (obj.driver, obj.pool, obj.generation))
+            obj = attrs.evolve(obj, slice_count=same + 1)
+        dra.add_slice(obj)
+        _object_event(sim, RESOURCE_SLICE, updated, f"ResourceSlice {obj.name}")
     elif isinstance(obj, DeviceClass):
-        dra = dra_of(sim.state)
+        updated = obj.name in dra.classes
         dra.classes[obj.name] = obj
         dra.selectable.clear()
         dra.solutions.clear()
+        _object_event(sim, DEVICE_CLASS, updated, f"DeviceClass {obj.name}")
     elif isinstance(obj, ResourceClaim):
-        dra_of(sim.state).add_claim(obj)
+        cs = dra.add_claim(obj)
+        claim_written(sim, cs, None, f"ResourceClaim {cs.key} was created")
     elif isinstance(obj, ResourceClaimTemplate):
-        dra_of(sim.state).templates[obj.key] = obj
+        dra.templates[obj.key] = obj  # the scheduler does not watch templates
     else:
         from ..model.dra import FeatureGates
 
         if not isinstance(obj, FeatureGates):
             return False
-        dra_of(sim.state).gates.update(obj.gates)
-    _dra_event(sim, f"{type(obj).__name__} {getattr(obj, 'name', '')} was created")
+        dra.gates.update(obj.gates)
+        # No API object: components restarted with other gates; every pod is retried.
+        sim.wildcard_event("feature gates changed")
     sim.changed()
     return True
 
 
+def replace_slice(dra: DraState, name: str) -> bool:
+    """Take the ResourceSlice ``name`` away (deleted, or about to be replaced); whether
+    there was one."""
+    kept = [s for s in dra.slices if s.name != name]
+    if len(kept) == len(dra.slices):
+        return False
+    dra.slices[:] = kept
+    dra.slices_version += 1
+    dra.selectable.clear()
+    dra.solutions.clear()
+    return True
+
+
 def delete_dra_object(sim: SimulationView, kind: str, name: str) -> None:
-    """``delete claim REF`` / ``delete deviceclass NAME`` / ``delete claimtemplate REF``."""
+    """``delete claim REF`` / ``delete deviceclass NAME`` / ``delete claimtemplate REF``.
+
+    A deletion is no event the scheduler's plugins register for; a claim
+    in use is only marked (its finalizer holds it: an update), an allocated
+    one is deallocated by the claim controller before it goes (an update).
+    """
     dra = dra_of(sim.state)
     if kind == "deviceclass":
         dra.classes.pop(name, None)
@@ -74,18 +131,62 @@ def delete_dra_object(sim: SimulationView, kind: str, name: str) -> None:
     else:
         cs = dra.claims.get(name)
         if cs is not None:
+            before = _before(sim, cs)
             if cs.reserved_for:
                 cs.deleting = True  # the finalizer holds it while pods use it
+                claim_written(sim, cs, before, f"ResourceClaim {cs.key} is being deleted")
             else:
+                deallocated = cs.allocation is not None
                 dra.delete_claim(cs)
-    _dra_event(sim, f"{kind} {name} was deleted")
+                if deallocated:
+                    claim_written(sim, cs, before,
+                                  f"ResourceClaim {cs.key} was deallocated to be deleted")
     sim.changed()
 
 
-def _dra_event(sim: SimulationView, what: str) -> None:
-    # DynamicResources' registrations are not transcribed: every DRA change
-    # retries every unschedulable pod (after its backoff).
-    sim.wildcard_event(what)
+def _object_event(sim: SimulationView, resource: str, updated: bool, what: str) -> None:
+    queue = sim.queue
+    if queue is None or not queue.unschedulable:
+        return
+    event = ClusterEvent(resource, UPDATE if updated else ADD)
+    if queue.listens(event):
+        queue.event(Occurrence(event, None, None,
+                               f"{what} was {'updated' if updated else 'created'}"))
+
+
+def _before(sim: SimulationView, cs: ClaimState) -> Written:
+    """The claim's status now, before a write (:func:`claim_written` compares)."""
+    return (cs, cs.allocation, tuple(cs.reserved_for))
+
+
+def claim_occurrence(sim: SimulationView, cs: ClaimState, before: Written | None,
+                     what: str) -> Occurrence:
+    """``ResourceClaim`` Add (``before`` None) or Update from ``before`` to now."""
+    dra = dra_of(sim.state)
+    trace = getattr(sim, "trace", None)
+    after = claim_view(cs, dra, trace)
+    if before is None:
+        return Occurrence(CLAIM_ADD, None, after, what)
+    old = ClaimView(cs, before[1], before[2], False, dra, trace)
+    return Occurrence(CLAIM_UPDATE, old, after, what)
+
+
+def claim_written(sim: SimulationView, cs: ClaimState, before: Written | None,
+                  what: str) -> None:
+    """Tell the queue a claim was created (``before`` None) or its status written."""
+    queue = sim.queue
+    if queue is None or not queue.unschedulable:
+        return
+    if queue.listens(CLAIM_ADD if before is None else CLAIM_UPDATE):
+        queue.event(claim_occurrence(sim, cs, before, what))
+
+
+def claims_reserved(sim: SimulationView, written: list[Written], pod: str) -> None:
+    """The scheduler's PreBind wrote these claims' status for ``pod``."""
+    for before in written:
+        cs = before[0]
+        verb = "reserved" if before[1] is not None else "allocated and reserved"
+        claim_written(sim, cs, before, f"ResourceClaim {cs.key} was {verb} for pod {pod}")
 
 
 def watch_pod(sim: SimulationView, ps: PodState) -> None:
@@ -118,7 +219,7 @@ def kubelet_problem(dra: DraState, ps: PodState) -> str:
 def kubelet_wait(sim: SimulationView, ps: PodState) -> None:
     """A pod just bound by ``spec.nodeName``: pending at the kubelet until its claims are ready."""
     dra = dra_of(sim.state)
-    _reserve_bound(dra, ps)
+    _reserve_bound(sim, dra, ps)
     problem = kubelet_problem(dra, ps)
     if problem:
         ps.phase = PENDING
@@ -128,7 +229,7 @@ def kubelet_wait(sim: SimulationView, ps: PodState) -> None:
                    ("kubelet.dra",))
 
 
-def _reserve_bound(dra: DraState, ps: PodState) -> bool:
+def _reserve_bound(sim: SimulationView, dra: DraState, ps: PodState) -> bool:
     """The controller reserves allocated claims for a pod bound without the scheduler."""
     changed = False
     for _entry, _name, cs, _err in dra.claims_of(ps.pod):
@@ -136,7 +237,10 @@ def _reserve_bound(dra: DraState, ps: PodState) -> bool:
             continue
         if ps.node is not None and cs.allocation.allows(
                 ps.node, sim_labels(dra, ps.node)):
+            before = _before(sim, cs)
             cs.reserved_for.append(ps.key)
+            claim_written(sim, cs, before,
+                          f"ResourceClaim {cs.key} was reserved for pod {ps.pod.name}")
             changed = True
     return changed
 
@@ -172,12 +276,12 @@ class ClaimController:
         keep: list[PodState] = []
         for ps in dra.watched:
             if _ended(ps):
-                changed |= self._release(dra, ps)
+                changed |= self._release(sim, dra, ps)
                 continue
             keep.append(ps)
-            changed |= self._create_claims(dra, ps)
+            changed |= self._create_claims(sim, dra, ps)
             if ps.node is not None and ps.extra.get(_WAITING):
-                changed |= _reserve_bound(dra, ps)
+                changed |= _reserve_bound(sim, dra, ps)
                 if not kubelet_problem(dra, ps):
                     del ps.extra[_WAITING]
                     sim.state.touch(ps.node)
@@ -189,14 +293,13 @@ class ClaimController:
                     changed = True
         dra.watched = keep
         if changed:
-            sim.wildcard_event("resource claims changed")
             sim.changed()
         return changed
 
-    def _create_claims(self, dra: DraState, ps: PodState) -> bool:
+    def _create_claims(self, sim: SimulationView, dra: DraState, ps: PodState) -> bool:
         pod = ps.pod
         made = dra.pod_claims.setdefault(pod.key, {})
-        changed = False
+        names: dict[str, str] = {}
         for entry in pod.resource_claims:
             if not entry.template_name or entry.name in made:
                 continue
@@ -206,24 +309,40 @@ class ClaimController:
             name = generated_name(pod.namespace, pod.name, entry.name)
             cs = ClaimState(pod.namespace, name, tpl.spec, owner=pod.key, pod_claim=entry.name)
             dra.claims[cs.key] = cs
-            made[entry.name] = name
+            names[entry.name] = name
             self.sim.record("claim-created", ps, None, "resourceclaim", "Created",
                             f"ResourceClaim {cs.key} created from template "
                             f"{tpl.key}", ("resourceclaim.controller",))
-            changed = True
-        return changed
+            claim_written(sim, cs, None, f"ResourceClaim {cs.key} was created for pod "
+                                         f"{pod.name}")
+        if not names:
+            return False
+        # Then the pod's status.resourceClaimStatuses names them: the pod's own update.
+        made.update(names)
+        queue = sim.queue
+        if queue is not None and ps.node is None:
+            view = ClaimsPodView(pod, None, dra, getattr(sim, "trace", None))
+            queue.pod_updated(ps, Occurrence(
+                CLAIMS_RECORDED, None, view,
+                f"pod {pod.name}'s generated claims were recorded in its status"))
+        return True
 
-    def _release(self, dra: DraState, ps: PodState) -> bool:
+    def _release(self, sim: SimulationView, dra: DraState, ps: PodState) -> bool:
         changed = False
         for cs in list(dra.claims.values()):
             if ps.key in cs.reserved_for:
+                before = _before(sim, cs)
                 cs.reserved_for.remove(ps.key)
                 changed = True
-                if not cs.reserved_for:
-                    if cs.allocation is not None:
-                        dra.set_allocation(cs, None)
-                    if cs.deleting:
-                        dra.delete_claim(cs)
+                freed = not cs.reserved_for and cs.allocation is not None
+                if freed:
+                    dra.set_allocation(cs, None)
+                claim_written(sim, cs, before,
+                              f"ResourceClaim {cs.key} was deallocated, pod {ps.pod.name} gone"
+                              if freed else
+                              f"pod {ps.pod.name} left ResourceClaim {cs.key}'s reservedFor")
+                if not cs.reserved_for and cs.deleting:
+                    dra.delete_claim(cs)
             if cs.owner == ps.key and not cs.gone:
                 dra.delete_claim(cs)
                 changed = True

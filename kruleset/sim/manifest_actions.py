@@ -39,7 +39,7 @@ from ..model.objects import (
 from ..model.state import PodState
 from ..rules.dra.state import dra_of
 from .core import Simulation, register_action
-from .dra_claims import delete_dra_object
+from .dra_claims import delete_dra_object, replace_slice
 from .setup import create_object
 
 __all__: list[str] = []
@@ -112,28 +112,15 @@ def _apply_dra(sim: Simulation, obj: Any) -> None:
                        f"{type(obj).__name__} exists already; its spec is immutable",
                        ("api.apply",))
             return
-    elif isinstance(obj, ResourceSlice):
-        _drop_slice(sim, obj.name)  # one of the same name is replaced
+    # A ResourceSlice of the same name is replaced (create_dra_object: an update).
     create_object(sim, obj)
-
-
-def _drop_slice(sim: Simulation, name: str) -> bool:
-    """Take the ResourceSlice ``name`` away; whether there was one."""
-    dra = dra_of(sim.state)
-    kept = [s for s in dra.slices if s.name != name]
-    if len(kept) == len(dra.slices):
-        return False
-    dra.slices[:] = kept
-    dra.slices_version += 1
-    dra.selectable.clear()
-    dra.solutions.clear()
-    sim.changed()
-    return True
 
 
 def _delete_dra(sim: Simulation, obj: Any) -> None:
     if isinstance(obj, ResourceSlice):
-        _drop_slice(sim, obj.name)
+        # A deletion no plugin registers for: no queue event.
+        if replace_slice(dra_of(sim.state), obj.name):
+            sim.changed()
         return
     kind = {DeviceClass: "deviceclass", ResourceClaim: "claim",
             ResourceClaimTemplate: "claimtemplate"}[type(obj)]

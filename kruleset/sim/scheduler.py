@@ -24,15 +24,13 @@ from ..rules.scheduler.preemption.postfilter import (
     run_postfilter,
 )
 from ..rules.scheduler.queue.events import (
-    ALL,
     UNSCHEDULED_POD_DELETE,
-    WILDCARD,
-    ClusterEvent,
     Occurrence,
     PodView,
 )
 from ..rules.scheduler.queue.scheduling_queue import QueuedPod, SchedulingQueue
 from .core import Simulation, register_controller
+from .dra_claims import claim_occurrence, claims_reserved
 
 __all__ = ["TIMINGS", "AttemptLog", "AttemptRecord", "SchedulerController"]
 
@@ -257,7 +255,8 @@ class SchedulerController:
         if result.node is not None:
             rules: tuple[str, ...] = ("scheduler.filter", "scheduler.score")
             if dra_plugin.CYCLE in ctx.extra:  # DRA Reserve + PreBind before binding
-                dra_plugin.reserve(ctx, ps.pod, sim.state.nodes[result.node])
+                claims_reserved(sim, dra_plugin.reserve(ctx, ps.pod, sim.state.nodes[result.node]),
+                                ps.pod.name)
             self.queue.scheduled(qp)
             record.result, record.node = "scheduled", result.node
             if sim.bind(ps, result.node, rules):
@@ -285,12 +284,15 @@ class SchedulerController:
         pf = run_postfilter(ctx, ps, fit)
         changed = False
         in_flight: list[Occurrence] = []
-        if dra_plugin.apply_deallocation(ctx):
+        freed = dra_plugin.apply_deallocation(ctx)
+        if freed is not None:
             # DRA PostFilter freed a claim (applied only now: the same cycle's dry
-            # run saw it allocated); the claim's event arrives while the pod is in
-            # flight, so the pod goes back to the queue at once.
-            in_flight.append(Occurrence(ClusterEvent(WILDCARD, ALL), None, None,
-                                        "a resource claim was deallocated"))
+            # run saw it allocated); the claim's update arrives while the pod is in
+            # flight (its hint decides for it once it fails) and reaches the waiting pods.
+            occ = claim_occurrence(sim, freed[0], freed,
+                                   f"ResourceClaim {freed[0].key} was deallocated")
+            in_flight.append(occ)
+            sim.cluster_event(occ)
             sim.changed()
             changed = True
         if pf is not None and pf.message:

@@ -36,6 +36,7 @@ class SimulationView(Protocol):
     fast: FastPaths
     attempts: Sequence[Any]  # every scheduling attempt (kruleset.sim.scheduler.AttemptRecord)
     queue: Any  # the scheduling queue (None until the scheduler controller exists)
+    trace: Any  # the run's Trace, or None
 
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
                reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Any:

@@ -55,6 +55,7 @@ from .allocator import (
     allocate,
 )
 from .state import ClaimState, DraState
+from .state import pod_claim_states as _lookup
 
 __all__ = [
     "CANNOT_ALLOCATE",
@@ -64,6 +65,7 @@ __all__ = [
     "RESERVED_FOR_MAX",
     "SchedulingAborted",
     "Cycle",
+    "Written",
     "apply_deallocation",
     "explain_node",
     "postfilter",
@@ -107,30 +109,6 @@ class Cycle:
         # also runs (and fails) for a pod with allocated and unallocated claims.
         self.scored = bool(self.to_allocate) and (bool(self.allocated) or any(
             r.first_available for c in self.to_allocate for r in c.spec.requests))
-
-
-def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
-    """The pod's claims in order, or upstream's message for the first that is not usable."""
-    out: list[ClaimState] = []
-    for entry in pod.resource_claims:
-        if dra is None:
-            name, err = (entry.claim_name, "") if entry.claim_name else (
-                "", f'pod "{pod.key}": ResourceClaim not created yet')
-            cs = None
-        else:
-            name, err = dra.claim_for(pod.key, pod.namespace, entry)
-            cs = dra.claims.get(f"{pod.namespace}/{name}") if name else None
-        if err:
-            return out, err
-        if cs is None:
-            return out, f'could not find ResourceClaim "{pod.namespace}/{name}"'
-        if cs.deleting:
-            return out, f'resourceclaim "{cs.name}" is being deleted'
-        if entry.template_name and cs.owner != pod.key:
-            return out, (f"ResourceClaim {cs.key} was not created for pod {pod.key} "
-                         "(pod is not owner)")
-        out.append(cs)
-    return out, ""
 
 
 def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
@@ -515,15 +493,21 @@ def postfilter(ctx: Any, pod: Pod) -> str:
     return "still not schedulable"
 
 
-def apply_deallocation(ctx: Any) -> bool:
-    """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any."""
+# A claim's status before a write: the claim, its allocation and reservedFor then.
+Written = tuple[ClaimState, Allocation | None, tuple[str, ...]]
+
+
+def apply_deallocation(ctx: Any) -> Written | None:
+    """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any;
+    the claim with its status before (its update is a queue event)."""
     done = ctx.extra.pop(DEALLOCATED, None)
     if done is None:
-        return False
+        return None
     dra, cs = done
+    before = (cs, cs.allocation, tuple(cs.reserved_for))
     cs.reserved_for = []
     dra.set_allocation(cs, None)
-    return True
+    return before
 
 
 def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
@@ -534,11 +518,15 @@ register_claims_postfilter(_claims_postfilter)
 register_pod_claims(lambda pod: pod.resource_claims)
 
 
-def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
-    """Reserve + PreBind: allocate for ``node`` and add the pod to each claim's reservedFor."""
+def reserve(ctx: Any, pod: Pod, node: NodeState) -> list[Written]:
+    """Reserve + PreBind: allocate for ``node`` and add the pod to each claim's reservedFor;
+    the claims whose status PreBind wrote, each with its status before."""
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
-        return
+        return []
+    written: dict[str, Written] = {
+        cs.key: (cs, cs.allocation, tuple(cs.reserved_for)) for cs in cyc.claims
+        if cs.allocation is None or pod.key not in cs.reserved_for}
     if cyc.to_allocate:
         got: Outcome = cyc.results.get(node.name)
         if got is None:
@@ -549,6 +537,7 @@ def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
     for cs in cyc.claims:
         if pod.key not in cs.reserved_for:
             cs.reserved_for.append(pod.key)
+    return list(written.values())
 
 
 def all_mode(cs: ClaimState) -> bool:

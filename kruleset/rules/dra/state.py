@@ -23,9 +23,11 @@ from ...model.dra import (
     ResourceSlice,
 )
 from ...model.dra_cel import Evaluator
+from ...model.objects import Pod
 from .allocator import Allocation, Pool, gather_pools
 
-__all__ = ["ClaimState", "DraState", "GATES", "LOCKED_GATES", "dra_of", "generated_name"]
+__all__ = ["ClaimState", "DraState", "GATES", "LOCKED_GATES", "dra_of", "generated_name",
+           "pod_claim_states"]
 
 
 
@@ -230,6 +232,31 @@ class DraState:
             name, err = self.claim_for(pod.key, pod.namespace, entry)
             cs = self.claims.get(f"{pod.namespace}/{name}") if name else None
             yield entry, name, cs, err
+
+
+def pod_claim_states(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
+    """The pod's claims in order, or upstream's message for the first that is not usable
+    (upstream ``foreachPodResourceClaim``: PreEnqueue, PreFilter and the QueueingHints)."""
+    out: list[ClaimState] = []
+    for entry in pod.resource_claims:
+        if dra is None:
+            name, err = (entry.claim_name, "") if entry.claim_name else (
+                "", f'pod "{pod.key}": ResourceClaim not created yet')
+            cs = None
+        else:
+            name, err = dra.claim_for(pod.key, pod.namespace, entry)
+            cs = dra.claims.get(f"{pod.namespace}/{name}") if name else None
+        if err:
+            return out, err
+        if cs is None:
+            return out, f'could not find ResourceClaim "{pod.namespace}/{name}"'
+        if cs.deleting:
+            return out, f'resourceclaim "{cs.name}" is being deleted'
+        if entry.template_name and cs.owner != pod.key:
+            return out, (f"ResourceClaim {cs.key} was not created for pod {pod.key} "
+                         "(pod is not owner)")
+        out.append(cs)
+    return out, ""
 
 
 def dra_of(state: Any) -> DraState:

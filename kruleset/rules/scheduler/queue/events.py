@@ -23,6 +23,8 @@ __all__ = [
     "POD", "UNSCHEDULED_POD", "UPDATE_NODE_ALLOCATABLE", "UPDATE_NODE_LABEL",
     "UPDATE_NODE_TAINT", "UPDATE_POD_GATES_ELIMINATED", "UPDATE_POD_LABEL", "UPDATE_POD_OTHER",
     "UPDATE_POD_TOLERATION", "UNSCHEDULED_POD_DELETE", "WILDCARD", "ClusterEvent", "NodeView",
+    "DEVICE_CLASS", "RESOURCE_CLAIM", "RESOURCE_SLICE", "UPDATE",
+    "UPDATE_POD_GENERATED_RESOURCE_CLAIM",
     "Occurrence", "PodView", "node_update_events", "node_view", "pod_view",
 ]
 
@@ -32,6 +34,9 @@ ASSIGNED_POD = "AssignedPod"
 UNSCHEDULED_POD = "UnschedulablePod"
 POD = "Pod"
 WILDCARD = "*"
+RESOURCE_CLAIM = "ResourceClaim"
+RESOURCE_SLICE = "ResourceSlice"
+DEVICE_CLASS = "DeviceClass"
 
 # Action types (bit flags, as upstream's ActionType).
 ADD = 1
@@ -44,7 +49,11 @@ UPDATE_POD_SCALE_DOWN = 64
 UPDATE_POD_TOLERATION = 128
 UPDATE_POD_GATES_ELIMINATED = 256
 UPDATE_POD_OTHER = 512
+UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1024
 ALL = (1 << 12) - 1
+# Any update (upstream ``Update``): what a change of an object without finer
+# update kinds (ResourceClaim, ResourceSlice, DeviceClass) is.
+UPDATE = ALL & ~(ADD | DELETE)
 
 _ACTION_LABELS = {
     ADD: "Add", DELETE: "Delete", UPDATE_NODE_ALLOCATABLE: "UpdateNodeAllocatable",
@@ -52,7 +61,9 @@ _ACTION_LABELS = {
     UPDATE_POD_LABEL: "UpdatePodLabel", UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
     UPDATE_POD_TOLERATION: "UpdatePodToleration",
     UPDATE_POD_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
-    UPDATE_POD_OTHER: "UpdatePodOther", ALL: "All",
+    UPDATE_POD_OTHER: "UpdatePodOther",
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim", UPDATE: "Update",
+    ALL: "All",
 }
 
 

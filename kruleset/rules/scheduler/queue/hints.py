@@ -3,15 +3,15 @@
 A pod a plugin rejected waits in unschedulablePods until an event that plugin
 registered for happens and the plugin's hint for it says Queue
 (``isPodWorthRequeuing``).  A plugin absent from :data:`REGISTRATIONS`
-(a plugin without ``EnqueueExtensions``, or one kruleset does not know the
-registrations of: DynamicResources) is registered, as
+(a plugin without ``EnqueueExtensions``) is registered, as
 upstream registers such plugins, for every event without a hint: any event
 queues its pods.
 
 Hints kruleset transcribes: NodeResourcesFit (``isSchedulableAfterPodEvent``,
 ``isSchedulableAfterNodeChange``), NodeUnschedulable, TaintToleration,
 NodeAffinity, NodeName, NodePorts, SchedulingGates, PodTopologySpread and
-InterPodAffinity (:mod:`.crosspod_hints`).
+InterPodAffinity (:mod:`.crosspod_hints`), DynamicResources
+(:mod:`kruleset.rules.dra.queue_hints`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 
+from ...dra.queue_hints import REGISTRATIONS as _DYNAMIC_RESOURCES
 from ..filters.nodeaffinity import node_matches_pod_affinity
 from ..filters.tainttoleration import find_untolerated_taint
 from .crosspod_hints import (
@@ -184,6 +185,7 @@ REGISTRATIONS: dict[str, tuple[tuple[ClusterEvent, Hint | None], ...]] = {
         # to a node requeues a pod InterPodAffinity rejected).
         (ClusterEvent(NODE, UPDATE_NODE_TAINT), None),
     ),
+    "DynamicResources": _DYNAMIC_RESOURCES,  # kruleset.rules.dra.queue_hints
 }
 
 _EVERYTHING: tuple[tuple[ClusterEvent, Hint | None], ...] = ((ClusterEvent(WILDCARD, ALL), None),)
