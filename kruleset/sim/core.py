@@ -124,6 +124,16 @@ def _load() -> None:
 class Simulation:
     """Simulates a :class:`Scenario`; see :func:`kruleset.run` for the usual entry."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Simulation:
+        # The first simulation of the process: its modules, rules loaded, leave the
+        # collector's generations before it is allocated (setup.freeze_process).
+        from .setup import _PROCESS_FROZEN, freeze_process
+
+        if not _PROCESS_FROZEN:
+            _load()
+            freeze_process()
+        return super().__new__(cls)
+
     def __init__(self, scenario: Scenario, *, profile: Profile | None = None,
                  trace: bool = False, until: int | None = None,
                  fast: FastPaths | None = None) -> None:
