@@ -31,6 +31,7 @@ from ..rules.scheduler.queue.events import (
     ASSIGNED_POD_DELETE,
     UNSCHEDULED_POD_DELETE,
     Occurrence,
+    PodView,
     pod_view,
 )
 from .registry import (
@@ -123,6 +124,16 @@ def _load() -> None:
 
 class Simulation:
     """Simulates a :class:`Scenario`; see :func:`kruleset.run` for the usual entry."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Simulation:
+        # The first simulation of the process: its modules, rules loaded, leave the
+        # collector's generations before it is allocated (setup.freeze_process).
+        from .setup import _PROCESS_FROZEN, freeze_process
+
+        if not _PROCESS_FROZEN:
+            _load()
+            freeze_process()
+        return super().__new__(cls)
 
     def __init__(self, scenario: Scenario, *, profile: Profile | None = None,
                  trace: bool = False, until: int | None = None,
@@ -274,7 +285,8 @@ class Simulation:
         self.bind_version += 1
         queue = self.queue
         if queue is not None:
-            queue.delete(ps.key)
+            if ps.key in queue.pods:  # the scheduler's own binds left the queue already
+                queue.delete(ps.key)
             if queue.unschedulable and queue.listens(ASSIGNED_POD_ADD):
                 queue.event(Occurrence(ASSIGNED_POD_ADD, None, pod_view(ps),
                                        f"pod {ps.pod.name} was bound to {node}"))
@@ -311,12 +323,15 @@ class Simulation:
         queue = self.queue
         if queue is None:
             return
-        queue.delete(ps.key)
+        key = ps.key
+        if key in queue.pods:  # a bound pod (a preemption's victim) never was
+            queue.delete(key)
         if not queue.unschedulable:
             return
         if node is not None:
             if queue.listens(ASSIGNED_POD_DELETE):
-                queue.event(Occurrence(ASSIGNED_POD_DELETE, pod_view(ps, node), None,
+                queue.event(Occurrence(ASSIGNED_POD_DELETE, PodView(ps.pod, node, ps.nominated),
+                                       None,
                                        f"{node}'s pod {ps.pod.name} was deleted"))
         elif ps.nominated is not None and queue.listens(UNSCHEDULED_POD_DELETE):
             prio = ps.pod.effective_priority

@@ -169,8 +169,8 @@ class SchedulerController:
             priority_sort=default_sort, plain_passes=plain)
         sim.queue = self.queue
         self.log = sim.attempts = AttemptLog()
-        queue = self.queue
-        sim.state.unbound_added.append(lambda ps: queue.created(ps, sim.now))
+        # The queue reads the creation time from its clock (the simulation).
+        sim.state.unbound_added.append(self.queue.created)
         self._gate_ctx: ScheduleContext | None = None
 
     def _context(self) -> ScheduleContext:

@@ -71,6 +71,30 @@ register_pod_admission(_priority, changes=_priority_changes)
 FREEZE_AT_PODS = 50_000
 
 
+# Whether this process froze what it held before its first simulation.
+_PROCESS_FROZEN = False
+
+
+def freeze_process() -> None:
+    """Before the first simulation of the process exists, freeze what the process holds.
+
+    That is mostly the interpreter's and kruleset's modules (their functions,
+    classes, rule registry, grammar tables: some 50,000 objects the collector
+    tracks), which live as long as the process.  Left in the collector's
+    generations, every full collection a run sets off walks them all (at 500
+    preemptors, four times the objects the run itself keeps), and whether one
+    falls inside a run depended on how many objects the imports happened to
+    allocate before it.  Frozen, a full collection walks what the simulations
+    made.  Only once, and before the simulation is allocated: a simulation
+    refers to itself, so frozen it could never be collected, and a later
+    freeze could catch an earlier simulation's garbage.
+    """
+    global _PROCESS_FROZEN
+    if not _PROCESS_FROZEN:
+        _PROCESS_FROZEN = True
+        gc.freeze()
+
+
 def apply_declarations(sim: SimulationView) -> None:
     """Build the cluster at time 0 from the scenario's declarations, in file order."""
     for block in sim.scenario.kubelets:
