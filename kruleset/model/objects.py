@@ -148,7 +148,7 @@ class Node:
         object.__setattr__(self, "allocatable", alloc)
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, weakref_slot=False)
 class Container:
     """A container or init container: requests, limits, and sidecar-ness."""
 
@@ -227,7 +227,7 @@ def _sum(rs: tuple[Resources, ...]) -> Resources:
     return total
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, weakref_slot=False)
 class Pod:
     """A pod spec with its derived facts.
 
