@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from ..model.objects import Pod
+from ..model.objects import EXTRA_FIELDS, NO_EXTRAS, Pod, pod_extras
 
 __all__ = ["PER_POD", "build_pod", "checked_labels", "copier", "pod_labels", "template_values"]
 
@@ -63,6 +63,11 @@ def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
     """
     if not ENABLED or shape is None:
         return Pod(**fields)
+    if not EXTRA_FIELDS.isdisjoint(fields):
+        # Fields a pod keeps in its shared PodExtras, as Pod(...) takes them.
+        fields = dict(fields)
+        cold = {n: fields.pop(n) for n in EXTRA_FIELDS & fields.keys()}
+        fields["extras"] = pod_extras(fields.get("extras", NO_EXTRAS), cold)
     derived = _SHAPES.get(shape)
     if derived is None:
         pod = Pod(**fields)

@@ -11,7 +11,7 @@ import hashlib
 import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -50,6 +50,10 @@ __all__ = [
     "WeightedNodeTerm",
     "WeightedPodAffinityTerm",
     "BUILTIN_PRIORITY_CLASSES",
+    "EXTRA_FIELDS",
+    "NO_EXTRAS",
+    "PodExtras",
+    "pod_extras",
     "frozen_labels",
     "template_hash",
 ]
@@ -228,43 +232,21 @@ def _sum(rs: tuple[Resources, ...]) -> Resources:
 
 
 @attrs.frozen(slots=True, weakref_slot=False)
-class Pod:
-    """A pod spec with its derived facts.
+class PodExtras:
+    """A pod's fields that most pods leave at their defaults.
 
-    ``priority`` is ``None`` until priority admission resolved it (see
-    ``kruleset.rules.priority``); ``priority_class`` keeps the class name the
-    user wrote (or the global default's name once admitted).
+    A Pod reads them (``pod.grace_period``) from one of these, shared by
+    every pod that has the same values (:func:`pod_extras`): a slot each on
+    every pod cost a file of a million one-line pods about 100 bytes a pod.
+    None is read on a scheduling cycle's paths.
     """
 
-    namespace: str
-    name: str
-    containers: tuple[Container, ...] = ()
-    init_containers: tuple[Container, ...] = ()
     overhead: Resources = ZERO
     runtime_class: str = ""
-    labels: Labels = _labels_field()
-    priority_class: str = ""
-    priority: int | None = None
-    preemption_policy: str | None = None
-    node_name: str = ""                 # spec.nodeName (`on NODE` / nodeName)
-    node_selector: Labels = _labels_field()
-    node_affinity: NodeAffinity | None = None
-    pod_affinity: tuple[PodAffinityTerm, ...] = ()
-    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
-    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
-    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
-    spread: tuple[TopologySpreadConstraint, ...] = ()
-    tolerations: tuple[Toleration, ...] = ()
-    gates: tuple[str, ...] = ()
-    host_ports: tuple[tuple[int, str], ...] = ()  # (port, protocol)
     grace_period: int = 30_000           # ms
-    started: int | None = None           # ms on the simulation clock, may be negative
     static: bool = False
-    owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
-    owner_name: str = ""
     emptydirs: tuple[EmptyDir, ...] = ()
     usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # initial usage(…)
-    ready: bool = True                   # False: `not-ready` (running but not Ready)
     # The readiness probe's initialDelaySeconds in ms (None: no readiness
     # probe, Ready once Running); the first probe is taken to succeed.
     readiness_delay: int | None = None
@@ -281,6 +263,82 @@ class Pod:
     ready_at: int | None = None
     # spec.resourceClaims (DRA): kruleset.model.dra.PodClaim entries, in order
     resource_claims: tuple[Any, ...] = ()
+
+
+NO_EXTRAS = PodExtras()
+EXTRA_FIELDS = frozenset(a.name for a in attrs.fields(PodExtras))
+_SHARED_EXTRAS: dict[PodExtras, PodExtras] = {}
+
+
+def pod_extras(base: PodExtras, changes: dict[str, Any]) -> PodExtras:
+    """``attrs.evolve(base, **changes)``, one object for equal values.
+
+    Shared only with no ``usage`` (compared by identity, not value, since
+    ``eq`` leaves it out) and while the table is small.
+    """
+    made = attrs.evolve(base, **changes)
+    if made.usage:
+        return made
+    if made == NO_EXTRAS:
+        return NO_EXTRAS
+    found = _SHARED_EXTRAS.get(made)
+    if found is None:
+        if len(_SHARED_EXTRAS) >= 8192:  # bounded, as _DERIVED
+            _SHARED_EXTRAS.clear()
+        _SHARED_EXTRAS[made] = found = made
+    return found
+
+
+@attrs.frozen(slots=True, weakref_slot=False)
+class Pod:
+    """A pod spec with its derived facts.
+
+    ``priority`` is ``None`` until priority admission resolved it (see
+    ``kruleset.rules.priority``); ``priority_class`` keeps the class name the
+    user wrote (or the global default's name once admitted).
+    """
+
+    namespace: str
+    name: str
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    labels: Labels = _labels_field()
+    priority_class: str = ""
+    priority: int | None = None
+    preemption_policy: str | None = None
+    node_name: str = ""                 # spec.nodeName (`on NODE` / nodeName)
+    node_selector: Labels = _labels_field()
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    spread: tuple[TopologySpreadConstraint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    gates: tuple[str, ...] = ()
+    host_ports: tuple[tuple[int, str], ...] = ()  # (port, protocol)
+    started: int | None = None           # ms on the simulation clock, may be negative
+    owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
+    owner_name: str = ""
+    ready: bool = True                   # False: `not-ready` (running but not Ready)
+    # The fields rarely set, in one object shared by the pods that have the
+    # same (most often none set): see PodExtras.  Given to ``Pod(...)`` and
+    # read (``pod.restarts``) by their own names.
+    extras: PodExtras = attrs.field(default=NO_EXTRAS, repr=False)
+    if TYPE_CHECKING:  # what Pod(...) takes and a pod reads, by PodExtras' names
+        overhead: Resources = ZERO
+        runtime_class: str = ""
+        grace_period: int = 30_000
+        static: bool = False
+        emptydirs: tuple[EmptyDir, ...] = ()
+        usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)
+        readiness_delay: int | None = None
+        restarts: int = 0
+        sidecar_restarts: int = 0
+        deletion_cost: int = 0
+        created_at: int | None = None
+        ready_at: int | None = None
+        resource_claims: tuple[Any, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     # The first pod of the ``pods`` range this one was declared in, when this
     # one differs from it in its names only (namespace, name, key and the
@@ -422,6 +480,27 @@ def _derived(containers: tuple[Container, ...], inits: tuple[Container, ...],
         _DERIVED[key] = out
     last[0], last[1], last[2], last[3] = containers, inits, overhead, out
     return out
+
+
+def _with_extras(init: Callable[..., None]) -> Callable[..., None]:
+    """Pod's ``__init__``, taking the fields of :class:`PodExtras` by their own names."""
+
+    def __init__(self: Pod, *args: Any, **kwargs: Any) -> None:
+        extras = kwargs.get("extras") or NO_EXTRAS
+        if not EXTRA_FIELDS.isdisjoint(kwargs):
+            extras = pod_extras(extras, {n: kwargs.pop(n) for n in EXTRA_FIELDS & kwargs.keys()})
+        kwargs["extras"] = extras
+        init(self, *args, **kwargs)
+
+    __init__.__doc__ = init.__doc__
+    return __init__
+
+
+Pod.__init__ = _with_extras(Pod.__init__)  # type: ignore[method-assign]
+for _name in sorted(EXTRA_FIELDS):
+    # A property reading the shared object: operator.attrgetter runs in C.
+    setattr(Pod, _name, property(operator.attrgetter(f"extras.{_name}"),
+                                 doc=f"PodExtras.{_name}"))
 
 
 # Pod.replace: the fields it may set directly (no converter; of the derived
