@@ -52,6 +52,7 @@ __all__ = [
     "BUILTIN_PRIORITY_CLASSES",
     "EXTRA_FIELDS",
     "NO_EXTRAS",
+    "NamedAfterPod",
     "PodExtras",
     "pod_extras",
     "frozen_labels",
@@ -231,6 +232,19 @@ def _sum(rs: tuple[Resources, ...]) -> Resources:
     return total
 
 
+class NamedAfterPod(tuple):  # type: ignore[type-arg]
+    """A pod's ``containers`` given as one container named after the pod, whatever
+    this one container's own name.
+
+    The single container a ``pod`` line describes is named after its pod: one
+    of these, shared by the pods of a range or of lines with the same
+    attributes, stands for each pod's own (a Container and a tuple, about
+    130 bytes a pod, for a file of a million one-line pods).
+    """
+
+    __slots__ = ()
+
+
 @attrs.frozen(slots=True, weakref_slot=False)
 class PodExtras:
     """A pod's fields that most pods leave at their defaults.
@@ -300,7 +314,10 @@ class Pod:
 
     namespace: str
     name: str
-    containers: tuple[Container, ...] = ()
+    # The containers as given (``Pod(..., containers=…)``): a tuple of them,
+    # or a NamedAfterPod shared by many pods; ``containers`` reads them.
+    container_spec: tuple[Container, ...] = attrs.field(default=(), alias="containers",
+                                                        eq=False, repr=False)
     init_containers: tuple[Container, ...] = ()
     labels: Labels = _labels_field()
     priority_class: str = ""
@@ -422,6 +439,15 @@ class Pod:
         return new
 
     @property
+    def containers(self) -> tuple[Container, ...]:
+        """spec.containers (a NamedAfterPod's one container, named after this pod)."""
+        spec = self.container_spec
+        if spec.__class__ is not NamedAfterPod:
+            return spec
+        c = spec[0]
+        return (Container(self.name, c.requests, c.limits, c.restart_always, c.image, c.claims),)
+
+    @property
     def effective_priority(self) -> int:
         """spec.priority, 0 when not set (as the scheduler reads it)."""
         return self.priority if self.priority is not None else 0
@@ -497,6 +523,25 @@ def _with_extras(init: Callable[..., None]) -> Callable[..., None]:
 
 
 Pod.__init__ = _with_extras(Pod.__init__)  # type: ignore[method-assign]
+# Equality as attrs gives it, with ``containers`` (not how they were given).
+_POD_EQ = operator.attrgetter(*("containers" if a.name == "container_spec" else a.name
+                                for a in attrs.fields(Pod)
+                                if a.eq or a.name == "container_spec"))
+
+
+def _pod_eq(self: Pod, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return bool(_POD_EQ(self) == _POD_EQ(other))
+
+
+def _pod_ne(self: Pod, other: object) -> bool:
+    eq = _pod_eq(self, other)
+    return eq if eq is NotImplemented else not eq
+
+
+Pod.__eq__ = _pod_eq  # type: ignore[method-assign,assignment]
+Pod.__ne__ = _pod_ne  # type: ignore[method-assign,assignment]
 for _name in sorted(EXTRA_FIELDS):
     # A property reading the shared object: operator.attrgetter runs in C.
     setattr(Pod, _name, property(operator.attrgetter(f"extras.{_name}"),
@@ -535,7 +580,7 @@ def _make_pod_copy(skip: frozenset[str] = frozenset()) -> Callable[[Pod, Pod], N
 
 _pod_copy = _make_pod_copy()
 # Pod.renamed: the slots that differ between the pods of a range.
-_RANGE_NAMES = ("namespace", "name", "key", "containers", "range_head")
+_RANGE_NAMES = ("namespace", "name", "key", "container_spec", "range_head")
 _copy_unnamed = _make_pod_copy(frozenset(_RANGE_NAMES))
 _SET_NAMES = tuple(getattr(Pod, name).__set__ for name in _RANGE_NAMES)
 # Pod.declared_as: those, the node and the span.
