@@ -121,8 +121,9 @@ class PodSpec:
             kw["owner_name"] = owner
         if span is not None:
             kw["span"] = span
-        return Pod(namespace, name, containers=containers,
-                   init_containers=tuple(self.init_containers), node_name=node_name, **kw)
+        if self.init_containers:
+            kw["init_containers"] = tuple(self.init_containers)
+        return Pod(namespace, name, containers=containers, node_name=node_name, **kw)
 
     def renamer(self, first: Pod) -> Callable[[str, str], Pod]:
         """``(namespace, name) -> Pod``: ``make(namespace, name, …)``, copied from ``first``.

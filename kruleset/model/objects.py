@@ -252,11 +252,14 @@ class PodExtras:
     A Pod reads them (``pod.grace_period``) from one of these, shared by
     every pod that has the same values (:func:`pod_extras`): a slot each on
     every pod cost a file of a million one-line pods about 100 bytes a pod.
-    None is read on a scheduling cycle's paths.
+    None is read for each node a scheduling cycle tries.
     """
 
+    init_containers: tuple[Container, ...] = ()
     overhead: Resources = ZERO
     runtime_class: str = ""
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
     grace_period: int = 30_000           # ms
     static: bool = False
     emptydirs: tuple[EmptyDir, ...] = ()
@@ -318,7 +321,6 @@ class Pod:
     # or a NamedAfterPod shared by many pods; ``containers`` reads them.
     container_spec: tuple[Container, ...] = attrs.field(default=(), alias="containers",
                                                         eq=False, repr=False)
-    init_containers: tuple[Container, ...] = ()
     labels: Labels = _labels_field()
     priority_class: str = ""
     priority: int | None = None
@@ -327,9 +329,7 @@ class Pod:
     node_selector: Labels = _labels_field()
     node_affinity: NodeAffinity | None = None
     pod_affinity: tuple[PodAffinityTerm, ...] = ()
-    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
     pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
-    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
     spread: tuple[TopologySpreadConstraint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     gates: tuple[str, ...] = ()
@@ -343,6 +343,9 @@ class Pod:
     # read (``pod.restarts``) by their own names.
     extras: PodExtras = attrs.field(default=NO_EXTRAS, repr=False)
     if TYPE_CHECKING:  # what Pod(...) takes and a pod reads, by PodExtras' names
+        init_containers: tuple[Container, ...] = ()
+        pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+        pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
         overhead: Resources = ZERO
         runtime_class: str = ""
         grace_period: int = 30_000
