@@ -298,7 +298,10 @@ def pod_extras(base: PodExtras, changes: dict[str, Any]) -> PodExtras:
         return made
     if made == NO_EXTRAS:
         return NO_EXTRAS
-    found = _SHARED_EXTRAS.get(made)
+    try:
+        found = _SHARED_EXTRAS.get(made)
+    except TypeError:  # a value that cannot be hashed: not shared
+        return made
     if found is None:
         if len(_SHARED_EXTRAS) >= 8192:  # bounded, as _DERIVED
             _SHARED_EXTRAS.clear()
