@@ -546,8 +546,27 @@ def _pod_ne(self: Pod, other: object) -> bool:
     return eq if eq is NotImplemented else not eq
 
 
+# The repr attrs gave a Pod whose every field was a slot of its own, field
+# for field: a workload's revision names are a hash of its template's repr.
+_POD_REPR = ("namespace", "name", "containers", "init_containers", "overhead",
+             "runtime_class", "labels", "priority_class", "priority", "preemption_policy",
+             "node_name", "node_selector", "node_affinity", "pod_affinity",
+             "pod_affinity_preferred", "pod_anti_affinity", "pod_anti_affinity_preferred",
+             "spread", "tolerations", "gates", "host_ports", "grace_period", "started",
+             "static", "owner_kind", "owner_name", "emptydirs", "usage", "ready",
+             "readiness_delay", "restarts", "sidecar_restarts", "deletion_cost", "created_at",
+             "ready_at", "resource_claims", "key", "qos", "critical")
+_POD_REPR_GET = operator.attrgetter(*_POD_REPR)
+
+
+def _pod_repr(self: Pod) -> str:
+    values = _POD_REPR_GET(self)
+    return "Pod(" + ", ".join(f"{n}={v!r}" for n, v in zip(_POD_REPR, values, strict=True)) + ")"
+
+
 Pod.__eq__ = _pod_eq  # type: ignore[method-assign,assignment]
 Pod.__ne__ = _pod_ne  # type: ignore[method-assign,assignment]
+Pod.__repr__ = _pod_repr  # type: ignore[method-assign,assignment]
 for _name in sorted(EXTRA_FIELDS):
     # A property reading the shared object: operator.attrgetter runs in C.
     setattr(Pod, _name, property(operator.attrgetter(f"extras.{_name}"),
