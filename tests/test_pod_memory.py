@@ -85,3 +85,16 @@ def test_objects_keep_the_order_of_their_statements() -> None:
     text = "pod a cpu=1m\nnode n1 cpu=4\npods b-[1..2] cpu=1m\nnode n2 cpu=4\n"
     names = [o.name for o in kruleset.load(text).objects]
     assert names == ["a", "n1", "b-1", "b-2", "n2"]
+
+
+def test_the_repr_lists_every_field_as_read() -> None:
+    # A workload's revision names hash its template's repr: it must not
+    # depend on how a pod holds its fields.
+    pod = _pods()[1]
+    text = repr(pod)
+    assert text.startswith("Pod(namespace='default', name='p1', containers=(Container("
+                           "name='p1', ")
+    assert ", init_containers=(), overhead=Resources(" in text
+    assert ", grace_period=30000, started=None, static=False, " in text
+    assert text.endswith(", resource_claims=(), key='default/p1', qos='Burstable', "
+                         "critical=False)")
