@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model.objects import EXTRA_FIELDS, pod_extras
+from ..model.objects import EXTRA_FIELDS, extras_with
 from ._fields import Doc
 
 __all__ = ["DELETION_COST", "ranking_fields", "set_ranking"]
@@ -97,5 +97,5 @@ def set_ranking(pod: Any, fields: Mapping[str, int]) -> None:
             extras[k] = v
         else:
             object.__setattr__(pod, k, v)
-    if extras:
-        object.__setattr__(pod, "extras", pod_extras(pod.extras, extras))
+    if extras:  # the pod's own (times, counts): not worth sharing
+        object.__setattr__(pod, "extras", extras_with(pod.extras, extras))

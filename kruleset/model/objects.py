@@ -54,6 +54,7 @@ __all__ = [
     "NO_EXTRAS",
     "NamedAfterPod",
     "PodExtras",
+    "extras_with",
     "pod_extras",
     "frozen_labels",
     "template_hash",
@@ -285,6 +286,23 @@ class PodExtras:
 NO_EXTRAS = PodExtras()
 EXTRA_FIELDS = frozenset(a.name for a in attrs.fields(PodExtras))
 _SHARED_EXTRAS: dict[PodExtras, PodExtras] = {}
+
+
+_EXTRAS_GET = operator.attrgetter(*(a.name for a in attrs.fields(PodExtras)))
+_EXTRAS_PUT = tuple(getattr(PodExtras, a.name).__set__ for a in attrs.fields(PodExtras))
+_EXTRAS_SETTERS = {a.name: getattr(PodExtras, a.name).__set__ for a in attrs.fields(PodExtras)}
+
+
+def extras_with(base: PodExtras, changes: Mapping[str, Any]) -> PodExtras:
+    """``attrs.evolve(base, **changes)`` (no converters or validators to run), a
+    slot copy: a dump sets each pod's own creation and ready times."""
+    new = object.__new__(PodExtras)
+    for put, value in zip(_EXTRAS_PUT, _EXTRAS_GET(base), strict=True):
+        put(new, value)
+    setters = _EXTRAS_SETTERS
+    for name, value in changes.items():
+        setters[name](new, value)
+    return new
 
 
 def pod_extras(base: PodExtras, changes: dict[str, Any]) -> PodExtras:
