@@ -44,9 +44,13 @@ def notice(message: str) -> None:
         out.append(message)
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, weakref_slot=False)
 class Span:
-    """A place in a source file: 1-based line and column, and the line's text."""
+    """A place in a source file: 1-based line and column, and the line's text.
+
+    No weak-reference slot: a file of a million one-line pods has a span a
+    pod, and the slot would make each 80 bytes rather than 64.
+    """
 
     file: str = "<text>"
     line: int = 0

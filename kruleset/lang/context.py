@@ -108,7 +108,12 @@ class Context:
     def declared_at(self, kind: str, key: str) -> str:
         """Where the object ``kind``/``key`` was declared (``line N``), for messages."""
         if kind == "pod":
-            return self.pod_origin.get(key, "earlier")
+            where = self.pod_origin.get(key)
+            if where is None:
+                pod = self.pods.get(key)
+                # Not kept where the pod's own span says it (register_pods).
+                return f"line {pod.span.line}" if pod is not None else "earlier"
+            return where
         return self.origin.get((kind, key), "earlier")
 
     def register_pods(self, pods: list[Object], item: Item, where: str) -> None:
@@ -130,7 +135,14 @@ class Context:
             # deployment gives its pods names.
             table.update(zip(keys, pods, strict=True))  # type: ignore[arg-type]
             if len(table) == declared + len(keys):
-                origin.update(dict.fromkeys(keys, where))
+                if _told_by_span(pods, where):
+                    # A string a pod ("line 1234") for a million one-line
+                    # pods: declared_at reads it from the pod's span instead.
+                    if origin:
+                        for key in keys:
+                            origin.pop(key, None)
+                else:
+                    origin.update(dict.fromkeys(keys, where))
                 return
             # A name given twice (in one dump): taken out again, each once,
             # and refused below as one by one.
@@ -141,7 +153,7 @@ class Context:
             key = obj.key
             slot = ("pod", key)
             if key in table and slot not in gone:
-                before = origin.get(key, "earlier")
+                before = self.declared_at("pod", key)
                 raise self.src.error(f"pod '{key}' is already declared ({before})", item,
                                      expected="a pod name not used yet")
             if self.deployments:
@@ -243,3 +255,10 @@ class Context:
         if pc is None:
             raise self.src.unknown("priority class", name, item, self.classes)
         return pc
+
+
+def _told_by_span(pods: list[Object], where: str) -> bool:
+    """Whether ``where`` is ``line N`` with N the line of every pod's span."""
+    span = pods[0].span  # type: ignore[union-attr]
+    return (where == f"line {span.line}"
+            and all(p.span is span for p in pods))  # type: ignore[union-attr]

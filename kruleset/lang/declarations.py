@@ -31,6 +31,7 @@ from ..model.objects import (
     Container,
     Deployment,
     ElasticQuota,
+    NamedAfterPod,
     Namespace,
     Node,
     Pod,
@@ -514,7 +515,10 @@ def _reusable(spec: PodSpec) -> bool:
 
 def _default_renamed(pod: Pod, name: str) -> tuple[Container, ...]:
     """``pod``'s single default container, renamed for the pod ``name``."""
-    c = pod.containers[0]
+    spec = pod.container_spec
+    if isinstance(spec, NamedAfterPod):
+        return spec  # named after each pod that holds it
+    c = spec[0]
     return (Container(name, c.requests, c.limits, image=c.image),)
 
 

@@ -147,21 +147,21 @@ def pod_span_word(pod: Any) -> Word:
     return Word("WORD", pod.name, pod.span.line, pod.span.column)
 
 
-def finish(ctx: Context, objects: list[tuple[int, int, Any]], events: Any) -> None:
+def finish(ctx: Context, objects: list[Any], events: Any) -> None:
     """End of file: slice counts, names used before declared, running pods' claims."""
     if getattr(ctx, "dra", None) is None:
         return
     finish_slices(objects)
     from ..model.objects import Deployment, Pod
 
-    pods = [o for _i, _s, o in objects if isinstance(o, Pod)]
-    pods += [o.template for _i, _s, o in objects if isinstance(o, Deployment)]
+    pods = [o for o in objects if isinstance(o, Pod)]
+    pods += [o.template for o in objects if isinstance(o, Deployment)]
     pods += [e.action.obj for e in events if isinstance(getattr(e.action, "obj", None), Pod)]
     check_names(ctx, pods)
-    _admin_access_namespaces(ctx, [o for _i, _s, o in objects] + [
+    _admin_access_namespaces(ctx, [*objects] + [
         e.action.obj for e in events if hasattr(e.action, "obj")])
-    claims = {o.key: o for _i, _s, o in objects if isinstance(o, ResourceClaim)}
-    for _i, _s, pod in objects:
+    claims = {o.key: o for o in objects if isinstance(o, ResourceClaim)}
+    for pod in objects:
         if not isinstance(pod, Pod) or not pod.node_name or not pod.resource_claims:
             continue
         for entry in pod.resource_claims:

@@ -226,19 +226,19 @@ def _duplicates(names: DraNames, driver: str, pool: str, devices: list[Device],
     return ""
 
 
-def finish_slices(objects: list[tuple[int, int, Any]]) -> None:
+def finish_slices(objects: list[Any]) -> None:
     """Give slices without ``slices=N`` their pool's statement count (per generation)."""
     import attrs
 
     counts: dict[tuple[str, str, int], int] = {}
-    for _i, _s, obj in objects:
+    for obj in objects:
         if isinstance(obj, ResourceSlice):
             k = (obj.driver, obj.pool, obj.generation)
             counts[k] = counts.get(k, 0) + 1
-    for n, (i, s, obj) in enumerate(objects):
+    for n, obj in enumerate(objects):
         if isinstance(obj, ResourceSlice) and obj.slice_count == 0:
-            objects[n] = (i, s, attrs.evolve(
-                obj, slice_count=counts[(obj.driver, obj.pool, obj.generation)]))
+            objects[n] = attrs.evolve(
+                obj, slice_count=counts[(obj.driver, obj.pool, obj.generation)])
 
 
 

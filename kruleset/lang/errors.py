@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Iterable
+from typing import Any
 
 from ..errors import ScenarioError, Span, did_you_mean
 from .syntax import Item, first_word
 
-__all__ = ["Source", "fail"]
+__all__ = ["LazySpan", "Source", "fail"]
 
 _NEWLINE = re.compile("\n")
 # Line offsets in 4 bytes where the platform's unsigned int has them (a text
@@ -61,6 +62,17 @@ class Source:
         word = first_word(item)
         return self.span_at(word.line, word.column)
 
+    def kept_span(self, item: Item) -> Span:
+        """:meth:`span`, for what the scenario keeps: its line's text is read
+        from this source when asked for (see :class:`LazySpan`)."""
+        word = first_word(item)
+        span = object.__new__(LazySpan)
+        _PUT_FILE(span, self.file)
+        _PUT_LINE(span, word.line + self.base_line)
+        _PUT_COLUMN(span, word.column)
+        _PUT_SOURCE(span, self)
+        return span
+
     def error(
         self,
         message: str,
@@ -97,3 +109,57 @@ class Source:
 def fail(source: Source, message: str, item: Item, **kw: str) -> ScenarioError:
     """Shorthand for :meth:`Source.error`."""
     return source.error(message, item, **kw)
+
+
+class LazySpan(Span):
+    """A :class:`Span` whose line text is read from its :class:`Source` when asked for.
+
+    Every object, event and expectation of a ``.kr`` file keeps a span; with
+    the text of its line in a string of its own, a file of a million
+    one-line pods held a second copy of itself, about 100 bytes a line.
+    The source's text is kept by the scenario anyway.  The ``text`` slot
+    holds the source.  Equal to, and hashed as, the :class:`Span` it
+    stands for; copied and pickled as that span.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # attrs.evolve and other callers of the class build a plain Span.
+        return Span(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def text(self) -> str:  # noqa: D102 - Span.text
+        src: Source = _GET_SOURCE(self)
+        return src.line_text(self.line - src.base_line)
+
+    def plain(self) -> Span:
+        """The :class:`Span` this one stands for."""
+        return Span(self.file, self.line, self.column, self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Span):
+            return (self.file, self.line, self.column, self.text) == (
+                other.file, other.line, other.column, other.text)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Span, (self.file, self.line, self.column, self.text))
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+
+_SLOTS = {name: Span.__dict__[name] for name in ("file", "line", "column", "text")}
+_PUT_FILE = _SLOTS["file"].__set__
+_PUT_LINE = _SLOTS["line"].__set__
+_PUT_COLUMN = _SLOTS["column"].__set__
+_PUT_SOURCE = _SLOTS["text"].__set__
+_GET_SOURCE = _SLOTS["text"].__get__

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import gc
 import re
+from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from itertools import count, repeat
-from operator import itemgetter
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,13 +74,47 @@ _TIMELINE_ONLY = tuple(v for v in TIMELINE_STATEMENTS if v not in TOP_LEVEL)
 _CLASSES = Classes(PASSES, TOP_LEVEL)
 
 
+class _Declared:
+    """The objects declared so far, each with the index of its statement.
+
+    The passes add them out of statement order (nodes before pods, claims
+    last); :meth:`in_order` gives them by statement, a statement's own in the
+    order they were added, sorting only when a pass went back.
+    """
+
+    __slots__ = ("objects", "indexes", "ordered")
+
+    def __init__(self) -> None:
+        self.objects: list[Object] = []
+        self.indexes = array("q")
+        self.ordered = True
+
+    def add(self, index: int, objects: Iterable[Object]) -> None:
+        before = len(self.objects)
+        self.objects.extend(objects)
+        indexes = self.indexes
+        if indexes and index < indexes[-1]:
+            self.ordered = False
+        indexes.extend(repeat(index, len(self.objects) - before))
+
+    def in_order(self) -> list[Object]:
+        objects = self.objects
+        if self.ordered:
+            return objects
+        # sorted() is stable: a statement's objects keep the order they were added in.
+        return [objects[i] for i in sorted(range(len(objects)), key=self.indexes.__getitem__)]
+
+
 class _Builder:
     def __init__(self, src: Source) -> None:
         self.src = src
         self.ctx = Context(src)
         self.title = ""
         self.title_word: Word | None = None
-        self.objects: list[tuple[int, int, Object]] = []
+        # The objects declared, with the index of the statement of each: a
+        # list and an array rather than a tuple a pod (a million one-line
+        # pods would hold a million tuples and indexes until the end).
+        self.objects = _Declared()
         self.kubelets: list[tuple[int, KubeletBlock]] = []
         self.kubelet_nodes: dict[str, str] = {}
         self.scheduler: SchedulerConfig | None = None
@@ -101,7 +135,7 @@ class _Builder:
         return f"line {item.line + self.src.base_line}"
 
     def span(self, item: Word) -> Span:
-        return self.src.span(item)
+        return self.src.kept_span(item)
 
     # --- passes -------------------------------------------------------------
 
@@ -150,16 +184,15 @@ class _Builder:
         if self.errors:
             self.errors.sort(key=lambda e: (e.line, e.column))
             raise combined(self.errors)
-        # By statement; a statement's objects were added in order, which the
-        # stable sort keeps (no key tuple for each of a million pods).
-        self.objects.sort(key=itemgetter(0))
-        dra_finish(self.ctx, self.objects, self.events)
+        objects = self.objects.in_order()
+        self.objects = _Declared()
+        dra_finish(self.ctx, objects, self.events)
         self.expectations.sort(key=lambda e: (e.span.line, e.span.column))
         self.kubelets.sort(key=lambda t: t[0])
         return Scenario(
             title=self.title,
             file=self.src.file,
-            objects=tuple([o for _, _, o in self.objects]),
+            objects=tuple(objects),
             kubelets=tuple(k for _, k in self.kubelets),
             scheduler=self.scheduler,
             events=tuple(self.events),
@@ -248,7 +281,7 @@ class _Builder:
         objs = declare(self.ctx, head, cur, stmt, self.span(head), self.where(head),
                        timeline=False)
         cur.done()
-        self.objects.extend(zip(repeat(index), count(), objs))
+        self.objects.add(index, objs)
 
     def kubelet(self, index: int, stmt: Statement, head: Word, cur: Cursor) -> None:
         src = self.src
@@ -332,7 +365,7 @@ class _Builder:
             else:
                 end += 1
             start = end
-        self.objects.extend(zip(repeat(index), count(), objects))
+        self.objects.add(index, objects)
         # The model has no phase: a pod the file shows as Succeeded/Failed
         # is declared where it ran and ends at 0s, before any other event,
         # so it holds no resources (as upstream's scheduler cache).

@@ -29,6 +29,7 @@ from ..model.objects import (
     SYSTEM_CRITICAL_PRIORITY,
     Container,
     EmptyDir,
+    NamedAfterPod,
     NodeAffinity,
     Pod,
     PodAffinityTerm,
@@ -104,11 +105,13 @@ class PodSpec:
     def make(self, namespace: str, name: str, *, node_name: str = "", owner: str = "",
              container_name: str | None = None, span: Any = None) -> Pod:
         """The pod called ``namespace/name`` with these attributes."""
-        containers = list(self.containers)
+        containers: tuple[Container, ...] = tuple(self.containers)
         if not containers:
-            containers.append(Container(container_name or name,
-                                        Resources.of(self.requests or {}),
-                                        Resources.of(self.limits or {}), image=self.image))
+            containers = (Container(container_name or name, Resources.of(self.requests or {}),
+                                    Resources.of(self.limits or {}), image=self.image),)
+            if container_name is None:
+                # Named after the pod: shared by the pods copied from this one.
+                containers = NamedAfterPod(containers)
         kw = dict(self.kwargs)
         if self.required is not None or self.preferred:
             kw["node_affinity"] = NodeAffinity(
@@ -118,8 +121,9 @@ class PodSpec:
             kw["owner_name"] = owner
         if span is not None:
             kw["span"] = span
-        return Pod(namespace, name, containers=tuple(containers),
-                   init_containers=tuple(self.init_containers), node_name=node_name, **kw)
+        if self.init_containers:
+            kw["init_containers"] = tuple(self.init_containers)
+        return Pod(namespace, name, containers=containers, node_name=node_name, **kw)
 
     def renamer(self, first: Pod) -> Callable[[str, str], Pod]:
         """``(namespace, name) -> Pod``: ``make(namespace, name, …)``, copied from ``first``.
@@ -133,9 +137,9 @@ class PodSpec:
         Each copy names ``first`` as its ``range_head``: the cluster is built a
         range at a time (``kruleset.sim.setup``).
         """
-        containers = first.containers
+        containers = first.container_spec
         rename = first.renamed
-        if self.containers:
+        if self.containers or isinstance(containers, NamedAfterPod):
             return lambda namespace, name: rename(namespace, name, containers)
         default = containers[0]
         requests, limits, image = default.requests, default.limits, default.image

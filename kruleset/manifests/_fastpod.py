@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from ..model.objects import Pod
+from ..model.objects import EXTRA_FIELDS, NO_EXTRAS, Pod, pod_extras
 
 __all__ = ["PER_POD", "build_pod", "checked_labels", "copier", "pod_labels", "template_values"]
 
@@ -63,6 +63,11 @@ def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
     """
     if not ENABLED or shape is None:
         return Pod(**fields)
+    fields = dict(fields)
+    if not EXTRA_FIELDS.isdisjoint(fields):
+        # Fields a pod keeps in its shared PodExtras, as Pod(...) takes them.
+        cold = {n: fields.pop(n) for n in EXTRA_FIELDS & fields.keys()}
+        fields["extras"] = pod_extras(fields.get("extras", NO_EXTRAS), cold)
     derived = _SHAPES.get(shape)
     if derived is None:
         pod = Pod(**fields)
@@ -70,6 +75,8 @@ def build_pod(shape: object, fields: dict[str, Any]) -> Pod:
             _SHAPES.clear()
         _SHAPES[shape] = tuple(getattr(pod, n) for n in _FROM_SHAPE) + (pod.critical,)
         return pod
+    if "containers" in fields:
+        fields["container_spec"] = fields.pop("containers")  # the slot Pod(containers=) sets
     names = tuple(fields)
     plan = _PLANS.get(names)
     if plan is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..model.objects import EXTRA_FIELDS, extras_with
 from ._fields import Doc
 
 __all__ = ["DELETION_COST", "ranking_fields", "set_ranking"]
@@ -88,6 +89,13 @@ def ranking_fields(doc: Doc | None, status: Mapping[str, Any] | None,
 
 
 def set_ranking(pod: Any, fields: Mapping[str, int]) -> None:
-    """Set ``fields`` on a pod not shared yet (Pod is frozen)."""
+    """Set ``fields`` on a pod not shared yet (Pod is frozen; those it keeps in
+    its PodExtras go there)."""
+    extras = {}
     for k, v in fields.items():
-        object.__setattr__(pod, k, v)
+        if k in EXTRA_FIELDS:
+            extras[k] = v
+        else:
+            object.__setattr__(pod, k, v)
+    if extras:  # the pod's own (times, counts): not worth sharing
+        object.__setattr__(pod, "extras", extras_with(pod.extras, extras))

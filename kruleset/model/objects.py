@@ -11,7 +11,7 @@ import hashlib
 import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -50,6 +50,12 @@ __all__ = [
     "WeightedNodeTerm",
     "WeightedPodAffinityTerm",
     "BUILTIN_PRIORITY_CLASSES",
+    "EXTRA_FIELDS",
+    "NO_EXTRAS",
+    "NamedAfterPod",
+    "PodExtras",
+    "extras_with",
+    "pod_extras",
     "frozen_labels",
     "template_hash",
 ]
@@ -148,7 +154,7 @@ class Node:
         object.__setattr__(self, "allocatable", alloc)
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, weakref_slot=False)
 class Container:
     """A container or init container: requests, limits, and sidecar-ness."""
 
@@ -227,44 +233,38 @@ def _sum(rs: tuple[Resources, ...]) -> Resources:
     return total
 
 
-@attrs.frozen(slots=True)
-class Pod:
-    """A pod spec with its derived facts.
+class NamedAfterPod(tuple):  # type: ignore[type-arg]
+    """A pod's ``containers`` given as one container named after the pod, whatever
+    this one container's own name.
 
-    ``priority`` is ``None`` until priority admission resolved it (see
-    ``kruleset.rules.priority``); ``priority_class`` keeps the class name the
-    user wrote (or the global default's name once admitted).
+    The single container a ``pod`` line describes is named after its pod: one
+    of these, shared by the pods of a range or of lines with the same
+    attributes, stands for each pod's own (a Container and a tuple, about
+    130 bytes a pod, for a file of a million one-line pods).
     """
 
-    namespace: str
-    name: str
-    containers: tuple[Container, ...] = ()
+    __slots__ = ()
+
+
+@attrs.frozen(slots=True, weakref_slot=False)
+class PodExtras:
+    """A pod's fields that most pods leave at their defaults.
+
+    A Pod reads them (``pod.grace_period``) from one of these, shared by
+    every pod that has the same values (:func:`pod_extras`): a slot each on
+    every pod cost a file of a million one-line pods about 100 bytes a pod.
+    None is read for each node a scheduling cycle tries.
+    """
+
     init_containers: tuple[Container, ...] = ()
     overhead: Resources = ZERO
     runtime_class: str = ""
-    labels: Labels = _labels_field()
-    priority_class: str = ""
-    priority: int | None = None
-    preemption_policy: str | None = None
-    node_name: str = ""                 # spec.nodeName (`on NODE` / nodeName)
-    node_selector: Labels = _labels_field()
-    node_affinity: NodeAffinity | None = None
-    pod_affinity: tuple[PodAffinityTerm, ...] = ()
     pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
-    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
     pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
-    spread: tuple[TopologySpreadConstraint, ...] = ()
-    tolerations: tuple[Toleration, ...] = ()
-    gates: tuple[str, ...] = ()
-    host_ports: tuple[tuple[int, str], ...] = ()  # (port, protocol)
     grace_period: int = 30_000           # ms
-    started: int | None = None           # ms on the simulation clock, may be negative
     static: bool = False
-    owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
-    owner_name: str = ""
     emptydirs: tuple[EmptyDir, ...] = ()
     usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # initial usage(…)
-    ready: bool = True                   # False: `not-ready` (running but not Ready)
     # The readiness probe's initialDelaySeconds in ms (None: no readiness
     # probe, Ready once Running); the first probe is taken to succeed.
     readiness_delay: int | None = None
@@ -281,6 +281,105 @@ class Pod:
     ready_at: int | None = None
     # spec.resourceClaims (DRA): kruleset.model.dra.PodClaim entries, in order
     resource_claims: tuple[Any, ...] = ()
+
+
+NO_EXTRAS = PodExtras()
+EXTRA_FIELDS = frozenset(a.name for a in attrs.fields(PodExtras))
+_SHARED_EXTRAS: dict[PodExtras, PodExtras] = {}
+
+
+_EXTRAS_GET = operator.attrgetter(*(a.name for a in attrs.fields(PodExtras)))
+_EXTRAS_PUT = tuple(getattr(PodExtras, a.name).__set__ for a in attrs.fields(PodExtras))
+_EXTRAS_SETTERS = {a.name: getattr(PodExtras, a.name).__set__ for a in attrs.fields(PodExtras)}
+
+
+def extras_with(base: PodExtras, changes: Mapping[str, Any]) -> PodExtras:
+    """``attrs.evolve(base, **changes)`` (no converters or validators to run), a
+    slot copy: a dump sets each pod's own creation and ready times."""
+    new = object.__new__(PodExtras)
+    for put, value in zip(_EXTRAS_PUT, _EXTRAS_GET(base), strict=True):
+        put(new, value)
+    setters = _EXTRAS_SETTERS
+    for name, value in changes.items():
+        setters[name](new, value)
+    return new
+
+
+def pod_extras(base: PodExtras, changes: dict[str, Any]) -> PodExtras:
+    """``attrs.evolve(base, **changes)``, one object for equal values.
+
+    Shared only with no ``usage`` (compared by identity, not value, since
+    ``eq`` leaves it out) and while the table is small.
+    """
+    made = attrs.evolve(base, **changes)
+    if made.usage:
+        return made
+    if made == NO_EXTRAS:
+        return NO_EXTRAS
+    try:
+        found = _SHARED_EXTRAS.get(made)
+    except TypeError:  # a value that cannot be hashed: not shared
+        return made
+    if found is None:
+        if len(_SHARED_EXTRAS) >= 8192:  # bounded, as _DERIVED
+            _SHARED_EXTRAS.clear()
+        _SHARED_EXTRAS[made] = found = made
+    return found
+
+
+@attrs.frozen(slots=True, weakref_slot=False)
+class Pod:
+    """A pod spec with its derived facts.
+
+    ``priority`` is ``None`` until priority admission resolved it (see
+    ``kruleset.rules.priority``); ``priority_class`` keeps the class name the
+    user wrote (or the global default's name once admitted).
+    """
+
+    namespace: str
+    name: str
+    # The containers as given (``Pod(..., containers=…)``): a tuple of them,
+    # or a NamedAfterPod shared by many pods; ``containers`` reads them.
+    container_spec: tuple[Container, ...] = attrs.field(default=(), alias="containers",
+                                                        eq=False, repr=False)
+    labels: Labels = _labels_field()
+    priority_class: str = ""
+    priority: int | None = None
+    preemption_policy: str | None = None
+    node_name: str = ""                 # spec.nodeName (`on NODE` / nodeName)
+    node_selector: Labels = _labels_field()
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    spread: tuple[TopologySpreadConstraint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    gates: tuple[str, ...] = ()
+    host_ports: tuple[tuple[int, str], ...] = ()  # (port, protocol)
+    started: int | None = None           # ms on the simulation clock, may be negative
+    owner_kind: str = ""                 # "ReplicaSet", "DaemonSet", … ("" for a naked pod)
+    owner_name: str = ""
+    ready: bool = True                   # False: `not-ready` (running but not Ready)
+    # The fields rarely set, in one object shared by the pods that have the
+    # same (most often none set): see PodExtras.  Given to ``Pod(...)`` and
+    # read (``pod.restarts``) by their own names.
+    extras: PodExtras = attrs.field(default=NO_EXTRAS, repr=False)
+    if TYPE_CHECKING:  # what Pod(...) takes and a pod reads, by PodExtras' names
+        init_containers: tuple[Container, ...] = ()
+        pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+        pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+        overhead: Resources = ZERO
+        runtime_class: str = ""
+        grace_period: int = 30_000
+        static: bool = False
+        emptydirs: tuple[EmptyDir, ...] = ()
+        usage: Mapping[str, int] = attrs.field(factory=dict, eq=False)
+        readiness_delay: int | None = None
+        restarts: int = 0
+        sidecar_restarts: int = 0
+        deletion_cost: int = 0
+        created_at: int | None = None
+        ready_at: int | None = None
+        resource_claims: tuple[Any, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
     # The first pod of the ``pods`` range this one was declared in, when this
     # one differs from it in its names only (namespace, name, key and the
@@ -364,6 +463,15 @@ class Pod:
         return new
 
     @property
+    def containers(self) -> tuple[Container, ...]:
+        """spec.containers (a NamedAfterPod's one container, named after this pod)."""
+        spec = self.container_spec
+        if spec.__class__ is not NamedAfterPod:
+            return spec
+        c = spec[0]
+        return (Container(self.name, c.requests, c.limits, c.restart_always, c.image, c.claims),)
+
+    @property
     def effective_priority(self) -> int:
         """spec.priority, 0 when not set (as the scheduler reads it)."""
         return self.priority if self.priority is not None else 0
@@ -424,6 +532,65 @@ def _derived(containers: tuple[Container, ...], inits: tuple[Container, ...],
     return out
 
 
+def _with_extras(init: Callable[..., None]) -> Callable[..., None]:
+    """Pod's ``__init__``, taking the fields of :class:`PodExtras` by their own names."""
+
+    def __init__(self: Pod, *args: Any, **kwargs: Any) -> None:
+        extras = kwargs.get("extras") or NO_EXTRAS
+        if not EXTRA_FIELDS.isdisjoint(kwargs):
+            extras = pod_extras(extras, {n: kwargs.pop(n) for n in EXTRA_FIELDS & kwargs.keys()})
+        kwargs["extras"] = extras
+        init(self, *args, **kwargs)
+
+    __init__.__doc__ = init.__doc__
+    return __init__
+
+
+Pod.__init__ = _with_extras(Pod.__init__)  # type: ignore[method-assign]
+# Equality as attrs gives it, with ``containers`` (not how they were given).
+_POD_EQ = operator.attrgetter(*("containers" if a.name == "container_spec" else a.name
+                                for a in attrs.fields(Pod)
+                                if a.eq or a.name == "container_spec"))
+
+
+def _pod_eq(self: Pod, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return bool(_POD_EQ(self) == _POD_EQ(other))
+
+
+def _pod_ne(self: Pod, other: object) -> bool:
+    eq = _pod_eq(self, other)
+    return eq if eq is NotImplemented else not eq
+
+
+# The repr attrs gave a Pod whose every field was a slot of its own, field
+# for field: a workload's revision names are a hash of its template's repr.
+_POD_REPR = ("namespace", "name", "containers", "init_containers", "overhead",
+             "runtime_class", "labels", "priority_class", "priority", "preemption_policy",
+             "node_name", "node_selector", "node_affinity", "pod_affinity",
+             "pod_affinity_preferred", "pod_anti_affinity", "pod_anti_affinity_preferred",
+             "spread", "tolerations", "gates", "host_ports", "grace_period", "started",
+             "static", "owner_kind", "owner_name", "emptydirs", "usage", "ready",
+             "readiness_delay", "restarts", "sidecar_restarts", "deletion_cost", "created_at",
+             "ready_at", "resource_claims", "key", "qos", "critical")
+_POD_REPR_GET = operator.attrgetter(*_POD_REPR)
+
+
+def _pod_repr(self: Pod) -> str:
+    values = _POD_REPR_GET(self)
+    return "Pod(" + ", ".join(f"{n}={v!r}" for n, v in zip(_POD_REPR, values, strict=True)) + ")"
+
+
+Pod.__eq__ = _pod_eq  # type: ignore[method-assign,assignment]
+Pod.__ne__ = _pod_ne  # type: ignore[method-assign,assignment]
+Pod.__repr__ = _pod_repr  # type: ignore[method-assign,assignment]
+for _name in sorted(EXTRA_FIELDS):
+    # A property reading the shared object: operator.attrgetter runs in C.
+    setattr(Pod, _name, property(operator.attrgetter(f"extras.{_name}"),
+                                 doc=f"PodExtras.{_name}"))
+
+
 # Pod.replace: the fields it may set directly (no converter; of the derived
 # facts only ``key`` and ``critical`` depend on them, and it recomputes those),
 # and every slot it copies.
@@ -456,7 +623,7 @@ def _make_pod_copy(skip: frozenset[str] = frozenset()) -> Callable[[Pod, Pod], N
 
 _pod_copy = _make_pod_copy()
 # Pod.renamed: the slots that differ between the pods of a range.
-_RANGE_NAMES = ("namespace", "name", "key", "containers", "range_head")
+_RANGE_NAMES = ("namespace", "name", "key", "container_spec", "range_head")
 _copy_unnamed = _make_pod_copy(frozenset(_RANGE_NAMES))
 _SET_NAMES = tuple(getattr(Pod, name).__set__ for name in _RANGE_NAMES)
 # Pod.declared_as: those, the node and the span.

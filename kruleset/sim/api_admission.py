@@ -84,8 +84,7 @@ def _limit_ranger(sim: Simulation, pod: Pod) -> Pod | Failure:
                                    REJECTED, rule=_LIMIT_RULE)
         containers.append(attrs.evolve(c, requests=Resources.of(req), limits=Resources.of(lim)))
     n = len(pod.init_containers)
-    return attrs.evolve(pod, init_containers=tuple(containers[:n]),
-                        containers=tuple(containers[n:]))
+    return pod.replace(init_containers=tuple(containers[:n]), containers=tuple(containers[n:]))
 
 
 def _usage(pod: Pod, key: str) -> int | None:

@@ -256,7 +256,7 @@ def create_running_range(sim: SimulationView, pods: tuple[Pod, ...]) -> None:
     if changes:
         admitted = head.replace(**changes)
         renamed = admitted.renamed
-        block = [admitted, *(renamed(pod.namespace, pod.name, pod.containers)
+        block = [admitted, *(renamed(pod.namespace, pod.name, pod.container_spec)
                              for pod in pods[1:])]
     else:
         block = list(pods)

@@ -25,8 +25,6 @@ ReplicaSet controller's failed sync does.
 
 from __future__ import annotations
 
-import attrs
-
 from ..model.objects import TEMPLATE_HASH, Deployment, Pod, template_hash
 from ..model.state import PodState
 from ..rules.controllers.deployment import (
@@ -236,7 +234,7 @@ class DeploymentController:
         for i, h in enumerate(order):
             current = first and i == len(order) - 1 and find_new(sim, {}, (dep, st.rss)) is None
             # The pod the adopted ReplicaSet makes: one of its pods, as new.
-            sample = attrs.evolve(newest[h].pod, ready=True, restarts=0, sidecar_restarts=0)
+            sample = newest[h].pod.replace(ready=True, restarts=0, sidecar_restarts=0)
             self._rs_seq += 1
             st.made += 1
             # Its annotations are taken to be those of the Deployment as declared
@@ -305,10 +303,10 @@ class DeploymentController:
         template = st.templates.get(rs.hash) or dep.template
         labels = dict(template.labels)
         labels[TEMPLATE_HASH] = rs.hash
-        pod = attrs.evolve(template, name=f"{dep.name}-{n}",
-                           namespace=dep.namespace, owner_kind="ReplicaSet",
-                           owner_name=dep.name, labels=labels, started=None, created_at=None,
-                           ready_at=None, node_name="")
+        pod = template.replace(name=f"{dep.name}-{n}",
+                               namespace=dep.namespace, owner_kind="ReplicaSet",
+                               owner_name=dep.name, labels=labels, started=None, created_at=None,
+                               ready_at=None, node_name="")
         ps = create_pod(sim, pod)
         if ps is not None:
             sim.record("created", ps, None, f"replicaset/{rs.name}", "SuccessfulCreate",

@@ -213,7 +213,7 @@ def set_pod_observed(state: ClusterState, ps: PodState, values: Mapping[str, int
     if node is not None:
         _add(node, ps, -1)
     if emptydirs and ps.pod.emptydirs:
-        ps.pod = attrs.evolve(ps.pod, emptydirs=tuple(
+        ps.pod = ps.pod.replace(emptydirs=tuple(
             attrs.evolve(e, usage=emptydirs.get(e.name, e.usage)) for e in ps.pod.emptydirs))
     merged = dict(pod_usage(ps))
     merged.update(values)
