@@ -28,6 +28,7 @@ import pytest
 
 import kruleset
 from kruleset.rules.kubelet.eviction.manager import manager_state, peek_state
+from kruleset.rules.scheduler.fast import compose
 from kruleset.rules.scheduler.framework import FastPaths
 from kruleset.sim import kubelet
 from kruleset.sim.core import Simulation
@@ -168,7 +169,7 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
     seeds_taken = seeds_evicting = 0
     for seed in SEEDS:
         taken[0] = 0
-        monkeypatch.setattr(kubelet, "idle_pass", counting)
+        monkeypatch.setattr(compose, "idle_pass", counting)
         decisions = _simulate(scenario(seed), True, False, monkeypatch)[0]
         seeds_taken += taken[0] > 0
         seeds_evicting += any('"evicted"' in str(d) or "evicted" in str(d) for d in decisions)
@@ -196,7 +197,7 @@ def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch)
         return out
 
     for seed in SEEDS[1::2]:
-        monkeypatch.setattr(kubelet, "quiet_pass", counting)
+        monkeypatch.setattr(compose, "quiet_pass", counting)
         monkeypatch.setattr(fast_pass.FirstPasses, "take", counting_first)
         _simulate(scenario(seed), True, False, monkeypatch)
     assert outcomes["first"] >= 40 and outcomes["first refused"] >= 40
@@ -213,9 +214,9 @@ def test_with_the_option_off_only_the_reference_pass_runs(
             asked.append(name)
         return fast
 
-    monkeypatch.setattr(kubelet, "idle_pass", refuse("idle"))
-    monkeypatch.setattr(kubelet, "quiet_pass", refuse("quiet"))
-    monkeypatch.setattr(kubelet.FirstPasses, "take", refuse("first"))
+    monkeypatch.setattr(compose, "idle_pass", refuse("idle"))
+    monkeypatch.setattr(compose, "quiet_pass", refuse("quiet"))
+    monkeypatch.setattr(compose.FirstPasses, "take", refuse("first"))
     for seed in SEEDS[:20]:
         sim = Simulation(kruleset.load(scenario(seed)), fast=FastPaths(quiet_kubelet=False))
         sim.run()
