@@ -39,12 +39,12 @@ if TYPE_CHECKING:
 # import this one (the context holds its Paths), so a type-only import back would
 # close a cycle that tests/test_architecture.py forbids: they are named here and
 # typed at each implementation.
-ScheduleContext = Any
-DefaultJudge = Any
-PdbBudget = Any
-VictimPredicate = Any
-PreFilterState = Any
-PassResult = Any
+_Context = Any  # the cycle's ScheduleContext
+_Judge = Any  # preemption.evaluator.NodeJudge (defaultpreemption.DefaultJudge)
+_Budget = Any  # preemption.victims.PdbBudget
+_VictimPredicate = Any  # preemption.victims.VictimPredicate
+_PreFilter = Any  # quota.prefilter.PreFilterState
+_PassResult = Any  # kubelet.eviction.manager.PassResult
 
 __all__ = [
     "BATCH_FILTERS",
@@ -74,7 +74,7 @@ GENERAL: Any = object()
 class BatchSearch(Protocol):
     """``FastPaths.batch_search``: the node search a chunk of nodes at a time."""
 
-    def __call__(self, ctx: ScheduleContext, rules: Any, pod: Pod, order: Sequence[NodeState],
+    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int, failures: dict[str, Failure]
                  ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
         """Feasible nodes, failures, nodes given a status (None: the cache answered); or
@@ -84,7 +84,7 @@ class BatchSearch(Protocol):
 class VectorSearch(Protocol):
     """``FastPaths.node_vectors``: the batch search's chunk loop as array operations."""
 
-    def __call__(self, ctx: ScheduleContext, rules: Any, pod: Pod, order: Sequence[NodeState],
+    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None = None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -95,7 +95,7 @@ class VectorSearch(Protocol):
 class VectorPick(Protocol):
     """``FastPaths.node_vectors``: the cycle's scoring and choice as array operations."""
 
-    def __call__(self, ctx: ScheduleContext, pod: Pod, feasible: Any) -> Any:
+    def __call__(self, ctx: _Context, pod: Pod, feasible: Any) -> Any:
         """The cycle's ScheduleResult, or None (the cycle scores)."""
 
 
@@ -105,9 +105,9 @@ class DryRunJudge(Protocol):
     (``FastPaths.cycle_cache``: from kept judgements; ``FastPaths.victims``: by arithmetic;
     the reference: ``DefaultJudge``)."""
 
-    def __call__(self, ctx: ScheduleContext, ps: PodState, nodes: Sequence[NodeState],
-                 budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None
-                 ) -> DefaultJudge:
+    def __call__(self, ctx: _Context, ps: PodState, nodes: Sequence[NodeState],
+                 budgets: Sequence[_Budget], may_be_victim: _VictimPredicate | None
+                 ) -> _Judge:
         """The attempt's judge."""
 
 
@@ -132,15 +132,15 @@ FitFor = Callable[["NodeState", Sequence["PodState"]], "FitCheck | None"]
 class VictimFit(Protocol):
     """``FastPaths.victims``: quota reclaim's fit checks by arithmetic, for one attempt."""
 
-    def __call__(self, ctx: ScheduleContext, pod: Pod, /) -> FitFor | None:
+    def __call__(self, ctx: _Context, pod: Pod, /) -> FitFor | None:
         """The attempt's fit checks, or None where the filters decide."""
 
 
 class ReclaimStart(Protocol):
     """``FastPaths.reclaim``: quota reclaim's dry run as arithmetic."""
 
-    def __call__(self, ctx: ScheduleContext, pod: Pod, pre: PreFilterState,
-                 budgets: Sequence[PdbBudget]) -> Any:
+    def __call__(self, ctx: _Context, pod: Pod, pre: _PreFilter,
+                 budgets: Sequence[_Budget]) -> Any:
         """The attempt's arithmetic cycle, or None where only the reference applies."""
 
 
@@ -159,11 +159,11 @@ class KubeletPass(Protocol):
         """The nodes' first passes at ``now``, answered together where they meet nothing."""
 
     def idle(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-             profile: Profile, trace: Trace | None) -> PassResult | None:
+             profile: Profile, trace: Trace | None) -> _PassResult | None:
         """The pass of a node where nothing changed and conditions are held, or None."""
 
     def quiet(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-              profile: Profile, trace: Trace | None) -> PassResult | None:
+              profile: Profile, trace: Trace | None) -> _PassResult | None:
         """The pass of a node whose manager remembers nothing, when certain to decide
         nothing; or None."""
 

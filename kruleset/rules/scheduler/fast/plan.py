@@ -45,7 +45,7 @@ from ..defaults import (
 from ..filters.interpodaffinity import STATE as INTERPOD_STATE
 from ..filters.podtopologyspread import STATE as SPREAD_STATE
 from ..framework import ScheduleContext
-from ..node_selection import _ALL_RULES, OVERLAY, nominated_pods, prepare_cycle
+from ..node_selection import ALL_RULES_KEY, OVERLAY, nominated_pods, prepare_cycle
 from ..paths import GENERAL, FitFor
 from ..preemption.evaluator import reprieve
 from ..preemption.victims import (
@@ -111,11 +111,11 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
             trace is not None and not (traced and hasattr(trace, "defer"))):
         return None
     prepared = prepare_cycle(ctx, pod)
-    skipped = {name for _, _, name in ctx.extra[_ALL_RULES]} - {name for _, _, name in prepared}
+    skipped = {name for _, _, name in ctx.extra[ALL_RULES_KEY]} - {name for _, _, name in prepared}
     node_only: list[tuple[Callable[..., Any], Mapping[str, Any]]] = []
     checks: list[str] = []
     ignored: frozenset[str] = frozenset()
-    for fn, args, name in ctx.extra[_ALL_RULES]:
+    for fn, args, name in ctx.extra[ALL_RULES_KEY]:
         if name in _NODE_ONLY:
             # A rule whose PreFilter skipped it passes every node.
             if name not in skipped:
@@ -141,7 +141,7 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
         else:
             return None
     return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
-                    tuple(name for _, _, name in ctx.extra[_ALL_RULES]),
+                    tuple(name for _, _, name in ctx.extra[ALL_RULES_KEY]),
                     tuple(name for _, _, name in prepared))
 
 
