@@ -214,7 +214,7 @@ class NodeFit:
         self.nominated = False  # pods nominated to the node are counted
 
     @classmethod
-    def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
+    def start(cls, ctx: ScheduleContext, pod: Pod, node: NodeState, plan: FastPlan,
               removed: Sequence[PodState]) -> NodeFit | None:
         """The node with ``removed`` gone, or None where the general path must judge."""
         for fn, args in plan.node_only:
@@ -336,9 +336,10 @@ def fast_importance_order(ctx: ScheduleContext, pods: Iterable[PodState],
     return importance_order(ctx, pods, order)
 
 
-def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
-                          budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
-                          plan: FastPlan) -> NodeVictims | object | None:
+def victims_by_arithmetic(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                          potential: list[PodState], budgets: Sequence[PdbBudget],
+                          order: ActiveRuleSet | None, plan: FastPlan
+                          ) -> NodeVictims | object | None:
     """:func:`select_or_defer`'s answer by arithmetic; ``None`` when the node is no
     candidate (the pod does not fit with every potential victim gone); ``GENERAL``
     where the filters must decide."""
