@@ -47,7 +47,7 @@ from ..rules.kubelet.eviction.signals import (
     set_pod_usage,
     usage_index,
 )
-from ..rules.scheduler.paths import paths_for
+from ..rules.scheduler.paths import KubeletPass, paths_for
 from ..rules.scheduler.queue.events import node_view
 from .core import Simulation, register_action, register_controller
 
@@ -86,6 +86,7 @@ class KubeletController:
             # pass: no pass is due (a drain's instants on 65,000 nodes).
             return False
         changed = False
+        # Chosen once per step (the passes run per node).
         fast = paths_for(sim.fast).kubelet_pass
         first = (fast.first_passes(sim.profile, sim.now)
                  if fast is not None and sim.trace is None else None)
@@ -103,7 +104,7 @@ class KubeletController:
                 last[name] = now
             else:
                 continue
-            result = _run_pass(sim, node)
+            result = _run_pass(sim, node, fast)
             if result is None:
                 continue
             if apply_conditions(sim, node, result):
@@ -132,11 +133,12 @@ class KubeletController:
         return best
 
 
-def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
-    """The node's eviction-manager pass now; None: skipped, it could change nothing."""
+def _run_pass(sim: Simulation, node: NodeState, fast: KubeletPass | None
+              ) -> PassResult | None:
+    """The node's eviction-manager pass now (``fast``: the passes answered without their
+    steps, or None); None: skipped, it could change nothing."""
     kept = peek_state(node)
     config = sim.kubelet_config(node.name)
-    fast = paths_for(sim.fast).kubelet_pass
     if kept is not None and kept.last_pass is not None and not is_dirty(node):
         if kept.quiet():
             return None
