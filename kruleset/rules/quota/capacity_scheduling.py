@@ -47,6 +47,7 @@ from .prefilter import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
+    PreFilterState,
     prefilter_state,
 )
 from .reclaim import (
@@ -231,7 +232,7 @@ class QuotaJudge:
         return run
 
 
-def _trace_mode(ctx: ScheduleContext, ps: PodState, pre: Any) -> None:
+def _trace_mode(ctx: ScheduleContext, ps: PodState, pre: PreFilterState) -> None:
     """Which victims the preemptor's quota mode allows, before any node is judged."""
     pod = ps.pod
     trace = ctx.trace
