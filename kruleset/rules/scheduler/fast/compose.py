@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kruleset.model.config import KubeletConfig
 from kruleset.model.objects import PodDisruptionBudget
-from kruleset.model.state import ClusterState, NodeState, PodState
+from kruleset.model.state import ClusterState, PodState
 
 from ...disruption import fast_selection
-from ...engine import Trace
 from ...kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
-from ...kubelet.eviction.manager import PassResult
-from ...profile import Profile
 from ...quota.fast_reclaim import start_cycle
 from ..framework import FastPaths
 from ..paths import Paths
@@ -45,21 +41,13 @@ class _PdbIndex:
 
 
 class _KubeletPass:
-    """``FastPaths.quiet_kubelet``: :mod:`~kruleset.rules.kubelet.eviction.fast_pass`."""
+    """``FastPaths.quiet_kubelet``: :mod:`~kruleset.rules.kubelet.eviction.fast_pass`'s
+    functions themselves (no call in between: a pass runs per node and instant)."""
 
-    def first_passes(self, profile: Profile, now: int) -> FirstPasses:
-        """The nodes' first passes at ``now``, answered together where they meet nothing."""
-        return FirstPasses(profile, now)
-
-    def idle(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-             profile: Profile, trace: Trace | None) -> PassResult | None:
-        """:func:`~kruleset.rules.kubelet.eviction.fast_pass.idle_pass`."""
-        return idle_pass(state, node, config, now, profile=profile, trace=trace)
-
-    def quiet(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
-              profile: Profile, trace: Trace | None) -> PassResult | None:
-        """:func:`~kruleset.rules.kubelet.eviction.fast_pass.quiet_pass`."""
-        return quiet_pass(state, node, config, now, profile=profile, trace=trace)
+    def __init__(self) -> None:
+        self.first_passes = FirstPasses
+        self.idle = idle_pass
+        self.quiet = quiet_pass
 
 
 _PDB_INDEX = _PdbIndex()

@@ -56,7 +56,6 @@ from ..preemption.victims import (
     VictimPredicate,
     importance_order,
     node_victims,
-    potential_victims,
     split_by_pdb,
     victims_by_filters,
 )
@@ -296,7 +295,11 @@ def select_or_defer(
     gives ``None``: its exact failure is left to the reference, for a caller that needs
     it (a dry run that found candidates and traces nothing never does).
     """
-    potential = potential_victims(ctx, pod, node, may_be_victim)
+    # potential_victims, inline: this runs for every node of every dry run.
+    prio = pod.effective_priority
+    potential = [ps for ps in node.pods.values()
+                 if ps.pod.effective_priority < prio
+                 and (may_be_victim is None or may_be_victim(ctx, pod, ps, node))]
     if not potential:
         return NO_VICTIMS_FAILURE
     if plan is not None:
