@@ -51,7 +51,7 @@ def _sim(default: bool) -> Simulation:
 
 
 def _by_steps(sim: Simulation, pod: Pod) -> Any:
-    for fn in core._POD_ADMISSION:
+    for fn in core.POD_ADMISSION:
         pod = fn(sim, pod)
         if isinstance(pod, Failure):
             return pod
@@ -70,7 +70,7 @@ def test_one_copy_admits_as_the_steps(default: bool) -> None:
     global default class: the same pod (or the same refusal) both ways."""
     sim = _sim(default)
     pods = _pods()
-    assert all(step is not None for step in core._POD_CHANGES)
+    assert all(step is not None for step in core.POD_CHANGES)
     got = [_fields(sim.admit_to_api(p)) for p in pods]
     want = [_fields(_by_steps(sim, p)) for p in pods]
     assert got == want
@@ -83,7 +83,7 @@ def test_other_admission_rules_run_the_steps(monkeypatch: pytest.MonkeyPatch) ->
     tell its changes and the steps' functions decide."""
     sim = _sim(False)
     calls: list[str] = []
-    original = core._POD_ADMISSION[:]
+    original = core.POD_ADMISSION[:]
 
     def spy(fn: Any) -> Any:
         def run(s: Simulation, pod: Any) -> Any:
@@ -91,7 +91,7 @@ def test_other_admission_rules_run_the_steps(monkeypatch: pytest.MonkeyPatch) ->
             return fn(s, pod)
         return run
 
-    monkeypatch.setattr(core, "_POD_ADMISSION", [spy(fn) for fn in original])
+    monkeypatch.setattr(core, "POD_ADMISSION", [spy(fn) for fn in original])
     # As if other rules were active: the resolved set still runs, but is not
     # known to be the default single rule.
     monkeypatch.setattr(priority, "_ACTIVE", list(priority._ACTIVE))

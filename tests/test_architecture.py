@@ -12,7 +12,9 @@ checks the rules ARCHITECTURE.md states:
 * the reference rules never import the scheduler's fast paths
   (``rules/scheduler/fast/``) to decide;
 * every package is listed in ``pyproject.toml`` (an installed copy has it);
-* no module under ``kruleset/rules/`` is longer than 600 lines.
+* no module under ``kruleset/rules/`` is longer than 600 lines;
+* no module uses another kruleset module's private name (``from m import _x``,
+  ``m._x``): what modules share is public, named and documented.
 """
 
 from __future__ import annotations
@@ -235,3 +237,58 @@ def test_the_checker_sees_an_import() -> None:
     assert "kruleset.rules.engine" in graph["kruleset.rules.registry"]
     assert "kruleset.rules.scheduler.framework" in graph["kruleset.rules.scheduler.node_selection"]
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
+
+
+def _private_uses(name: str, text: str, known: set[str], *, is_pkg: bool = False) -> list[str]:
+    """Where module ``name`` (source ``text``) reaches another kruleset module's
+    ``_private`` name: ``from m import _x``, or ``m._x`` on a name bound to a module."""
+    package = name if is_pkg else name.rpartition(".")[0]
+    tree = ast.parse(text)
+    modules: dict[str, str] = {}  # local name -> the kruleset module it is bound to
+    found: list[str] = []
+
+    def private(n: str) -> bool:
+        return n.startswith("_") and not n.startswith("__")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in known:
+                    modules[a.asname or a.name] = a.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if not mod.startswith("kruleset"):
+                continue
+            for a in node.names:
+                if f"{mod}.{a.name}" in known:
+                    modules[a.asname or a.name] = f"{mod}.{a.name}"
+                elif private(a.name) and mod != name:
+                    found.append(f"{name}:{node.lineno}: from {mod} import {a.name}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and private(node.attr)
+                and isinstance(node.value, ast.Name) and node.value.id in modules
+                and modules[node.value.id] != name):
+            found.append(f"{name}:{node.lineno}: {modules[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    mods = _modules()
+    known = set(mods)
+    found = [f for name, path in mods.items()
+             for f in _private_uses(name, path.read_text(), known,
+                                    is_pkg=path.name == "__init__.py")]
+    assert found == [], "\n".join(found)
+
+
+def test_the_private_name_checker_sees_both_forms() -> None:
+    text = ("from .b import _x, y\nfrom . import b\nfrom kruleset import b as c\n"
+            "b._z()\nc._w\nb.w()\nimport os\nos._exit(0)\nfrom .b import __doc__\n")
+    uses = _private_uses("kruleset.a", text, {"kruleset.a", "kruleset.b"})
+    assert sorted(u.split(": ", 1)[1] for u in uses) == [
+        "from kruleset.b import _x", "kruleset.b._w", "kruleset.b._z"]

@@ -181,7 +181,7 @@ def test_a_statement_whose_mechanism_is_missing_stops_with_exit_3(
     from kruleset.sim import core
 
     core._load()
-    monkeypatch.delitem(core._ACTIONS, DrainNode)
+    monkeypatch.delitem(core.ACTIONS, DrainNode)
     kr = _write(tmp_path, "d.kr", "node n1 cpu=1 memory=1Gi\nat 5s drain node n1\n")
     assert main(["run", "--no-color", str(kr)]) == ExitCode.ERROR
     out = capsys.readouterr().err

@@ -27,10 +27,15 @@ from typing import Any
 import pytest
 
 import kruleset
+from kruleset.rules.kubelet.eviction import fast_pass
 from kruleset.rules.kubelet.eviction.manager import manager_state, peek_state
 from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.paths import paths_for
 from kruleset.sim import kubelet
 from kruleset.sim.core import Simulation
+
+# The kubelet passes the default FastPaths chooses (what the simulation's kubelets call).
+KUBELET_PASS = paths_for(FastPaths()).kubelet_pass
 
 SEEDS = range(120)
 
@@ -154,8 +159,6 @@ def test_idle_pass_decides_as_the_full_pass(seed: int, monkeypatch: pytest.Monke
 
 def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most seeds evict and then take idle passes while conditions are held."""
-    from kruleset.rules.kubelet.eviction import fast_pass
-
     taken = [0]
     original = fast_pass.idle_pass
 
@@ -168,7 +171,7 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
     seeds_taken = seeds_evicting = 0
     for seed in SEEDS:
         taken[0] = 0
-        monkeypatch.setattr(kubelet, "idle_pass", counting)
+        monkeypatch.setattr(KUBELET_PASS, "idle", counting)
         decisions = _simulate(scenario(seed), True, False, monkeypatch)[0]
         seeds_taken += taken[0] > 0
         seeds_evicting += any('"evicted"' in str(d) or "evicted" in str(d) for d in decisions)
@@ -178,8 +181,6 @@ def test_the_generator_exercises_the_shortcut(monkeypatch: pytest.MonkeyPatch) -
 def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Untraced seeds settle most first passes in bulk (``FirstPasses``), refuse some,
     and take the quiet pass on some later passes, refusing it on others."""
-    from kruleset.rules.kubelet.eviction import fast_pass
-
     outcomes = {"taken": 0, "refused": 0, "first": 0, "first refused": 0}
     original, take = fast_pass.quiet_pass, fast_pass.FirstPasses.take
 
@@ -196,7 +197,7 @@ def test_the_generator_exercises_the_quiet_pass(monkeypatch: pytest.MonkeyPatch)
         return out
 
     for seed in SEEDS[1::2]:
-        monkeypatch.setattr(kubelet, "quiet_pass", counting)
+        monkeypatch.setattr(KUBELET_PASS, "quiet", counting)
         monkeypatch.setattr(fast_pass.FirstPasses, "take", counting_first)
         _simulate(scenario(seed), True, False, monkeypatch)
     assert outcomes["first"] >= 40 and outcomes["first refused"] >= 40
@@ -213,9 +214,9 @@ def test_with_the_option_off_only_the_reference_pass_runs(
             asked.append(name)
         return fast
 
-    monkeypatch.setattr(kubelet, "idle_pass", refuse("idle"))
-    monkeypatch.setattr(kubelet, "quiet_pass", refuse("quiet"))
-    monkeypatch.setattr(kubelet.FirstPasses, "take", refuse("first"))
+    monkeypatch.setattr(KUBELET_PASS, "idle", refuse("idle"))
+    monkeypatch.setattr(KUBELET_PASS, "quiet", refuse("quiet"))
+    monkeypatch.setattr(fast_pass.FirstPasses, "take", refuse("first"))
     for seed in SEEDS[:20]:
         sim = Simulation(kruleset.load(scenario(seed)), fast=FastPaths(quiet_kubelet=False))
         sim.run()

@@ -1,8 +1,8 @@
 """The fast paths are typed implementations chosen once, at the composition root.
 
 Each option of ``FastPaths`` chooses at least one implementation of
-``rules/scheduler/paths.py``'s ``Paths`` (the kubelet's ``quiet_kubelet`` is
-chosen by the simulation's kubelet controller), every option off is the
+``rules/scheduler/paths.py``'s ``Paths`` (the kubelet's ``quiet_kubelet`` too:
+the simulation's kubelets read it from ``paths_for``), every option off is the
 reference alone, the context carries what its ``fast`` chose, and no
 string-named hook is left.
 """
@@ -21,7 +21,7 @@ from kruleset.rules.scheduler.framework import ALL_FAST, FastPaths, ScheduleCont
 from kruleset.rules.scheduler.paths import REFERENCE, Paths, paths_for
 
 ROOT = Path(__file__).resolve().parent.parent
-OPTIONS = [f.name for f in attrs.fields(FastPaths) if f.name != "quiet_kubelet"]
+OPTIONS = [f.name for f in attrs.fields(FastPaths)]
 
 
 @pytest.mark.parametrize("option", OPTIONS)
@@ -45,7 +45,7 @@ def test_the_context_carries_what_its_option_chose() -> None:
     ctx = ScheduleContext(ClusterState(), Profile.default())
     assert ctx.paths is paths_for(ALL_FAST)
     ctx.fast = attrs.evolve(ALL_FAST, victims=False)
-    assert ctx.paths.victims is None and ctx.paths.search is not None
+    assert ctx.paths.victim_judge is None and ctx.paths.search is not None
 
 
 def test_no_string_named_fast_path_hook_is_left() -> None:

@@ -119,7 +119,7 @@ def test_fast_topology_filters_decide_as_general(seed: int,
         with monkeypatch.context() as m:
             m.delitem(BATCH_FILTERS, filters_spread._spread_filter, raising=False)
             m.delitem(BATCH_FILTERS, filters_interpod._interpod_filter, raising=False)
-            m.setattr(filters_spread, "_includes_every_node", lambda c, pod: False)
+            m.setattr(filters_spread, "includes_every_node", lambda c, pod: False)
             general = _search(sim, ps)
         assert fast == general
         counts = filters_interpod._compute(sim.state, ps.pod).existing_anti

@@ -35,7 +35,7 @@ from .dra_claims import claim_statement
 from .dra_devices import deviceclass_statement, devices_statement, finish_slices
 from .dra_names import DraNames, dns_label, name_words, names_of
 from .errors import Source
-from .expect_words import _kv, _refs
+from .expect_words import checked_refs, keyed_value
 from .syntax import Group, Item, Statement, Word
 from .values import integer, pod_ref
 
@@ -195,7 +195,7 @@ def parse_expect_dra(src: Source, subject: str, cur: Cursor, args: dict[str, Any
     ref = f"{ns}/{name}"
     if subject == "claims":
         state = cur.keyword("allocated", "pending").value
-        args["count"] = integer(src, _kv(cur, "count"), "count", minimum=0)
+        args["count"] = integer(src, keyed_value(cur, "count"), "count", minimum=0)
         return "claims-count", ref, state
     state = cur.keyword(*CLAIM_STATES).value
     if state == "allocated":
@@ -206,7 +206,7 @@ def parse_expect_dra(src: Source, subject: str, cur: Cursor, args: dict[str, Any
         if cur.accept("devices"):
             args["devices"] = tuple(x.value for x in name_words(src, cur.group("devices")))
     elif state == "reserved-for":
-        args["pods"] = _refs(src, cur.blist("the pods"), checks)
+        args["pods"] = checked_refs(src, cur.blist("the pods"), checks)
     return "claim", ref, state
 
 

@@ -17,7 +17,7 @@ import attrs
 
 from ..errors import Span
 from ..model.dra import CelSelector, Device, DeviceClass, ResourceSlice, Version, qualified
-from ..model.quantity import QuantityError, _exact
+from ..model.quantity import QuantityError, exact_value
 from ..model.scenario import Object
 from .context import Context
 from .cursor import Cursor, read_attrs, split_commas
@@ -39,9 +39,9 @@ def _attr_value(src: Source, entry: list[Item], index: int | None) -> Any:
         inner = entry[1].items
         if len(inner) != 1 or not isinstance(inner[0], Word) or inner[0].kind != "STRING":
             raise src.error('a version is written version("1.2.3")', entry[1].open)
-        from ..model.dra_cel import _SEMVER
+        from ..model.dra_cel import SEMVER
 
-        if not _SEMVER.match(inner[0].text or ""):
+        if not SEMVER.match(inner[0].text or ""):
             raise src.error(f"'{inner[0].text}' is not a semantic version", inner[0],
                             expected="MAJOR.MINOR.PATCH, e.g. 1.2.3")
         return Version(inner[0].text or "")
@@ -204,7 +204,7 @@ def _device(src: Source, opts: _Options, name: str, number: int | None) -> Devic
             if len(entry) != 1:
                 raise src.error(f"unexpected {describe(entry[1])}", entry[1])
             try:
-                value = _exact(raw)
+                value = exact_value(raw)
             except QuantityError as exc:
                 raise src.error(str(exc), w.at(len(key) + 1, raw)) from None
             dom, ident = qualified(driver, key)

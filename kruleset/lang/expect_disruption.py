@@ -22,7 +22,7 @@ from typing import Any
 
 from .cursor import Cursor
 from .errors import Source
-from .expect_words import Check, _kv, _ref
+from .expect_words import Check, checked_ref, keyed_value
 from .syntax import Word
 from .values import duration, integer
 
@@ -62,19 +62,19 @@ def parse_pdb_status(src: Source, cur: Cursor, args: dict[str, Any]) -> None:
             raise src.error(f"'{key}' is given twice", w)
         cur.pos -= 1
         if key == "condition":
-            vw = _kv(cur, "condition")
+            vw = keyed_value(cur, "condition")
             if vw.value not in PDB_CONDITIONS:
                 raise src.unknown("DisruptionAllowed condition reason", vw.value, vw,
                                   PDB_CONDITIONS, expected=" | ".join(PDB_CONDITIONS))
             args["condition"] = vw.value
         elif key == "message":
-            mw = _kv(cur, "message")
+            mw = keyed_value(cur, "message")
             if mw.text is None:
                 raise src.error('message is a string here: message="TEXT"', mw,
                                 expected='message="TEXT"')
             args["message"] = mw.text
         else:
-            fields[key] = integer(src, _kv(cur, key), key, minimum=0)
+            fields[key] = integer(src, keyed_value(cur, key), key, minimum=0)
     if not fields and "condition" not in args and "message" not in args:
         raise cur.error("expect pdb needs at least one status field", cur.end_word(),
                         expected="disruptions-allowed=N, current-healthy=N, desired-healthy=N, "
@@ -96,7 +96,7 @@ def parse_drain(src: Source, cur: Cursor, args: dict[str, Any], checks: list[Che
     args["verdict"] = vw.value
     if vw.value == "blocked" and cur.accept("by"):
         by_w = cur.word("a pod reference after 'by'")
-        args["by"] = _ref(src, by_w, checks, glob=False)
+        args["by"] = checked_ref(src, by_w, checks, glob=False)
     return node_w.value
 
 

@@ -11,13 +11,14 @@ from .errors import Source
 from .syntax import BList, Item, Word, describe
 from .values import pod_ref
 
-__all__ = ["Check", "_kv", "_ref", "_refs"]
+__all__ = ["Check", "checked_ref", "checked_refs", "keyed_value"]
 
 Check = tuple[str, str, Item]
 """A reference to check once the names are known: (kind, key, item)."""
 
 
-def _ref(src: Source, w: Word, checks: list[Check], *, glob: bool = True) -> str:
+def checked_ref(src: Source, w: Word, checks: list[Check], *, glob: bool = True) -> str:
+    """The pod reference ``w`` as ``ns/name``, checked once names are known (unless a glob)."""
     ns, name = pod_ref(src, w, glob=glob)
     key = f"{ns}/{name}"
     if "*" not in key:
@@ -25,7 +26,9 @@ def _ref(src: Source, w: Word, checks: list[Check], *, glob: bool = True) -> str
     return key
 
 
-def _refs(src: Source, blist: BList, checks: list[Check]) -> tuple[str, ...]:
+def checked_refs(src: Source, blist: BList, checks: list[Check]) -> tuple[str, ...]:
+    """A bracketed list of pod references (no globs, none twice), each checked as
+    :func:`checked_ref`."""
     out = []
     for entry in split_commas(src, blist):
         w = entry[0]
@@ -35,14 +38,14 @@ def _refs(src: Source, blist: BList, checks: list[Check]) -> tuple[str, ...]:
                             expected="pod references separated by commas")
         if "*" in w.value:
             raise src.error("a glob is not allowed in a list of pods; name each pod", w)
-        key = _ref(src, w, checks, glob=False)
+        key = checked_ref(src, w, checks, glob=False)
         if key in out:
             raise src.error(f"'{key}' is listed twice", w)
         out.append(key)
     return tuple(out)
 
 
-def _kv(cur: Cursor, key: str) -> Word:
+def keyed_value(cur: Cursor, key: str) -> Word:
     """Read ``key=VALUE`` and return the value's word."""
     w = cur.word(f"{key}=…")
     name, eq, value = w.value.partition("=")

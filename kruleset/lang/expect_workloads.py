@@ -18,7 +18,7 @@ from typing import Any
 
 from .cursor import Cursor
 from .errors import Source
-from .expect_words import Check, _kv
+from .expect_words import Check, keyed_value
 from .values import integer, pod_ref
 
 __all__ = ["JOB_CONDITIONS", "STATUS_KEYS", "parse_expect_workload"]
@@ -63,7 +63,7 @@ def parse_expect_workload(src: Source, subject: str, cur: Cursor, args: dict[str
         else:
             args["condition"] = "Complete" if w.value == "complete" else "Failed"
         if not cur.at_end():
-            rw = _kv(cur, "reason")
+            rw = keyed_value(cur, "reason")
             if rw.value not in JOB_REASONS:
                 raise src.unknown("job condition reason", rw.value, rw, JOB_REASONS,
                                   expected=" | ".join(JOB_REASONS))

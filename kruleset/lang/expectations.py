@@ -60,7 +60,7 @@ from .expect_disruption import (
     parse_pdb_status,
     split_window,
 )
-from .expect_words import Check, _kv, _ref, _refs
+from .expect_words import Check, checked_ref, checked_refs, keyed_value
 from .rollout import parse_expect_deployment
 from .syntax import Item, Word, first_word, last_word
 from .values import check_namespace, integer, label_key, label_value, pod_ref, resources, taint
@@ -114,7 +114,7 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
     form = subject
     if subject == "pod":
         ref_w = cur.word("a pod reference")
-        ref = _ref(src, ref_w, checks)
+        ref = checked_ref(src, ref_w, checks)
         form, state, negated = _pod_form(src, cur, args, checks)
         if "container" in args:
             # Which pods the container is looked for in (a glob too).
@@ -125,7 +125,7 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         if "=" in ref_w.value:
             ref, args["labels"] = _label_ref(src, ref_w)
         else:
-            ref = _ref(src, ref_w, checks)
+            ref = checked_ref(src, ref_w, checks)
         state = _choice(src, cur.word("a state"), COUNT_STATES, "pod state")
         op, args["count"] = count_condition(src, cur)
         if op != "=":
@@ -133,12 +133,12 @@ def parse_expect(src: Source, head: Word, cur: Cursor, span: Span,
         form = "pods-count"
     elif subject == "victims":
         cur.keyword("of")
-        ref = _ref(src, cur.word("a pod reference"), checks, glob=False)
+        ref = checked_ref(src, cur.word("a pod reference"), checks, glob=False)
         cur.keyword("=")
-        args["refs"] = _refs(src, cur.blist("the victims"), checks)
+        args["refs"] = checked_refs(src, cur.blist("the victims"), checks)
     elif subject == "evictions":
         cur.keyword("=")
-        args["refs"] = _refs(src, cur.blist("the evictions"), checks)
+        args["refs"] = checked_refs(src, cur.blist("the evictions"), checks)
     elif subject == "eviction":
         ref = _eviction_form(src, cur, args, checks)
         form = "eviction-status"
@@ -218,7 +218,7 @@ def _subject(src: Source, cur: Cursor, args: dict[str, Any],
 def _eviction_form(src: Source, cur: Cursor, args: dict[str, Any], checks: list[Check]) -> str:
     """``expect eviction REF status N [message="TEXT"]``: returns the pod reference."""
     ref_w = cur.word("a pod reference")
-    ref = _ref(src, ref_w, checks, glob=False)
+    ref = checked_ref(src, ref_w, checks, glob=False)
     checks.append(("evict", ref, ref_w))
     cur.keyword("status")
     sw = cur.word("200, 429 or 500")
@@ -227,7 +227,7 @@ def _eviction_form(src: Source, cur: Cursor, args: dict[str, Any], checks: list[
                         expected="200 | 429 | 500")
     args["status"] = int(sw.value)
     if not cur.at_end():
-        mw = _kv(cur, "message")
+        mw = keyed_value(cur, "message")
         if mw.text is None:
             raise src.error('message is a string here: message="TEXT"', mw,
                             expected='message="TEXT"')
@@ -265,19 +265,19 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
     if eq:
         cur.pos -= 1
         if key == "qos":
-            args["value"] = _choice(src, _kv(cur, "qos"), QOS, "QoS class")
+            args["value"] = _choice(src, keyed_value(cur, "qos"), QOS, "QoS class")
             return "qos", "", False
         if key == "priority":
-            args["value"] = integer(src, _kv(cur, "priority"), "priority")
+            args["value"] = integer(src, keyed_value(cur, "priority"), "priority")
             if cur.peek_word() and cur.peek_word().startswith("preemption="):  # type: ignore[union-attr]
-                args["preemption"] = _choice(src, _kv(cur, "preemption"),
+                args["preemption"] = _choice(src, keyed_value(cur, "preemption"),
                                              ("PreemptLowerPriority", "Never"), "preemption policy")
             return "priority", "", False
         if key == "oom-score-adj":
-            args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
+            args["value"] = integer(src, keyed_value(cur, "oom-score-adj"), "oom-score-adj")
             return "oom-score-adj", "", False
         if key == "attempts":
-            args["value"] = integer(src, _kv(cur, "attempts"), "attempts", minimum=0)
+            args["value"] = integer(src, keyed_value(cur, "attempts"), "attempts", minimum=0)
             return "attempts", "", False
         raise src.unknown("pod expectation", key, w,
                           ("qos", "priority", "oom-score-adj", "attempts"),
@@ -293,7 +293,7 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
         name_w = cur.word("a container name")
         args["container"] = name_w.value
         checks.append(("container", name_w.value, name_w))
-        args["value"] = integer(src, _kv(cur, "oom-score-adj"), "oom-score-adj")
+        args["value"] = integer(src, keyed_value(cur, "oom-score-adj"), "oom-score-adj")
         return "oom-score-adj", "", False
     if word not in POD_STATES:
         raise src.unknown("pod state", word, w,
@@ -309,14 +309,15 @@ def _pod_form(src: Source, cur: Cursor, args: dict[str, Any],
         args["node"] = node_w.value
         checks.append(("node", node_w.value, node_w))
     elif word in ("pending", "rejected") and not cur.at_end():
-        rw = _kv(cur, "reason")
+        rw = keyed_value(cur, "reason")
         if rw.text is None:
             raise src.error('reason is a string here: reason="TEXT"', rw,
                             expected='reason="TEXT"')
         args["reason"] = rw.text
     elif word == "evicted" and not cur.at_end():
-        args["reason"] = _choice(src, _kv(cur, "reason"), EVICTION_REASONS, "eviction reason")
+        args["reason"] = _choice(src, keyed_value(cur, "reason"), EVICTION_REASONS,
+                                 "eviction reason")
     elif word == "preempted" and cur.accept("by"):
         by_w = cur.word("a pod reference after 'by'")
-        args["by"] = _ref(src, by_w, checks, glob=False)
+        args["by"] = checked_ref(src, by_w, checks, glob=False)
     return "pod", word, False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.selectors import NodeSelectorTerm, Requirement
 from ._fields import Doc, choice, mapping, seq, string, string_list
 
-__all__ = ["_node_term"]
+__all__ = ["node_term"]
 
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
@@ -41,7 +41,8 @@ def _node_requirements(doc: Doc, raw: object, field: str,
     return tuple(out)
 
 
-def _node_term(doc: Doc, raw: object, field: str) -> NodeSelectorTerm:
+def node_term(doc: Doc, raw: object, field: str) -> NodeSelectorTerm:
+    """A ``nodeSelectorTerms`` entry at ``field`` (pods' node affinity, DRA's node selectors)."""
     t = mapping(doc, raw, field)
     return NodeSelectorTerm(
         _node_requirements(doc, t.get("matchExpressions"), f"{field}.matchExpressions"),

@@ -42,10 +42,10 @@ from ..model.dra import (
     Version,
     qualified,
 )
-from ..model.dra_cel import _SEMVER, CelCompileError, check
-from ..model.quantity import QuantityError, _exact
+from ..model.dra_cel import SEMVER, CelCompileError, check
+from ..model.quantity import QuantityError, exact_value
 from ._fields import Doc, boolean, choice, integer, mapping, seq, string
-from ._node_terms import _node_term
+from ._node_terms import node_term
 
 __all__ = ["DRA_KINDS", "DRA_VERSIONS", "dra_object", "pod_resource_claims"]
 
@@ -164,7 +164,7 @@ def _value(doc: Doc, raw: Any, field: str) -> Any:
         return string(doc, value, f"{field}.string")
     if kind == "version":
         text = string(doc, value, f"{field}.version")
-        if not _SEMVER.match(text):
+        if not SEMVER.match(text):
             doc.fail(f"{field}.version", f"'{text}' is not a semantic version")
         return Version(text)
     doc.fail(field, f"unknown attribute type {kind!r}", "int, bool, string or version")
@@ -172,7 +172,7 @@ def _value(doc: Doc, raw: Any, field: str) -> Any:
 
 def _quantity(doc: Doc, raw: Any, field: str) -> Fraction:
     try:
-        return _exact(str(raw))
+        return exact_value(str(raw))
     except QuantityError as exc:
         doc.fail(field, str(exc))
 
@@ -216,7 +216,7 @@ def _slice(doc: Doc, spec: dict[str, Any], name: str, version: str) -> ResourceS
     if spec.get("nodeSelector") is not None:
         ns = mapping(doc, spec.get("nodeSelector"), "spec.nodeSelector")
         terms = seq(doc, ns.get("nodeSelectorTerms"), "spec.nodeSelector.nodeSelectorTerms")
-        selector = tuple(_node_term(doc, t, f"spec.nodeSelector.nodeSelectorTerms[{i}]")
+        selector = tuple(node_term(doc, t, f"spec.nodeSelector.nodeSelectorTerms[{i}]")
                          for i, t in enumerate(terms))
     if sum((bool(node), all_nodes, selector is not None)) != 1:
         doc.fail("spec", "a ResourceSlice sets exactly one of nodeName, nodeSelector, allNodes")

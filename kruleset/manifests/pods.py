@@ -42,7 +42,7 @@ from ._fields import (
     string_list,
     string_map,
 )
-from ._node_terms import _node_term
+from ._node_terms import node_term
 from .pod_ranking import DELETION_COST, ranking_fields, set_ranking
 
 __all__ = ["COPY", "PodContext", "SpecFields", "build_spec_pod", "is_static", "make_pod",
@@ -194,7 +194,7 @@ def _node_affinity(doc: Doc, raw: object, field: str) -> NodeAffinity | None:
         terms = seq(doc, mapping(doc, req, rf).get("nodeSelectorTerms"), f"{rf}.nodeSelectorTerms")
         if not terms:
             doc.fail(f"{rf}.nodeSelectorTerms", "required node affinity needs at least one term")
-        required = tuple(_node_term(doc, t, f"{rf}.nodeSelectorTerms[{i}]")
+        required = tuple(node_term(doc, t, f"{rf}.nodeSelectorTerms[{i}]")
                          for i, t in enumerate(terms))
     preferred = []
     pf = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -204,7 +204,7 @@ def _node_affinity(doc: Doc, raw: object, field: str) -> NodeAffinity | None:
         if weight is None:
             doc.fail(f"{pf}[{i}].weight", "a preferred term needs a weight from 1 to 100")
         preferred.append(WeightedNodeTerm(
-            weight, _node_term(doc, p.get("preference"), f"{pf}[{i}].preference")))
+            weight, node_term(doc, p.get("preference"), f"{pf}[{i}].preference")))
     return NodeAffinity(required, tuple(preferred))
 
 

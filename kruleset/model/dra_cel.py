@@ -31,13 +31,22 @@ from typing import Any
 
 from .dra import Device, Version
 from .dra_cel_ext import EXTENSIONS, CelExtError, rewrite
-from .quantity import QuantityError, _exact
+from .quantity import QuantityError, exact_value
 
-__all__ = ["CelCompileError", "CelRuntimeError", "check", "device_value", "evaluate", "program"]
+__all__ = [
+    "CelCompileError",
+    "CelRuntimeError",
+    "check",
+    "device_value",
+    "evaluate",
+    "program",
+    "SEMVER",
+]
 
 _Q = "__k8s_quantity__"
 _V = "__semver__"
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+#: A semantic version as DRA's ``semver`` attributes are written.
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
                      r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$")
 _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+): ([^\n]*)")
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
@@ -78,21 +87,21 @@ def _qval(x: Any) -> Fraction:
 
 def _quantity(text: str) -> dict[str, str]:
     try:
-        return _q(_exact(text))
+        return _q(exact_value(text))
     except QuantityError:
         raise CelRuntimeError(f"quantities must match the regular expression: {text}") from None
 
 
 def _is_quantity(text: str) -> bool:
     try:
-        _exact(text)
+        exact_value(text)
     except QuantityError:
         return False
     return True
 
 
 def _semver_key(x: Any) -> tuple[Any, ...]:
-    m = _SEMVER.match(x[_V])
+    m = SEMVER.match(x[_V])
     assert m is not None
     pre = m.group(4)
     # A release sorts after its pre-releases (semver §11).
@@ -102,7 +111,7 @@ def _semver_key(x: Any) -> tuple[Any, ...]:
 
 
 def _semver(text: str) -> dict[str, str]:
-    if not _SEMVER.match(text):
+    if not SEMVER.match(text):
         raise CelRuntimeError(f"could not parse {text} as semver")
     return {_V: text}
 
@@ -128,7 +137,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
     "isQuantity": _is_quantity,
     "semver": _semver,
-    "isSemver": lambda s: bool(_SEMVER.match(s)),
+    "isSemver": lambda s: bool(SEMVER.match(s)),
     "compareTo": _cmp,
     "isGreaterThan": lambda a, b: _cmp(a, b) > 0,
     "isLessThan": lambda a, b: _cmp(a, b) < 0,

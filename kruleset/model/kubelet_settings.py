@@ -19,7 +19,13 @@ from ..errors import NO_SPAN, Span, did_you_mean
 from .config import DEFAULT_HARD_THRESHOLDS, SIGNALS, EvictionThreshold, KubeletConfig
 from .quantity import QuantityError, parse_duration, parse_percentage, parse_quantity
 
-__all__ = ["ENFORCE", "FILESYSTEMS", "KubeletConfigError", "make_kubelet_config"]
+__all__ = [
+    "ENFORCE",
+    "FILESYSTEMS",
+    "KubeletConfigError",
+    "make_kubelet_config",
+    "threshold_value",
+]
 
 FILESYSTEMS = ("nodefs", "nodefs+imagefs", "nodefs+imagefs+containerfs")
 ENFORCE = ("pods", "system-reserved", "kube-reserved", "none")
@@ -51,7 +57,9 @@ def _check_signal(signal: str, setting: str) -> None:
             setting, signal, suggestion="signals: " + ", ".join(SIGNALS))
 
 
-def _threshold_value(signal: str, text: str, setting: str) -> EvictionThreshold | None:
+def threshold_value(signal: str, text: str, setting: str) -> EvictionThreshold | None:
+    """One ``eviction-hard``/``-soft`` value for ``signal`` (a quantity or a percentage)
+    as the kubelet reads it; None: the threshold is off (``0%``/``100%``)."""
     text = text.strip()
     if text.endswith("%"):
         if text in ("0%", "100%"):
@@ -133,7 +141,7 @@ def make_kubelet_config(
         items = []
         for signal, text in hard.items():
             _check_signal(signal, "hard")
-            th = _threshold_value(signal, text, "hard")
+            th = threshold_value(signal, text, "hard")
             if th is not None:
                 items.append(attach(th))
         hard_out = tuple(items)
@@ -142,7 +150,7 @@ def make_kubelet_config(
     soft_out = []
     for signal, text in (soft or {}).items():
         _check_signal(signal, "soft")
-        th = _threshold_value(signal, text, "soft")
+        th = threshold_value(signal, text, "soft")
         if th is None:
             continue
         if signal not in grace:

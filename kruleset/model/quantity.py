@@ -23,6 +23,7 @@ __all__ = [
     "parse_quantity",
     "parse_percentage",
     "resource_unit",
+    "exact_value",
 ]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
@@ -60,7 +61,9 @@ def resource_unit(resource: str) -> int:
     return 1000 if resource == "cpu" else 1
 
 
-def _exact(text: str) -> Fraction:
+def exact_value(text: str) -> Fraction:
+    """A Kubernetes quantity's exact value (in its unit, not scaled to milli), or
+    :class:`QuantityError`."""
     if len(text) > _MAX_TEXT:
         raise QuantityError(f"'{text[:20]}…' ({len(text)} characters) is too long to be "
                             f"a quantity: the largest is {MAX_QUANTITY}")
@@ -90,7 +93,7 @@ def parse_quantity(text: str, resource: str = "memory", *, allow_negative: bool 
     >>> parse_quantity("500m", "cpu"), parse_quantity("2", "cpu"), parse_quantity("1Ki")
     (500, 2000, 1024)
     """
-    value = _exact(text) * resource_unit(resource)
+    value = exact_value(text) * resource_unit(resource)
     if value < 0 and not allow_negative:
         raise QuantityError(f"'{text}': a quantity may not be negative")
     # Value()/MilliValue() round up (towards +inf) to the next integer.

@@ -35,10 +35,10 @@ from ..rules.scheduler.queue.events import (
     pod_view,
 )
 from .registry import (
-    _ACTIONS,
-    _CONTROLLERS,
-    _POD_ADMISSION,
-    _POD_CHANGES,
+    ACTIONS,
+    CONTROLLERS,
+    POD_ADMISSION,
+    POD_CHANGES,
     Controller,
     register_action,
     register_controller,
@@ -177,7 +177,7 @@ class Simulation:
         # to fail a node in a copy of a simulation paused there.
         self.on_settled: Callable[[Simulation], bool] | None = None
         self.controllers: list[Controller] = sorted(
-            (f(self) for f in _CONTROLLERS), key=lambda c: c.phase)
+            (f(self) for f in CONTROLLERS), key=lambda c: c.phase)
 
     # --- services for controllers and handlers ------------------------------------
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
@@ -231,10 +231,10 @@ class Simulation:
     def admission_changes(self, pod: Any) -> dict[str, Any] | Failure | None:
         """What the API admission steps would set on ``pod`` (``{}``: nothing), their
         refusal, or None when a step can only say by admitting the pod itself."""
-        if None in _POD_CHANGES:
+        if None in POD_CHANGES:
             return None
         changed: dict[str, Any] = {}
-        for step in _POD_CHANGES:
+        for step in POD_CHANGES:
             got = step(self, pod)  # type: ignore[misc]
             if got is None:
                 return None
@@ -250,7 +250,7 @@ class Simulation:
             return pod.replace(**changed) if changed else pod
         if changed is not None:
             return changed  # a refusal
-        for fn in _POD_ADMISSION:
+        for fn in POD_ADMISSION:
             pod = fn(self, pod)
             if not hasattr(pod, "key"):
                 return pod  # a refusal (a Failure)
@@ -572,7 +572,7 @@ class Simulation:
 
     def _apply(self, event: Any) -> None:
         action = event.action
-        handler = _ACTIONS.get(type(action))
+        handler = ACTIONS.get(type(action))
         if handler is None:
             raise NotImplementedMechanism(_describe(action), getattr(action, "span", None))
         self.state.new_epoch()

@@ -10,8 +10,9 @@ A pass on a node where nothing changed since its last pass, with nothing met,
 timing or held, would decide nothing, so it is skipped (and not traced): this
 keeps thousands of idle nodes cheap.  With ``FastPaths.quiet_kubelet`` on (the
 default) two more passes are answered without running the steps
-(:mod:`kruleset.rules.kubelet.eviction.fast_pass`): one where nothing changed
-and the last pass met nothing but conditions are still held (the pressure
+(:mod:`kruleset.rules.kubelet.eviction.fast_pass`, the ``kubelet_pass`` the
+composition root chooses, :func:`~kruleset.rules.scheduler.paths.paths_for`):
+one where nothing changed and the last pass met nothing but conditions are still held (the pressure
 transition period), which can only let them expire (``idle_pass``), and an
 untraced one on a node whose manager remembers nothing, when it is certain to
 decide nothing (``quiet_pass``: every node's first pass, at 0s); with it off
@@ -29,7 +30,6 @@ from ..errors import ScenarioError
 from ..model import scenario as sc
 from ..model.state import NodeState
 from ..rules.disruption.taint_manager import CONDITION_TAINTS, NOT_READY_TAINTS
-from ..rules.kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ..rules.kubelet.eviction.manager import (
     EVICTION_REASON,
     NO_USAGE,
@@ -47,6 +47,7 @@ from ..rules.kubelet.eviction.signals import (
     set_pod_usage,
     usage_index,
 )
+from ..rules.scheduler.paths import KubeletPass, paths_for
 from ..rules.scheduler.queue.events import node_view
 from .core import Simulation, register_action, register_controller
 
@@ -85,8 +86,10 @@ class KubeletController:
             # pass: no pass is due (a drain's instants on 65,000 nodes).
             return False
         changed = False
-        first = (FirstPasses(sim.profile, sim.now)
-                 if sim.fast.quiet_kubelet and sim.trace is None else None)
+        # Chosen once per step (the passes run per node).
+        fast = paths_for(sim.fast).kubelet_pass
+        first = (fast.first_passes(sim.profile, sim.now)
+                 if fast is not None and sim.trace is None else None)
         now = sim.now
         for node in sim.state.nodes.values():
             name = node.name
@@ -101,7 +104,7 @@ class KubeletController:
                 last[name] = now
             else:
                 continue
-            result = _run_pass(sim, node)
+            result = _run_pass(sim, node, fast)
             if result is None:
                 continue
             if apply_conditions(sim, node, result):
@@ -130,26 +133,27 @@ class KubeletController:
         return best
 
 
-def _run_pass(sim: Simulation, node: NodeState) -> PassResult | None:
-    """The node's eviction-manager pass now; None: skipped, it could change nothing."""
+def _run_pass(sim: Simulation, node: NodeState, fast: KubeletPass | None
+              ) -> PassResult | None:
+    """The node's eviction-manager pass now (``fast``: the passes answered without their
+    steps, or None); None: skipped, it could change nothing."""
     kept = peek_state(node)
     config = sim.kubelet_config(node.name)
-    fast = sim.fast.quiet_kubelet
     if kept is not None and kept.last_pass is not None and not is_dirty(node):
         if kept.quiet():
             return None
-        if fast:
+        if fast is not None:
             # Conditions held after the pressure is gone: the pass can only
             # let them expire, so it is computed without the steps.
-            result = idle_pass(sim.state, node, config, sim.now,
+            result = fast.idle(sim.state, node, config, sim.now,
                                profile=sim.profile, trace=sim.trace)
             if result is not None:
                 return result
     clear_dirty(node)
-    if fast:
+    if fast is not None:
         # A node with nothing met, timing or held (every node's first pass, at
         # 0s): computed without the steps when it is certain to decide nothing.
-        result = quiet_pass(sim.state, node, config, sim.now, profile=sim.profile,
+        result = fast.quiet(sim.state, node, config, sim.now, profile=sim.profile,
                             trace=sim.trace)
         if result is not None:
             return result

@@ -21,7 +21,16 @@ if TYPE_CHECKING:
 # cycle.  Each mechanism types its own functions with ``Simulation``.
 AnySimulation = Any
 
-__all__ = ["Controller", "register_action", "register_controller", "register_pod_admission"]
+__all__ = [
+    "ACTIONS",
+    "CONTROLLERS",
+    "POD_ADMISSION",
+    "POD_CHANGES",
+    "Controller",
+    "register_action",
+    "register_controller",
+    "register_pod_admission",
+]
 
 
 class Controller(Protocol):
@@ -34,20 +43,23 @@ class Controller(Protocol):
     def next_time(self, sim: AnySimulation) -> int | None: ...  # noqa: D102
 
 
-_CONTROLLERS: list[Callable[[AnySimulation], Controller]] = []
-_ACTIONS: dict[type, Callable[[AnySimulation, Any], None]] = {}
-_POD_ADMISSION: list[Callable[[AnySimulation, Any], Any]] = []
-_POD_CHANGES: list[Callable[[AnySimulation, Any], Any] | None] = []
+#: What the mechanism modules registered, read by the simulation (``sim/core.py``):
+#: controller factories, action handlers by action type, pod admission checks and
+#: each check's handler of a pod's change (None: none).
+CONTROLLERS: list[Callable[[AnySimulation], Controller]] = []
+ACTIONS: dict[type, Callable[[AnySimulation, Any], None]] = {}
+POD_ADMISSION: list[Callable[[AnySimulation, Any], Any]] = []
+POD_CHANGES: list[Callable[[AnySimulation, Any], Any] | None] = []
 
 
 def register_controller(factory: Callable[[AnySimulation], Controller]) -> None:
     """Add a controller factory; every :class:`Simulation` builds one of each."""
-    _CONTROLLERS.append(factory)
+    CONTROLLERS.append(factory)
 
 
 def register_action(cls: type, handler: Callable[[AnySimulation, Any], None]) -> None:
     """Say which function carries out timeline actions of type ``cls``."""
-    _ACTIONS[cls] = handler
+    ACTIONS[cls] = handler
 
 
 def register_pod_admission(
@@ -65,5 +77,5 @@ def register_pod_admission(
     a pod is admitted with a single copy instead of one per step (creating
     150,000 pods copied each of them twice).
     """
-    _POD_ADMISSION.append(fn)
-    _POD_CHANGES.append(changes)
+    POD_ADMISSION.append(fn)
+    POD_CHANGES.append(changes)

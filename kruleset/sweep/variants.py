@@ -259,14 +259,14 @@ def _set_replicas(sc: Scenario, path: SetPath, value: str) -> Scenario:
 
 def _set_kubelet(sc: Scenario, path: SetPath, value: str) -> Scenario:
     from ..model.config import SIGNALS
-    from ..model.kubelet_settings import KubeletConfigError, _threshold_value
+    from ..model.kubelet_settings import KubeletConfigError, threshold_value
 
     if path.sub not in SIGNALS:
         raise SweepError(f"--set {path.text}: unknown eviction signal '{path.sub}'",
                          expected=", ".join(SIGNALS), suggestion=did_you_mean(path.sub, SIGNALS))
     setting = "hard" if path.field == "eviction-hard" else "soft"
     try:
-        new = _threshold_value(path.sub, value, setting)
+        new = threshold_value(path.sub, value, setting)
     except KubeletConfigError as e:
         raise SweepError(f"--set {path.text}={value}: {e.message}",
                          suggestion=e.suggestion) from None

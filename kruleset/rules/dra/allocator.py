@@ -34,7 +34,15 @@ from ...model.dra import (
 from ...model.dra_cel import CelRuntimeError, Evaluator
 from ...model.selectors import NodeSelectorTerm
 
-__all__ = ["Allocation", "AllocationError", "Candidate", "Pool", "allocate", "gather_pools"]
+__all__ = [
+    "Allocation",
+    "AllocationError",
+    "Candidate",
+    "Pool",
+    "allocate",
+    "gather_pools",
+    "allocation_of",
+]
 
 
 class AllocationError(Exception):
@@ -224,7 +232,7 @@ def allocate(claims: Sequence[ClaimInput], pools: Sequence[Pool],
     search = _Search(claims, pools, classes, in_use, evaluator, note, memo)
     if not search.claim_from(0, 0):
         return INVALID_POOLS if any(p.duplicate for p in pools) else None
-    return [_allocation(r, u, c.key.rpartition("/")[2])
+    return [allocation_of(r, u, c.key.rpartition("/")[2])
             for r, u, c in zip(search.results, search.used_by, claims, strict=True)]
 
 
@@ -465,7 +473,7 @@ def _selected(evaluator: Evaluator, cand: Candidate, selectors: Sequence[Any], k
     return True
 
 
-def _allocation(refs: list[DeviceRef], used: list[Candidate], claim: str = "") -> Allocation:
+def allocation_of(refs: list[DeviceRef], used: list[Candidate], claim: str = "") -> Allocation:
     """The result's node restriction, derived from the slices of the chosen devices.
 
     ``claim`` (its name) is given when allocating: a slice whose node selector

@@ -132,7 +132,7 @@ class DraState:
 
     def _derive_node(self, cs: ClaimState) -> None:
         """A declared allocation's node restriction, from its devices' slices."""
-        from .allocator import Candidate, _allocation
+        from .allocator import Candidate, allocation_of
 
         assert cs.allocation is not None
         used = []
@@ -143,7 +143,7 @@ class DraState:
                     dev = next(d for d in s.devices if d.name == ref.device)
                     used.append(Candidate(dev, s.driver, s.pool, s))
                     break
-        derived = _allocation(list(cs.allocation.devices), used)
+        derived = allocation_of(list(cs.allocation.devices), used)
         cs.allocation = derived
 
     def set_allocation(self, cs: ClaimState, alloc: Allocation | None) -> None:

@@ -52,6 +52,7 @@ from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, ZERO, Resourc
 from kruleset.model.state import ClusterState, PodState, Tally
 
 __all__ = [
+    "CORE_RESOURCES",
     "MAX_INT64",
     "Bound",
     "QuotaUsage",
@@ -62,10 +63,12 @@ __all__ = [
     "quota_request",
     "quota_usage",
     "quota_used",
+    "show_quantity",
 ]
 
 MAX_INT64 = (1 << 63) - 1
-_CORE = (CPU, MEMORY, EPHEMERAL, PODS)
+#: The resources every quota tracks apart from extended ones.
+CORE_RESOURCES = (CPU, MEMORY, EPHEMERAL, PODS)
 
 
 
@@ -205,7 +208,8 @@ def quota_request(pod: Pod) -> Resources:
     return attrs.evolve(total + pod.overhead, pods=0)
 
 
-def _show(name: str, value: int) -> str:
+def show_quantity(name: str, value: int) -> str:
+    """``name=value`` as quota messages write one resource (``unlimited`` for no max)."""
     from kruleset.model.quantity import format_quantity
 
     if value >= MAX_INT64:

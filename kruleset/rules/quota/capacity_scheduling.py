@@ -38,7 +38,7 @@ from ..scheduler.preemption.postfilter import (
     PostFilterRequest,
     PostFilterResult,
 )
-from ..scheduler.preemption.victims import pdb_budgets, victim_plan
+from ..scheduler.preemption.victims import pdb_budgets
 from .accounting import (
     QuotaView,
     quota_usage,
@@ -47,13 +47,15 @@ from .prefilter import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
+    PreFilterState,
     prefilter_state,
 )
 from .reclaim import (
     ELIGIBILITY,
     PLUGIN,
-    _mode_text,
+    mode_text,
     select_victims_on_node,
+    select_victims_with,
 )
 
 __all__ = ["reclaim", "reclaim_victims"]
@@ -85,26 +87,26 @@ class CapacityScheduling:
 
     plugin = PLUGIN
 
-    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+    def eligible(self, ctx: ScheduleContext, ps: PodState, fit: FitError) -> str | None:
         """The ``scheduler.quota.eligibility`` rules' first refusal, as it is (no prefix)."""
         refusal = ctx.profile.active(ELIGIBILITY.name).first_failure(ctx, ps, fit,
                                                                      subject=ps.key)
         return None if refusal is None else refusal.reason
 
-    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+    def potential_nodes(self, ctx: ScheduleContext, fit: FitError) -> Sequence[NodeState]:
         """The nodes with an Unschedulable status."""
         return potential_nodes(ctx.state, fit)
 
-    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+    def offset_and_num_candidates(self, ctx: ScheduleContext, num_nodes: int) -> tuple[int, int]:
         """``(0, n)``: every potential node is dry-run."""
         return 0, num_nodes
 
-    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+    def judge(self, ctx: ScheduleContext, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
               ) -> QuotaJudge:
         """Every node's victims under the quota rules, each traced as it is judged."""
         return QuotaJudge(ctx, ps)
 
-    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+    def no_candidate_message(self, ctx: ScheduleContext, run: DryRun) -> str:
         """``0/N nodes are available: …``, or the nodes' errors when there are some."""
         statuses = run.statuses
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
@@ -117,10 +119,11 @@ class CapacityScheduling:
             return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
         return fit_message(len(ctx.state.nodes), all_statuses)
 
-    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+    def trace_choice(self, ctx: ScheduleContext, ps: PodState, best: Candidate, run: DryRun,
                      decided: str, clear: Sequence[PodState]) -> None:
         """The pick, each other candidate, the victims and reprieved pods."""
         trace = ctx.trace
+        assert trace is not None  # called with tracing on
         pick = ctx.profile.active(PICK.name)
         trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
         _trace_not_chosen(ctx, trace, pick, ps.key, best, run.candidates)
@@ -136,8 +139,8 @@ class QuotaJudge:
     """CapacityScheduling's ``SelectVictimsOnNode`` for one attempt's dry run (the
     evaluator's :class:`~kruleset.rules.scheduler.preemption.evaluator.NodeJudge`).
 
-    The quota PreFilter state, the PDBs and the victim arithmetic's plan are
-    read once; with ``FastPaths.reclaim`` the arithmetic dry run
+    The quota PreFilter state, the PDBs and the victim arithmetic's fit checks
+    (``FastPaths.victims``) are read once; with ``FastPaths.reclaim`` the arithmetic dry run
     (:mod:`~kruleset.rules.quota.fast_reclaim`) answers the nodes it can and
     records their trace, the reference the others.  In a simulation with the
     default pick only the two best candidates matter (the winner and the
@@ -145,7 +148,7 @@ class QuotaJudge:
     above the runner-up's is skipped.
     """
 
-    def __init__(self, ctx: Any, ps: PodState) -> None:
+    def __init__(self, ctx: ScheduleContext, ps: PodState) -> None:
         pod = ps.pod
         self.ctx = ctx
         self.ps = ps
@@ -154,7 +157,8 @@ class QuotaJudge:
         if self.trace is not None:
             _trace_mode(ctx, ps, pre)
         self.budgets = budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
-        self.plan = victim_plan(ctx, pod)  # once for every node
+        fit = ctx.paths.victim_fit
+        self.fit_for = fit(ctx, pod) if fit is not None else None  # once for every node
         start = ctx.paths.reclaim
         self.cycle = start(ctx, pod, pre, budgets) if start is not None else None
         self.bounds: dict[str, Any] | None = None
@@ -189,8 +193,8 @@ class QuotaJudge:
             if found is not None:
                 return found
             cycle.flush()  # the general path records at once
-        return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets, self.pre,
-                                      self.plan)
+        return select_victims_with(self.ctx, self.ps.pod, node, self.budgets, self.pre,
+                                   self.fit_for)
 
     def _trace_skip(self, node: NodeState, least: tuple[int, ...] | None,
                     runner_up: tuple[tuple[int, ...], str]) -> None:
@@ -228,18 +232,19 @@ class QuotaJudge:
         return run
 
 
-def _trace_mode(ctx: Any, ps: PodState, pre: Any) -> None:
+def _trace_mode(ctx: ScheduleContext, ps: PodState, pre: PreFilterState) -> None:
     """Which victims the preemptor's quota mode allows, before any node is judged."""
     pod = ps.pod
+    trace = ctx.trace
+    assert trace is not None  # called with tracing on
     if pre.has_quota:
         view = QuotaView(quota_usage(ctx.state))
-        ctx.trace.add(PLUGIN, ps.key, "mode",
-                      _mode_text(pod, pre, view, view.over_min_with(pod.namespace,
-                                                                     pre.req_in_eq)))
+        trace.add(PLUGIN, ps.key, "mode",
+                  mode_text(pod, pre, view, view.over_min_with(pod.namespace, pre.req_in_eq)))
     else:
-        ctx.trace.add(PLUGIN, ps.key, "mode",
-                      f"namespace {pod.namespace} has no ElasticQuota: victims are "
-                      f"lower-priority pods of namespaces without one")
+        trace.add(PLUGIN, ps.key, "mode",
+                  f"namespace {pod.namespace} has no ElasticQuota: victims are "
+                  f"lower-priority pods of namespaces without one")
 
 
 def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
@@ -255,7 +260,7 @@ def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
     return PLUGIN, subject, f"{node}: not dry-run", why
 
 
-def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
+def _trace_not_chosen(ctx: ScheduleContext, trace: Trace, pick: Any, subject: str, best: Candidate,
                       candidates: Sequence[Candidate]) -> None:
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
 
@@ -283,7 +288,7 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
       source="seed 004 §3; capacity_scheduling.go PostFilter, SelectVictimsOnNode; "
              "pkg/scheduler/framework/preemption Evaluator.Preempt",
       enabled=False)
-def _capacity_scheduling(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+def _capacity_scheduling(ctx: ScheduleContext, args: Mapping[str, Any], request: PostFilterRequest
                          ) -> PostFilterResult | None:
     return reclaim(ctx, request.ps, request.fit_error)
 

@@ -23,15 +23,21 @@ from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
 from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
 from ..scheduler.fast import cycle_cache
-from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
+from ..scheduler.fast.plan import (
+    DEFAULT_ORDER,
+    PORTS_MESSAGE,
+    FastPlan,
+    NodeFit,
+    fast_importance_order,
+    fast_plan,
+)
+from ..scheduler.framework import ScheduleContext
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import reprieve
 from ..scheduler.preemption.postfilter import Candidate
 from ..scheduler.preemption.victims import (
-    _DEFAULT_ORDER,
     VICTIMS,
     PdbBudget,
-    fast_importance_order,
     split_by_pdb,
 )
 from .accounting import (
@@ -175,7 +181,7 @@ class _Cycle:
                  "possible", "plan", "order", "budgets", "trace", "no_victims_reason", "log",
                  "logged", "walks", "quota_names")
 
-    def __init__(self, ctx: Any, pod: Pod, pre: PreFilterState, mode: int,
+    def __init__(self, ctx: ScheduleContext, pod: Pod, pre: PreFilterState, mode: int,
                  usage: QuotaUsage, used: dict[str, Core], plan: FastPlan,
                  order: Any, budgets: Sequence[PdbBudget]) -> None:
         self.ctx = ctx
@@ -208,7 +214,7 @@ class _Cycle:
             if self.trace is not None and memo is not None else {})
 
     @classmethod
-    def start(cls, ctx: Any, pod: Pod, pre: PreFilterState,
+    def start(cls, ctx: ScheduleContext, pod: Pod, pre: PreFilterState,
               budgets: Sequence[PdbBudget]) -> _Cycle | None:
         """The cycle's arithmetic dry run, or ``None`` where only the general path applies."""
         if not ctx.fast.reclaim:
@@ -217,7 +223,7 @@ class _Cycle:
         if tuple(a.rule.name for a in rules) != _DEFAULT_RULES:
             return None
         order = ctx.profile.active(VICTIMS.name)
-        if tuple(a.rule.name for a in order.rules) != _DEFAULT_ORDER:
+        if tuple(a.rule.name for a in order.rules) != DEFAULT_ORDER:
             return None
         if pre.pod_req.scalars or pre.req_in_eq.scalars or pre.req_all.scalars:
             return None
@@ -487,7 +493,7 @@ class _Cycle:
         trace.defer(count, functools.partial(cycle_entries, log, context))
 
 
-def start_cycle(ctx: Any, pod: Pod, pre: PreFilterState,
+def start_cycle(ctx: ScheduleContext, pod: Pod, pre: PreFilterState,
                 budgets: Sequence[PdbBudget]) -> _Cycle | None:
     """The attempt's arithmetic dry run (``FastPaths.reclaim``), or None where only the
     reference applies."""

@@ -39,15 +39,15 @@ from ..engine import UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.framework import PREFILTER
 from .accounting import (
-    _CORE,
+    CORE_RESOURCES,
     Amount,
     QuotaUsage,
     QuotaView,
-    _show,
     over,
     quota_request,
     quota_usage,
     quota_used,
+    show_quantity,
 )
 
 __all__ = [
@@ -205,7 +205,7 @@ def _note_left_out(trace: Trace, rule_name: str, subject: str, q: ElasticQuota, 
     if listed is None:
         return
     for name in names:
-        if name in _CORE and listed.get(name) == 0:
+        if name in CORE_RESOURCES and listed.get(name) == 0:
             trace.add(rule_name, subject, "note",
                       f"ElasticQuota {q.namespace} {which} does not list {name}: a resource left "
                       f"out of a {which} that is present counts as 0 (upstream's data layout), "
@@ -215,7 +215,7 @@ def _note_left_out(trace: Trace, rule_name: str, subject: str, q: ElasticQuota, 
 def _used_names(*xs: Amount) -> list[str]:
     out: list[str] = []
     for x in xs:
-        for name in _CORE:
+        for name in CORE_RESOURCES:
             if x.get(name) and name not in out:
                 out.append(name)
     return out
@@ -245,7 +245,8 @@ def _prefilter_max(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | Non
         trace.add(MAX_RULE, pod.key, "over max" if hit else "within max",
                   f"{pod.namespace} used {info.used.freeze().describe() or 'nothing'} + request "
                   f"{st.pod_req.describe() or 'nothing'}{noms}"
-                  + (f": {_show(hit[0], hit[1])} > max {_show(hit[0], hit[2])}" if hit else ""))
+                  + (f": {show_quantity(hit[0], hit[1])} > max {show_quantity(hit[0], hit[2])}"
+                     if hit else ""))
     if hit is None:
         return None
     return Failure(f"Pod {pod.key} is rejected in PreFilter because ElasticQuota "
@@ -276,8 +277,8 @@ def _prefilter_total_min(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure
                   f"all quotas used {usage.total.freeze().describe() or 'nothing'} + request "
                   f"{st.pod_req.describe() or 'nothing'}"
                   + (f" + nominated {', '.join(noms)}" if noms else "")
-                  + (f": {_show(hit[0], hit[1])} > sum of min {_show(hit[0], hit[2])}"
-                     if hit else ""))
+                  + (f": {show_quantity(hit[0], hit[1])} > sum of min "
+                     f"{show_quantity(hit[0], hit[2])}" if hit else ""))
     if hit is None:
         return None
     return Failure(f"Pod {pod.key} is rejected in PreFilter because total ElasticQuota used is "

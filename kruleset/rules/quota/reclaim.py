@@ -59,8 +59,9 @@ from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
-from ..scheduler.cycle import FitError
+from ..scheduler.cycle import FitError, ScheduleContext
 from ..scheduler.node_selection import run_filters_with_nominated
+from ..scheduler.paths import FitFor
 from ..scheduler.preemption.evaluator import (
     NodeVictims,
     Reprieve,
@@ -71,15 +72,14 @@ from ..scheduler.preemption.evaluator import (
 from ..scheduler.preemption.victims import (
     VICTIMS,
     PdbBudget,
-    VictimPlan,
-    fast_importance_order,
+    importance_order,
     split_by_pdb,
-    victim_plan,
 )
 from .accounting import (
     QuotaUsage,
     QuotaView,
     quota_usage,
+    show_quantity,
 )
 from .prefilter import (
     PreFilterState,
@@ -93,8 +93,10 @@ __all__ = [
     "VICTIM_RULES",
     "NodeVictims",
     "VictimContext",
+    "mode_text",
     "reclaim_node_victims",
     "select_victims_on_node",
+    "select_victims_with",
 ]
 
 PLUGIN = "scheduler.postfilter.CapacityScheduling"
@@ -146,7 +148,8 @@ rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
           "waits instead of preempting again, unless that node is now "
           "UnschedulableAndUnresolvable.",
       source="capacity_scheduling.go PodEligibleToPreemptOthers")
-def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+def _nominated(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState, fit: FitError
+               ) -> Failure | None:
     node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
@@ -186,7 +189,7 @@ NO_QUOTA_PREEMPTOR = "scheduler.quota.victims.no-quota-preemptor"
 @rule(VICTIM_RULES, NO_QUOTA_SPARED,
       doc="A preemptor with a quota never takes pods of namespaces without a quota.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode")
-def _no_quota_spared(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _no_quota_spared(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                      ps: PodState) -> Failure | None:
     usage = vc.view.usage
     if _has_quota(usage, vc.preemptor.namespace) and not _has_quota(usage, ps.pod.namespace):
@@ -200,7 +203,8 @@ def _no_quota_spared(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
           "namespace is untouched.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
              "(moreThanMinWithPreemptor false)")
-def _reclaim(ctx: Any, args: Mapping[str, Any], vc: VictimContext, ps: PodState) -> Failure | None:
+def _reclaim(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext, ps: PodState
+             ) -> Failure | None:
     usage = vc.view.usage
     ns = vc.preemptor.namespace
     if vc.over_min is not None or not _has_quota(usage, ns):
@@ -221,7 +225,7 @@ def _reclaim(ctx: Any, args: Mapping[str, Any], vc: VictimContext, ps: PodState)
           "namespace with strictly lower priority.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
              "(moreThanMinWithPreemptor true)")
-def _own_namespace(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _own_namespace(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                    ps: PodState) -> Failure | None:
     if vc.over_min is None:
         return None
@@ -237,7 +241,7 @@ def _own_namespace(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
 @rule(VICTIM_RULES, NO_QUOTA_PREEMPTOR,
       doc="A preemptor without a quota takes only lower-priority pods of namespaces without one.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode (preemptor without quota)")
-def _no_quota_preemptor(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _no_quota_preemptor(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                         ps: PodState) -> Failure | None:
     usage = vc.view.usage
     if _has_quota(usage, vc.preemptor.namespace):
@@ -253,23 +257,24 @@ def _no_quota_preemptor(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
 
 # --- one node ---------------------------------------------------------------------------------
 
-def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
-               hit: tuple[str, int, int] | None) -> str:
+def mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
+              hit: tuple[str, int, int] | None) -> str:
+    """Which victims the preemptor's quota mode allows (``hit``: its quota's resource
+    above min, or None), as the trace says it before any node is judged."""
     ns = pod.namespace
     used = view.used(ns).freeze().describe() or "nothing"
     if hit is None:
         return (f"{ns} used {used} + {pre.req_in_eq.describe() or 'nothing'} stays within its "
                 f"min: victims are pods of other quotas above their min, whatever their priority")
-    from .accounting import _show
-
     return (f"{ns} used {used} + {pre.req_in_eq.describe() or 'nothing'} is above its min "
-            f"({_show(hit[0], hit[1])} > {_show(hit[0], hit[2])}): only pods of {ns} with "
+            f"({show_quantity(hit[0], hit[1])} > {show_quantity(hit[0], hit[2])}): "
+            f"only pods of {ns} with "
             f"priority lower than {pod.effective_priority} may be victims")
 
 
-def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-                           pre: PreFilterState | None = None,
-                           plan: VictimPlan | None | bool = True) -> NodeVictims | Failure:
+def select_victims_on_node(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                           budgets: Sequence[PdbBudget], pre: PreFilterState | None = None
+                           ) -> NodeVictims | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
 
     Returns the victims, or the node's failure: ``No victims found on node N
@@ -277,10 +282,16 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
     with every potential victim gone, ``global quota max exceeded``, or an
     ``Error`` where upstream's reprieve removes a pod twice (a pod that failed
     the fit check when the nominated-inclusive quota check fails too).
-    ``plan``: the pod's :func:`~kruleset.rules.scheduler.preemption.victims.victim_plan`
-    (``True``: computed here); with one, the fit checks are arithmetic
-    (:class:`~kruleset.rules.scheduler.fast.plan.NodeFit`) where it allows.
     """
+    return select_victims_with(ctx, pod, node, budgets, pre)
+
+
+def select_victims_with(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                        budgets: Sequence[PdbBudget], pre: PreFilterState | None = None,
+                        fit_for: FitFor | None = None) -> NodeVictims | Failure:
+    """:func:`select_victims_on_node` with the fit checks of ``fit_for`` where it has
+    them (the victim arithmetic that ``FastPaths.victims`` chooses, for the attempt;
+    None: the filters run)."""
     pre = pre if pre is not None else prefilter_state(ctx, pod)
     usage = quota_usage(ctx.state)
     view = QuotaView(usage)
@@ -294,11 +305,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
         return Failure(f"No victims found on node {node.name} for preemptor pod {pod.name}",
                        UNRESOLVABLE, PLUGIN)
     removed = {ps.key for ps in potential}
-    if plan is True:
-        plan = victim_plan(ctx, pod)
-    # The victim arithmetic (``FastPaths.victims``) counts where the plan allows.
-    node_fit = ctx.paths.node_fit if plan else None
-    fit = node_fit(ctx, pod, node, plan, potential) if node_fit is not None else None
+    fit = fit_for(node, potential) if fit_for is not None else None
 
     def fits() -> Failure | None:
         return run_filters_with_nominated(ctx, pod, node, removed=frozenset(removed))
@@ -339,7 +346,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
         return (f"the quota checks fail with it back: "
                 f"{quota_hit[0]} {quota_hit[1]} > {quota_hit[2]}")
 
-    ordered = fast_importance_order(ctx, potential, order)
+    ordered = importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
     kept = reprieve(violating, fine, back, away, quota_checks if with_quota else None)
     if isinstance(kept, Failure):
@@ -364,12 +371,12 @@ def reclaim_node_victims(ctx: Any, node: NodeState, order: Any, violating: Seque
     """
     victims = list(kept.victims)
     if violating and fine:
-        victims = fast_importance_order(ctx, victims, order)
+        victims = importance_order(ctx, victims, order)
     return NodeVictims(node.name, tuple(victims), kept.num_pdb_violations,
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 
-def _potential_victims(ctx: Any, vc: VictimContext, node: NodeState, order: Any
+def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState, order: Any
                        ) -> list[PodState]:
     """The node's pods the victim rules let go, walked least important first.
 

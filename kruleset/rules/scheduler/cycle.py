@@ -70,9 +70,9 @@ from .framework import (
     SCORES,
     FitError,
     PerNode,
+    PerRule,
     ScheduleContext,
     ScheduleResult,
-    _PerRule,
     failure_reasons,
     fit_message,
 )
@@ -94,12 +94,15 @@ __all__ = [
     "register_batch_score",
     "schedule_pod",
     "score_nodes",
+    "BATCH_SCORES",
+    "score_entries",
 ]
 
 # --- scoring ---------------------------------------------------------------------
 
 BatchScoreFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]], list[int]]
-_BATCH_SCORES: dict[Callable[..., Any], BatchScoreFn] = {}
+#: A score rule's function -> its batch form (:func:`register_batch_score`).
+BATCH_SCORES: dict[Callable[..., Any], BatchScoreFn] = {}
 
 
 def register_batch_score(fn: Callable[..., Any]) -> Callable[[BatchScoreFn], BatchScoreFn]:
@@ -111,7 +114,7 @@ def register_batch_score(fn: Callable[..., Any]) -> Callable[[BatchScoreFn], Bat
     """
 
     def wrap(batch: BatchScoreFn) -> BatchScoreFn:
-        _BATCH_SCORES[fn] = batch
+        BATCH_SCORES[fn] = batch
         return batch
 
     return wrap
@@ -129,7 +132,7 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
     per_rule: dict[str, list[int]] = {}
     for a in ctx.profile.active(SCORES.name).rules:
         fn = a.rule.fn
-        batch = _BATCH_SCORES.get(fn)
+        batch = BATCH_SCORES.get(fn)
         if batch is not None:
             raw = batch(ctx, a.args, pod, nodes)
         else:
@@ -254,7 +257,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
                       raws)
     return ScheduleResult(
         pod.key, feasible[best].name, None, PerNode(names, totals),
-        _PerRule(names, per_rule), names,
+        PerRule(names, per_rule), names,
     )
 
 
@@ -314,7 +317,7 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
     # trace keeping them until it is read costs full collections nothing; the
     # group is a partial of them, not a closure (whose cells stay tracked).
     rules = tuple([(r, v if type(v) is tuple else tuple(v)) for r, v in per_rule.items()])
-    produce = functools.partial(_score_entries, key, names if type(names) is tuple
+    produce = functools.partial(score_entries, key, names if type(names) is tuple
                                 else tuple(names), totals if type(totals) is tuple
                                 else tuple(totals), rules)
     defer = getattr(trace, "defer", None)
@@ -325,9 +328,10 @@ def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[i
         defer(len(names), produce)
 
 
-def _score_entries(key: str, names: Sequence[str], totals: Sequence[int],
-                   rules: Sequence[tuple[str, Sequence[int]]]
-                   ) -> Iterator[tuple[str, str, str, str]]:
+def score_entries(key: str, names: Sequence[str], totals: Sequence[int],
+                  rules: Sequence[tuple[str, Sequence[int]]]
+                  ) -> Iterator[tuple[str, str, str, str]]:
+    """The trace entries of a pod's scores: each node's total and each rule's share."""
     for i, name in enumerate(names):
         parts = ", ".join(f"{r}={v[i]}" for r, v in rules)
         yield "scheduler.score", f"{key} on {name}", str(totals[i]), parts

@@ -42,6 +42,7 @@ __all__ = [
     "ScheduleResult",
     "failure_reasons",
     "fit_message",
+    "PerRule",
 ]
 
 QUEUE = define_ruleset(
@@ -229,7 +230,7 @@ class PerNode(Mapping[str, int]):
         return repr(self._d())
 
 
-class _PerRule(Mapping[str, Mapping[str, int]]):
+class PerRule(Mapping[str, Mapping[str, int]]):
     """Rule name -> node name -> normalised score, built lazily."""
 
     __slots__ = ("_names", "_raw", "_dict")

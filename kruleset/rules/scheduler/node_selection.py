@@ -62,13 +62,18 @@ __all__ = [
     "run_filters",
     "run_filters_with_nominated",
     "zone_key",
+    "ALL_RULES_KEY",
+    "NOMINATED_KEY",
+    "run_rules",
 ]
 
 OVERLAY = "filters.overlay"
 _PREPARED = "filters.prepared"
 _RULES = "filters.rules"
-_ALL_RULES = "filters.all_rules"
-_NOMINATED = "filters.nominated"
+#: ``ctx.extra`` keys: every enabled filter as (function, args, name), and the pods
+#: nominated to each node (the fast searches read what the cycle's PreFilter kept).
+ALL_RULES_KEY = "filters.all_rules"
+NOMINATED_KEY = "filters.nominated"
 
 # Upstream constants (pkg/scheduler/schedule_one.go).
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -162,8 +167,8 @@ def prepare_cycle(ctx: Any, pod: Pod) -> list[tuple[Callable[..., Any], Mapping[
         if prep is None or prep(ctx, a.args, pod):
             rules.append(entry)
     ctx.extra[_RULES] = rules
-    ctx.extra[_ALL_RULES] = every
-    ctx.extra[_NOMINATED] = _nominated_by_node(ctx.state, pod)
+    ctx.extra[ALL_RULES_KEY] = every
+    ctx.extra[NOMINATED_KEY] = _nominated_by_node(ctx.state, pod)
     ctx.extra[_PREPARED] = pod
     return rules
 
@@ -174,7 +179,7 @@ def nominated_pods(ctx: Any, pod: Pod, node: NodeState) -> list[PodState]:
     Upstream ``addNominatedPods``: priority >= the pod's, not the pod itself.
     """
     prepare_cycle(ctx, pod)
-    found: list[PodState] = ctx.extra[_NOMINATED].get(node.name, [])
+    found: list[PodState] = ctx.extra[NOMINATED_KEY].get(node.name, [])
     return found
 
 
@@ -242,8 +247,10 @@ def _by_seq(ps: PodState) -> int:
 
 # --- evaluating one node ------------------------------------------------------------
 
-def _run(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
-         pod: Pod, node: NodeState) -> Failure | None:
+def run_rules(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+              pod: Pod, node: NodeState) -> Failure | None:
+    """Run ``rules`` (function, args, name) on ``node`` in order, tracing each: the first
+    failure (named for its rule), or None when every one passes."""
     trace = ctx.trace
     for fn, args, name in rules:
         f = fn(ctx, args, pod, node)
@@ -284,7 +291,7 @@ def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
     prepare_cycle(ctx, pod)
     removed = removed if isinstance(removed, frozenset) else frozenset(removed)
     if not removed and not added:
-        return _run(ctx, ctx.extra[_RULES], pod, node)
+        return run_rules(ctx, ctx.extra[_RULES], pod, node)
     ov = make_overlay(node, removed, added)
     previous = ctx.extra.get(OVERLAY)
     ctx.extra[OVERLAY] = ov
@@ -295,7 +302,7 @@ def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
         # in the cycle state's SkipFilterPlugins (framework/runtime/framework.go),
         # so a nominated pod's anti-affinity never rejects a pod InterPodAffinity
         # skipped (no affinity terms, no bound pod's anti-affinity matching it).
-        return _run(ctx, ctx.extra[_RULES], pod, node)
+        return run_rules(ctx, ctx.extra[_RULES], pod, node)
     finally:
         if previous is None:
             del ctx.extra[OVERLAY]
@@ -439,7 +446,7 @@ def _find_one_by_one(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping
     (upstream cancels its search then; with one worker the nodes checked
     before are exactly these, and their failures count as processed).
     """
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[NOMINATED_KEY]
     feasible: list[NodeState] = []
     processed = 0
     n = len(order)
@@ -448,7 +455,7 @@ def _find_one_by_one(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping
         if noms and node.name in noms:
             f = run_filters_with_nominated(ctx, pod, node)
         else:
-            f = _run(ctx, rules, pod, node)
+            f = run_rules(ctx, rules, pod, node)
         if f is None:
             if len(feasible) >= to_find:
                 break

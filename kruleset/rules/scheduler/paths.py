@@ -1,14 +1,15 @@
 """The fast paths a cycle takes, as typed strategies chosen once (the joint with the fast paths).
 
 A fast path (``rules/scheduler/fast/``, ``quota/fast_*``,
-``disruption/fast_selection.py``) answers a question the reference rules
-answer, faster, with the same decision and the same trace.  Each question is
-a small Protocol here; a :class:`Paths` holds one implementation of each, or
-None where the reference answers.  The composition root
+``disruption/fast_selection.py``, ``kubelet/eviction/fast_pass.py``) answers a
+question the reference rules answer, faster, with the same decision and the
+same trace.  Each question is a small Protocol here; a :class:`Paths` holds
+one implementation of each, or None where the reference answers.  The composition root
 (:mod:`kruleset.rules.scheduler.fast.compose`) reads a
 :class:`~kruleset.rules.scheduler.framework.FastPaths` once and builds the
 :class:`Paths` (:func:`paths_for`); the cycle's context carries it
-(``ScheduleContext.paths``).  A reference module imports only this module,
+(``ScheduleContext.paths``; the simulation's kubelets read ``kubelet_pass`` from
+``paths_for(sim.fast)``).  A reference module imports only this module,
 never a fast one, so the reference reads alone.
 
 Rules also declare here the forms a fast path may run instead of them, as a
@@ -26,10 +27,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 if TYPE_CHECKING:
+    from kruleset.model.config import KubeletConfig
     from kruleset.model.objects import Pod, PodDisruptionBudget
     from kruleset.model.state import ClusterState, NodeState, PodState
 
-    from ..engine import Failure
+    from ..engine import Failure, Trace
+    from ..profile import Profile
+
+# ``ctx`` below is the cycle's ScheduleContext, and the judges, budgets, states and
+# results are the evaluator's, quota's and kubelet's types; all of those modules
+# import this one (the context holds its Paths), so a type-only import back would
+# close a cycle that tests/test_architecture.py forbids: they are named here and
+# typed at each implementation.
+_Context = Any  # the cycle's ScheduleContext
+_Judge = Any  # preemption.evaluator.NodeJudge (defaultpreemption.DefaultJudge)
+_Budget = Any  # preemption.victims.PdbBudget
+_VictimPredicate = Any  # preemption.victims.VictimPredicate
+_PreFilter = Any  # quota.prefilter.PreFilterState
+_PassResult = Any  # kubelet.eviction.manager.PassResult
 
 __all__ = [
     "BATCH_FILTERS",
@@ -38,12 +53,16 @@ __all__ = [
     "BatchFilterFn",
     "BatchSearch",
     "DryRunJudge",
-    "NodeFitStart",
+    "FitCheck",
+    "FitFor",
+    "FirstPasses",
+    "KubeletPass",
     "Paths",
     "PdbIndex",
     "ReclaimStart",
     "VectorPick",
-    "VictimArithmetic",
+    "VectorSearch",
+    "VictimFit",
     "paths_for",
     "register_batch_filter",
 ]
@@ -55,8 +74,8 @@ GENERAL: Any = object()
 class BatchSearch(Protocol):
     """``FastPaths.batch_search``: the node search a chunk of nodes at a time."""
 
-    def __call__(self, ctx: Any, rules: Any, pod: Pod, order: Sequence[NodeState], start: int,
-                 to_find: int, failures: dict[str, Failure]
+    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
+                 start: int, to_find: int, failures: dict[str, Failure]
                  ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
         """Feasible nodes, failures, nodes given a status (None: the cache answered); or
         None when it cannot take the search."""
@@ -65,7 +84,7 @@ class BatchSearch(Protocol):
 class VectorSearch(Protocol):
     """``FastPaths.node_vectors``: the batch search's chunk loop as array operations."""
 
-    def __call__(self, ctx: Any, rules: Any, pod: Pod, order: Sequence[NodeState],
+    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None = None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -76,42 +95,77 @@ class VectorSearch(Protocol):
 class VectorPick(Protocol):
     """``FastPaths.node_vectors``: the cycle's scoring and choice as array operations."""
 
-    def __call__(self, ctx: Any, pod: Pod, feasible: Any) -> Any:
+    def __call__(self, ctx: _Context, pod: Pod, feasible: Any) -> Any:
         """The cycle's ScheduleResult, or None (the cycle scores)."""
 
 
 class DryRunJudge(Protocol):
-    """``FastPaths.cycle_cache``: DefaultPreemption's dry run from kept judgements."""
+    """DefaultPreemption's ``SelectVictimsOnNode`` for one attempt's dry run: a
+    :class:`~kruleset.rules.scheduler.preemption.evaluator.NodeJudge` made per attempt
+    (``FastPaths.cycle_cache``: from kept judgements; ``FastPaths.victims``: by arithmetic;
+    the reference: ``DefaultJudge``)."""
 
-    def __call__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
-                 budgets: Sequence[Any], may_be_victim: Any) -> Any:
-        """The attempt's NodeJudge (the evaluator's)."""
-
-
-class VictimArithmetic(Protocol):
-    """``FastPaths.victims``: victim selection as arithmetic."""
-
-    def plan(self, ctx: Any, pod: Pod, *, traced: bool = False) -> Any:
-        """The pod's plan, or None when the filters must decide."""
-
-    def select(self, ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
-               budgets: Sequence[Any], order: Any, plan: Any) -> Any:
-        """NodeVictims, None (no candidate, failure deferred) or :data:`GENERAL`."""
+    def __call__(self, ctx: _Context, ps: PodState, nodes: Sequence[NodeState],
+                 budgets: Sequence[_Budget], may_be_victim: _VictimPredicate | None
+                 ) -> _Judge:
+        """The attempt's judge."""
 
 
-class NodeFitStart(Protocol):
-    """``FastPaths.victims``: one node's fit as arithmetic (CapacityScheduling's checks)."""
+class FitCheck(Protocol):
+    """Whether the preemptor fits on one node as pods are taken away and put back."""
 
-    def __call__(self, ctx: Any, pod: Pod, node: NodeState, plan: Any,
-                 potential: Sequence[PodState], /) -> Any:
-        """A NodeFit, or None where the filters must decide."""
+    def reason(self) -> str | None:
+        """The first failing filter's reason, or None: the pod fits."""
+
+    def put_back(self, ps: PodState) -> None:
+        """``ps``, taken away before, is on the node again."""
+
+    def take_away(self, ps: PodState) -> None:
+        """``ps`` is gone from the node."""
+
+
+#: One attempt's fit checks on a node with ``potential`` taken away (None: the filters
+#: must decide on that node).
+FitFor = Callable[["NodeState", Sequence["PodState"]], "FitCheck | None"]
+
+
+class VictimFit(Protocol):
+    """``FastPaths.victims``: quota reclaim's fit checks by arithmetic, for one attempt."""
+
+    def __call__(self, ctx: _Context, pod: Pod, /) -> FitFor | None:
+        """The attempt's fit checks, or None where the filters decide."""
 
 
 class ReclaimStart(Protocol):
     """``FastPaths.reclaim``: quota reclaim's dry run as arithmetic."""
 
-    def __call__(self, ctx: Any, pod: Pod, pre: Any, budgets: Sequence[Any]) -> Any:
+    def __call__(self, ctx: _Context, pod: Pod, pre: _PreFilter,
+                 budgets: Sequence[_Budget]) -> Any:
         """The attempt's arithmetic cycle, or None where only the reference applies."""
+
+
+class FirstPasses(Protocol):
+    """The nodes' first passes at one instant (:meth:`KubeletPass.first_passes`)."""
+
+    def take(self, node: NodeState, config: KubeletConfig) -> bool:
+        """True: the node's first pass met nothing (no need to run it)."""
+
+
+class KubeletPass(Protocol):
+    """``FastPaths.quiet_kubelet``: eviction-manager passes certain to decide nothing,
+    answered without their steps (the reference runs every pass)."""
+
+    def first_passes(self, profile: Profile, now: int) -> FirstPasses:
+        """The nodes' first passes at ``now``, answered together where they meet nothing."""
+
+    def idle(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+             profile: Profile, trace: Trace | None) -> _PassResult | None:
+        """The pass of a node where nothing changed and conditions are held, or None."""
+
+    def quiet(self, state: ClusterState, node: NodeState, config: KubeletConfig, now: int, *,
+              profile: Profile, trace: Trace | None) -> _PassResult | None:
+        """The pass of a node whose manager remembers nothing, when certain to decide
+        nothing; or None."""
 
 
 class PdbIndex(Protocol):
@@ -132,10 +186,11 @@ class Paths:
     vector_search: VectorSearch | None = None
     vector_pick: VectorPick | None = None
     dry_run: DryRunJudge | None = None
-    victims: VictimArithmetic | None = None
-    node_fit: NodeFitStart | None = None
+    victim_judge: DryRunJudge | None = None
+    victim_fit: VictimFit | None = None
     reclaim: ReclaimStart | None = None
     pdb_index: PdbIndex | None = None
+    kubelet_pass: KubeletPass | None = None
 
 
 #: Every question answered by the reference.

@@ -22,7 +22,7 @@ from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
 from ..framework import ScheduleContext
-from ..node_selection import _NOMINATED, OVERLAY, _run, run_filters_with_nominated
+from ..node_selection import NOMINATED_KEY, OVERLAY, run_filters_with_nominated, run_rules
 from ..paths import BATCH_FILTERS
 from .lazy import Lazy, names_from
 from .search_trace import (
@@ -61,7 +61,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     trace = ctx.trace
     if OVERLAY in ctx.extra or (trace is not None and not hasattr(trace, "defer")):
         return None
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[NOMINATED_KEY]
     memo = ctx.memo if isinstance(ctx, ScheduleContext) else None
     key = None
     if memo is not None:
@@ -70,7 +70,7 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
             def judge(node: NodeState) -> Failure | None:
                 if noms and node.name in noms:
                     return run_filters_with_nominated(ctx, pod, node)
-                return _run(ctx, rules, pod, node)
+                return run_rules(ctx, rules, pod, node)
 
             if trace is None:
                 hit = memo.all_failed(key, order, start, judge)
@@ -138,7 +138,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
     (checked one by one, recorded apart so they can be replayed in order).
     """
     n = len(order)
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[NOMINATED_KEY]
     feasible: list[NodeState] = []
     processed = 0
     pos = 0

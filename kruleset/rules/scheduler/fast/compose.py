@@ -9,36 +9,23 @@ name on first use, so that no reference module imports a fast one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
 
-from kruleset.model.objects import Pod, PodDisruptionBudget
-from kruleset.model.state import ClusterState, NodeState, PodState
+from kruleset.model.objects import PodDisruptionBudget
+from kruleset.model.state import ClusterState, PodState
 
 from ...disruption import fast_selection
+from ...kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ...quota.fast_reclaim import start_cycle
 from ..framework import FastPaths
 from ..paths import Paths
 from .batch_search import search
-from .dry_run import CachedJudge
-from .plan import NodeFit, fast_plan, victims_by_arithmetic
+from .dry_run import ArithmeticJudge, CachedJudge
+from .plan import node_fit_for
 from .vector_scores import pick
 from .vector_search import vector_find
 
 __all__ = ["compose"]
-
-
-class _Arithmetic:
-    """``FastPaths.victims``: the victim arithmetic (:mod:`.plan`)."""
-
-    def plan(self, ctx: Any, pod: Pod, *, traced: bool = False) -> Any:
-        """:func:`~.plan.fast_plan`."""
-        return fast_plan(ctx, pod, traced=traced)
-
-    def select(self, ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
-               budgets: Sequence[Any], order: Any, plan: Any) -> Any:
-        """:func:`~.plan.victims_by_arithmetic`."""
-        return victims_by_arithmetic(ctx, pod, node, potential, budgets, order, plan)
 
 
 class _PdbIndex:
@@ -53,8 +40,18 @@ class _PdbIndex:
         return fast_selection.selected_pods(state, pdb)
 
 
-_ARITHMETIC = _Arithmetic()
+class _KubeletPass:
+    """``FastPaths.quiet_kubelet``: :mod:`~kruleset.rules.kubelet.eviction.fast_pass`'s
+    functions themselves (no call in between: a pass runs per node and instant)."""
+
+    def __init__(self) -> None:
+        self.first_passes = FirstPasses
+        self.idle = idle_pass
+        self.quiet = quiet_pass
+
+
 _PDB_INDEX = _PdbIndex()
+_KUBELET_PASS = _KubeletPass()
 
 
 def compose(fast: FastPaths) -> Paths:
@@ -64,8 +61,9 @@ def compose(fast: FastPaths) -> Paths:
         vector_search=vector_find if fast.node_vectors else None,
         vector_pick=pick if fast.node_vectors else None,
         dry_run=CachedJudge if fast.cycle_cache else None,
-        victims=_ARITHMETIC if fast.victims else None,
-        node_fit=NodeFit.start if fast.victims else None,
+        victim_judge=ArithmeticJudge if fast.victims else None,
+        victim_fit=node_fit_for if fast.victims else None,
         reclaim=start_cycle if fast.reclaim else None,
         pdb_index=_PDB_INDEX if fast.pdb_selection else None,
+        kubelet_pass=_KUBELET_PASS if fast.quiet_kubelet else None,
     )

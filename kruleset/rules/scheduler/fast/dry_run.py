@@ -45,23 +45,46 @@ from ..preemption.victims import (
     NO_VICTIMS_FAILURE,
     PdbBudget,
     VictimPredicate,
-    select_or_defer,
     select_victims_on_node,
 )
 from . import cycle_cache
 from .candidates import CandidateIndex, Visits, Window
-from .plan import fast_plan
+from .plan import fast_plan, select_or_defer
 from .recorder import Recorder, producer
 
-__all__ = ["CachedJudge"]
+__all__ = ["ArithmeticJudge", "CachedJudge"]
 
 
-class CachedJudge(DefaultJudge):
+class ArithmeticJudge(DefaultJudge):
+    """DefaultPreemption's dry run with the victim arithmetic (``FastPaths.victims``):
+    each node judged by :func:`~kruleset.rules.scheduler.fast.plan.select_or_defer`
+    with the pod's plan, made once for the attempt; a node the arithmetic finds no
+    candidate gets its failure from the reference at once."""
+
+    def __init__(self, ctx: ScheduleContext, ps: PodState, nodes: Sequence[NodeState],
+                 budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
+        super().__init__(ctx, ps, nodes, budgets, may_be_victim)
+        # Once for every node of the dry run; it also keys the kept judgements
+        # (None: the filters decide, as with the victim arithmetic off).
+        self.plan = fast_plan(ctx, ps.pod, traced=True)
+
+    def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
+        """The arithmetic's answer where the plan allows, else the reference's."""
+        found = select_or_defer(self.ctx, self.ps.pod, node, self.budgets,
+                                may_be_victim=self.may_be_victim, order=self.order,
+                                plan=self.plan)
+        if found is not None:
+            return found
+        return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets,
+                                      may_be_victim=self.may_be_victim, order=self.order)
+
+
+class CachedJudge(ArithmeticJudge):
     """DefaultPreemption's dry run answered from the cycle cache where it can (see the
     module): the whole dry run from the candidate index, or the walk with each node's
     least pod priority kept and the victim arithmetic's failures deferred."""
 
-    def __init__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
+    def __init__(self, ctx: ScheduleContext, ps: PodState, nodes: Sequence[NodeState],
                  budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
         super().__init__(ctx, ps, nodes, budgets, may_be_victim)
         self.bounds: dict[str, Any] | None = None
@@ -69,11 +92,6 @@ class CachedJudge(DefaultJudge):
             self.bounds = cycle_cache.pick_bounds(ctx.memo)
         self.prio = ps.pod.effective_priority
         self.from_index = False
-
-    def victim_plan(self, ctx: Any, pod: Pod) -> Any:
-        """The arithmetic's plan, which keys the kept judgements even with the victim
-        arithmetic off."""
-        return fast_plan(ctx, pod, traced=True)
 
     def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
         """The dry run from the kept judgements' index, when the pod's shape has one."""
@@ -111,7 +129,7 @@ class CachedJudge(DefaultJudge):
         return super().finish(run)
 
 
-def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], order: Any,
+def judge(ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], order: Any,
           plan: Any) -> Candidate | Failure | None:
     """One node of the dry run: a candidate or its failure; None for a node the
     arithmetic knows is no candidate (the exact failure left for later)."""
@@ -121,8 +139,9 @@ def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], ord
 
 # --- from the cycle cache: the candidate index ------------------------------------------------
 
-def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
-                wanted: int, key: Hashable, order: Any, plan: Any) -> DryRun:
+def _from_index(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
+                budgets: Sequence[PdbBudget], wanted: int, key: Hashable, order: Any,
+                plan: Any) -> DryRun:
     """The dry run from the kept judgements' index (brought up to date first)."""
     memo = ctx.memo
     kept, extra, changed = cycle_cache.victims_state(memo, key)
@@ -155,7 +174,7 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick, visits=visits)
 
 
-def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
+def _keeper(ctx: ScheduleContext, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
             kept: dict[str, Any], log: list[tuple[Any, ...]] | None
             ) -> Callable[[NodeState], Any]:
     """What the index keeps for a node: its kept judgement, judged now if there is none
@@ -210,7 +229,7 @@ class _Statuses(Mapping[str, Failure]):
     then: read them before the cluster changes.
     """
 
-    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
+    def __init__(self, ctx: ScheduleContext, pod: Pod, budgets: Sequence[PdbBudget],
                  may_be_victim: VictimPredicate | None, order: Any, size: int,
                  build: Callable[[], dict[str, Failure | None]]) -> None:
         self._args = (ctx, pod, budgets, may_be_victim, order)
@@ -228,8 +247,7 @@ class _Statuses(Mapping[str, Failure]):
             for name, f in failed.items():
                 if f is None:
                     got = select_victims_on_node(ctx, pod, state.nodes[name], budgets,
-                                                 may_be_victim=may_be_victim, order=order,
-                                                 plan=None)
+                                                 may_be_victim=may_be_victim, order=order)
                     assert isinstance(got, Failure), "a deferred node must stay no candidate"
                     failed[name] = got
         return self._failed
@@ -280,12 +298,14 @@ def _replayed(key: str, visits: Visits) -> Iterator[tuple[str, str, str, str]]:
 _MISSING: Any = object()
 
 
-def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+def _judge_traced(ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                   order: Any, plan: Any) -> tuple[Any, ...]:
     """:func:`judge` with tracing, kept with what it recorded for the next pod of the
     shape: (result, entries, their number, the subject they name the pod by, node)."""
-    recorder = Recorder(ctx.trace.now)
-    saved, ctx.trace = ctx.trace, recorder
+    saved = ctx.trace
+    assert saved is not None  # called with tracing on
+    recorder = Recorder(saved.now)
+    ctx.trace = recorder  # type: ignore[assignment]  # records as a Trace does
     try:
         result = judge(ctx, pod, node, budgets, order, plan)
     finally:

@@ -11,18 +11,20 @@ conflicts; every other filter looks at the node only and runs once per node.
 :func:`fast_plan` says whether that holds for a pod in this cycle and what
 the arithmetic needs; :class:`NodeFit` is the arithmetic on one node and
 :func:`victims_by_arithmetic` DefaultPreemption's victim selection with it.
-The reference victim selection
-(:mod:`kruleset.rules.scheduler.preemption.victims`) and quota reclaim reach
-them through the cycle's :class:`~kruleset.rules.scheduler.paths.Paths` (the
-``victims`` option of ``FastPaths``, :mod:`.compose`);
-the cycle cache and the quota arithmetic use them directly.  With
+:func:`select_or_defer` is the reference victim selection
+(:mod:`kruleset.rules.scheduler.preemption.victims`) with them, run by the
+dry run's judge that the ``victims`` option of ``FastPaths`` chooses
+(:class:`~kruleset.rules.scheduler.fast.dry_run.ArithmeticJudge`, at the
+composition root :mod:`.compose`); quota reclaim's fit checks take them
+through :func:`node_fit_for`, and the cycle cache and the quota arithmetic
+use them directly.  With
 ``FastPaths.victims`` off the filters decide, the same (tests compare the two).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -30,7 +32,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.resources import Resources
 from kruleset.model.state import NodeState, PodState
-from kruleset.rules.engine import ActiveRuleSet
+from kruleset.rules.engine import ActiveRuleSet, Failure
 
 from ..defaults import (
     FILTER_DYNAMIC_RESOURCES,
@@ -42,18 +44,34 @@ from ..defaults import (
 )
 from ..filters.interpodaffinity import STATE as INTERPOD_STATE
 from ..filters.podtopologyspread import STATE as SPREAD_STATE
-from ..node_selection import _ALL_RULES, OVERLAY, nominated_pods, prepare_cycle
-from ..paths import GENERAL
+from ..framework import ScheduleContext
+from ..node_selection import ALL_RULES_KEY, OVERLAY, nominated_pods, prepare_cycle
+from ..paths import GENERAL, FitFor
 from ..preemption.evaluator import reprieve
 from ..preemption.victims import (
+    NO_VICTIMS_FAILURE,
+    VICTIMS,
     NodeVictims,
     PdbBudget,
-    _node_victims,
-    fast_importance_order,
+    VictimPredicate,
+    importance_order,
+    node_victims,
+    potential_victims,
     split_by_pdb,
+    victims_by_filters,
 )
 
-__all__ = ["PORTS_MESSAGE", "FastPlan", "NodeFit", "fast_plan", "victims_by_arithmetic"]
+__all__ = [
+    "DEFAULT_ORDER",
+    "PORTS_MESSAGE",
+    "FastPlan",
+    "NodeFit",
+    "fast_importance_order",
+    "fast_plan",
+    "node_fit_for",
+    "select_or_defer",
+    "victims_by_arithmetic",
+]
 
 _NODE_ONLY = NODE_ONLY_FILTERS
 _PORTS = FILTER_NODE_PORTS
@@ -93,11 +111,11 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
             trace is not None and not (traced and hasattr(trace, "defer"))):
         return None
     prepared = prepare_cycle(ctx, pod)
-    skipped = {name for _, _, name in ctx.extra[_ALL_RULES]} - {name for _, _, name in prepared}
+    skipped = {name for _, _, name in ctx.extra[ALL_RULES_KEY]} - {name for _, _, name in prepared}
     node_only: list[tuple[Callable[..., Any], Mapping[str, Any]]] = []
     checks: list[str] = []
     ignored: frozenset[str] = frozenset()
-    for fn, args, name in ctx.extra[_ALL_RULES]:
+    for fn, args, name in ctx.extra[ALL_RULES_KEY]:
         if name in _NODE_ONLY:
             # A rule whose PreFilter skipped it passes every node.
             if name not in skipped:
@@ -123,7 +141,7 @@ def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
         else:
             return None
     return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
-                    tuple(name for _, _, name in ctx.extra[_ALL_RULES]),
+                    tuple(name for _, _, name in ctx.extra[ALL_RULES_KEY]),
                     tuple(name for _, _, name in prepared))
 
 
@@ -196,7 +214,7 @@ class NodeFit:
         self.nominated = False  # pods nominated to the node are counted
 
     @classmethod
-    def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
+    def start(cls, ctx: ScheduleContext, pod: Pod, node: NodeState, plan: FastPlan,
               removed: Sequence[PodState]) -> NodeFit | None:
         """The node with ``removed`` gone, or None where the general path must judge."""
         for fn, args in plan.node_only:
@@ -267,12 +285,64 @@ class NodeFit:
         return None
 
 
-def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
-                          budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
-                          plan: FastPlan) -> NodeVictims | object | None:
-    """The reference :func:`~kruleset.rules.scheduler.preemption.victims.select_or_defer`'s
-    answer by arithmetic; ``None`` when the node is no candidate (the pod does not fit
-    with every potential victim gone); ``GENERAL`` where the filters must decide."""
+def select_or_defer(
+    ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
+    may_be_victim: VictimPredicate | None = None, order: ActiveRuleSet | None = None,
+    plan: FastPlan | None,
+) -> NodeVictims | Failure | None:
+    """The reference :func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`
+    with the pod's ``plan`` (None: the filters decide), except that a node the arithmetic
+    knows is no candidate (the pod does not fit even with every potential victim gone)
+    gives ``None``: its exact failure is left to the reference, for a caller that needs
+    it (a dry run that found candidates and traces nothing never does).
+    """
+    potential = potential_victims(ctx, pod, node, may_be_victim)
+    if not potential:
+        return NO_VICTIMS_FAILURE
+    if plan is not None:
+        fast = victims_by_arithmetic(ctx, pod, node, potential, budgets, order, plan)
+        if fast is not GENERAL:
+            return fast  # type: ignore[return-value]
+    return victims_by_filters(ctx, pod, node, budgets, potential, order)
+
+
+def node_fit_for(ctx: ScheduleContext, pod: Pod) -> FitFor | None:
+    """``FastPaths.victims`` for quota reclaim: one node's fit checks by arithmetic, for
+    ``pod`` in this attempt (None: the pod has no plan, the filters decide)."""
+    plan = fast_plan(ctx, pod)
+    if plan is None:
+        return None
+
+    def start(node: NodeState, potential: Sequence[PodState]) -> NodeFit | None:
+        return NodeFit.start(ctx, pod, node, plan, potential)
+
+    return start
+
+
+#: The victim order's rules in the default profile, whose key the arithmetic computes inline.
+DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
+                 "scheduler.preemption.victims.later-start-first")
+
+
+def fast_importance_order(ctx: ScheduleContext, pods: Iterable[PodState],
+                          order: ActiveRuleSet | None = None) -> list[PodState]:
+    """:func:`~kruleset.rules.scheduler.preemption.victims.importance_order`, with the
+    default rules' key computed inline."""
+    if order is None:
+        order = ctx.profile.active(VICTIMS.name)
+    if tuple(a.rule.name for a in order.rules) == DEFAULT_ORDER:
+        return sorted(pods, key=lambda ps: (ps.pod.effective_priority, -ps.effective_start),
+                      reverse=True)
+    return importance_order(ctx, pods, order)
+
+
+def victims_by_arithmetic(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                          potential: list[PodState], budgets: Sequence[PdbBudget],
+                          order: ActiveRuleSet | None, plan: FastPlan
+                          ) -> NodeVictims | object | None:
+    """:func:`select_or_defer`'s answer by arithmetic; ``None`` when the node is no
+    candidate (the pod does not fit with every potential victim gone); ``GENERAL``
+    where the filters must decide."""
     fit = NodeFit.start(ctx, pod, node, plan, potential)
     if fit is None:
         return GENERAL
@@ -300,8 +370,8 @@ def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[P
 
     ordered = fast_importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    found = _node_victims(ctx, node, order, violating, fine,
-                          reprieve(violating, fine, back, fit.take_away))
+    found = node_victims(ctx, node, order, violating, fine,
+                         reprieve(violating, fine, back, fit.take_away))
     if runs is not None:
         _trace_runs(trace, f"{pod.key} on {node.name}", plan, fit.nominated, runs)
     return found

@@ -34,9 +34,18 @@ import numpy as np
 
 from kruleset.model.objects import Pod
 
-from ..cycle import _BATCH_SCORES, _score_entries
-from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
-from ..scores import (
+from ..cycle import BATCH_SCORES, score_entries
+from ..defaults import (
+    SCORE_BALANCED_ALLOCATION,
+    SCORE_DYNAMIC_RESOURCES,
+    SCORE_IMAGE_LOCALITY,
+    SCORE_INTER_POD_AFFINITY,
+    SCORE_NODE_AFFINITY,
+    SCORE_NODE_RESOURCES_FIT,
+    SCORE_TAINT_TOLERATION,
+)
+from ..framework import SCORES, PerNode, PerRule, ScheduleContext, ScheduleResult
+from ..scores import (  # noqa: F401  (imported for their rules, named below)
     imagelocality,
     interpodaffinity,
     nodeaffinity,
@@ -108,7 +117,7 @@ def pick(ctx: ScheduleContext, pod: Pod, feasible: Any) -> ScheduleResult | None
         _trace(trace, pod, chosen, feasible, names, totals, per_rule, raws)
     lazy = {r: Lazy(values_of, v, n) for r, v in per_rule.items()}
     return ScheduleResult(pod.key, chosen, None, PerNode(names, totals),
-                          _PerRule(names, lazy), names)
+                          PerRule(names, lazy), names)
 
 
 def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Sequence[str],
@@ -122,7 +131,7 @@ def _trace(trace: Any, pod: Pod, chosen: str, feasible: Feasible, names: Sequenc
     """
     n = len(feasible)
     listed = {r: _listed(v, n) for r, v in per_rule.items()}
-    produce = functools.partial(_score_entries, pod.key, names, totals, tuple(listed.items()))
+    produce = functools.partial(score_entries, pod.key, names, totals, tuple(listed.items()))
     defer = getattr(trace, "defer", None)
     if defer is None:
         for entry in produce():
@@ -183,7 +192,7 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
         got = form(ctx, a.args, pod, feasible)
         if got is not None:
             return got
-    batch = _BATCH_SCORES.get(fn)
+    batch = BATCH_SCORES.get(fn)
     args = a.args
     raw = batch(ctx, args, pod, feasible) if batch is not None else [
         fn(ctx, args, pod, ns) for ns in feasible]
@@ -200,7 +209,15 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
 
 # --- the vector forms ------------------------------------------------------------------
 
-@_vector_score(noderesourcesfit._fit_score)
+def _score_rule(name: str) -> Any:
+    """The function of the built-in score rule ``name`` (the key of its form)."""
+    return SCORES.rule(name).fn
+
+
+_TAINT_SCORE = _score_rule(SCORE_TAINT_TOLERATION)
+
+
+@_vector_score(_score_rule(SCORE_NODE_RESOURCES_FIT))
 def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
     weights = default_weights(args)
     if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
@@ -218,7 +235,7 @@ def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Sco
     return score, score
 
 
-@_vector_score(noderesourcesbalancedallocation._balanced)
+@_vector_score(_score_rule(SCORE_BALANCED_ALLOCATION))
 def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
     resources = scored_resources(args)
@@ -240,21 +257,21 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
     return score, score
 
 
-@_vector_score(tainttoleration._taint_score)
+@_vector_score(_TAINT_SCORE)
 def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
     tainted = np.flatnonzero(feasible.vectors.tainted[feasible.rows]).tolist()
     if not tainted:
         return 0, MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
     raw = np.zeros(len(feasible), np.int64)
     for i in tainted:
-        raw[i] = tainttoleration._taint_score(ctx, args, pod, feasible[i])
+        raw[i] = _TAINT_SCORE(ctx, args, pod, feasible[i])
     top = int(raw.max())
     if top <= 0:
         return raw, MAX_NODE_SCORE
     return raw, MAX_NODE_SCORE - MAX_NODE_SCORE * raw // top
 
 
-@_vector_score(nodeaffinity._node_affinity_score)
+@_vector_score(_score_rule(SCORE_NODE_AFFINITY))
 def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                    ) -> Scores | None:
     na = pod.node_affinity
@@ -264,15 +281,15 @@ def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasib
     return None
 
 
-@_vector_score(interpodaffinity._interpod_score)
+@_vector_score(_score_rule(SCORE_INTER_POD_AFFINITY))
 def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
-    if not interpodaffinity._state(ctx, args, pod):
+    if not interpodaffinity.interpod_state(ctx, args, pod):
         return 0, 0
     return None
 
 
-@_vector_score(imagelocality._image_locality)
+@_vector_score(_score_rule(SCORE_IMAGE_LOCALITY))
 def _images(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
     if not ctx.state.images:
         return 0, 0
@@ -294,4 +311,4 @@ def _dra_form() -> None:
             return 0, 0
         return None
 
-    _VECTOR.setdefault(plugin._score, dra)
+    _VECTOR.setdefault(_score_rule(SCORE_DYNAMIC_RESOURCES), dra)

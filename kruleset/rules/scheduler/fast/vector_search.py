@@ -30,8 +30,20 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
-from ..filters import nodename, noderesourcesfit, nodeunschedulable, tainttoleration
-from ..node_selection import _NOMINATED, run_filters_with_nominated
+from ..defaults import (
+    FILTER_NODE_NAME,
+    FILTER_NODE_RESOURCES_FIT,
+    FILTER_NODE_UNSCHEDULABLE,
+    FILTER_TAINT_TOLERATION,
+)
+from ..filters import (  # noqa: F401  (imported for their rules, named below)
+    nodename,
+    noderesourcesfit,
+    nodeunschedulable,
+    tainttoleration,
+)
+from ..framework import FILTERS
+from ..node_selection import NOMINATED_KEY, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
 from .search_trace import FilterRules, nominated_recorded
 
@@ -44,10 +56,10 @@ MIN_CHUNK = 1024
 
 # The filters the arrays answer for; any other left after PreFilter sends the
 # pod to the batch search.
-_UNSCHEDULABLE = nodeunschedulable._node_unschedulable
-_NODE_NAME = nodename._node_name
-_TAINTS = tainttoleration._taint_toleration
-_FIT = noderesourcesfit._node_resources_fit
+_UNSCHEDULABLE = FILTERS.rule(FILTER_NODE_UNSCHEDULABLE).fn
+_NODE_NAME = FILTERS.rule(FILTER_NODE_NAME).fn
+_TAINTS = FILTERS.rule(FILTER_TAINT_TOLERATION).fn
+_FIT = FILTERS.rule(FILTER_NODE_RESOURCES_FIT).fn
 _SUPPORTED = frozenset({_UNSCHEDULABLE, _NODE_NAME, _TAINTS, _FIT})
 
 Verdict = tuple[Failure | None, int | None]
@@ -129,7 +141,7 @@ def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeStat
     vec = vectors_for(ctx.state, order)
     if vec is None:
         return None
-    noms: Mapping[str, list[PodState]] = ctx.extra[_NOMINATED]
+    noms: Mapping[str, list[PodState]] = ctx.extra[NOMINATED_KEY]
     nominated = sorted(vec.row[name] for name in ctx.state.nominations
                        if name in vec.row and name in noms) if noms else []
     search = _Search(ctx, rules, pod, vec, order, fit if fit is not False else None,

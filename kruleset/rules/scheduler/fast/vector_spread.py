@@ -34,15 +34,17 @@ from kruleset.model.objects import Pod
 from kruleset.model.selectors import IN, LabelSelector
 from kruleset.model.state import PodState
 
+from ..defaults import SCORE_POD_TOPOLOGY_SPREAD
 from ..filters.podtopologyspread import (
     HOSTNAME,
     SCHEDULE_ANYWAY,
-    _includes_every_node,
     constraints_for,
+    includes_every_node,
     node_included,
 )
 from ..filters.topology_index import pod_index
-from ..scores import podtopologyspread
+from ..framework import SCORES
+from ..scores import podtopologyspread  # noqa: F401  (imported for its rule, named below)
 from .node_vectors import Scores, vector_score
 from .vector_search import Feasible
 
@@ -51,7 +53,7 @@ __all__ = ["spread_scores"]
 MAX_NODE_SCORE = 100
 
 
-@vector_score(podtopologyspread._spread_score)
+@vector_score(SCORES.rule(SCORE_POD_TOPOLOGY_SPREAD).fn)
 def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                   ) -> Scores | None:
     """PodTopologySpread's raw and normalised scores over ``feasible``."""
@@ -88,7 +90,7 @@ def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasibl
             cnt = np.bincount(mine[mine >= 0], minlength=len(rows))
             size = int(kept.sum())
         else:
-            if not _includes_every_node(c, pod):
+            if not includes_every_node(c, pod):
                 nodes = ctx.state.nodes
                 counted &= np.fromiter((node_included(c, pod, nodes[ps.node]) for ps in pods),
                                        np.bool_, len(pods))

@@ -46,6 +46,7 @@ __all__ = [
     "Constraint",
     "constraints_for",
     "node_included",
+    "includes_every_node",
 ]
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -143,7 +144,7 @@ def _has_all_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) 
     return all(c.key in labels for c in constraints)
 
 
-def _includes_every_node(c: Constraint, pod: Pod) -> bool:
+def includes_every_node(c: Constraint, pod: Pod) -> bool:
     """Whether :func:`node_included` holds on every node for ``c`` and ``pod``.
 
     True when neither policy can exclude a node: taints are ignored and the
@@ -163,7 +164,7 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
     nodes = state.nodes
     # Which constraints must ask node_included per node; the others include
     # every node (the common case), which saves two calls per node and pod.
-    check = [not _includes_every_node(c, pod) for c in constraints]
+    check = [not includes_every_node(c, pod) for c in constraints]
     keys = [c.key for c in constraints]
     # Eligible domains (zero counts included) come from every eligible node.
     if len(constraints) == 1 and not check[0]:

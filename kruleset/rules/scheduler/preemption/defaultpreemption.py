@@ -88,7 +88,6 @@ from .victims import (
     VictimPredicate,
     pdb_budgets,
     select_victims_on_node,
-    victim_plan,
 )
 
 __all__ = [
@@ -140,7 +139,8 @@ rule(ELIGIBILITY, "scheduler.preemption.eligibility.preemption-policy",
           "waits, unless that node is now UnschedulableAndUnresolvable.",
       source="seed 002 §2; seed 003 §11.4-§11.5; default_preemption.go "
              "PodEligibleToPreemptOthers, podTerminatingByPreemption")
-def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+def _nominated(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState, fit: FitError
+               ) -> Failure | None:
     node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
@@ -186,7 +186,7 @@ class DefaultJudge:
     :func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`
     node by node, the dry run traced as one group at its end."""
 
-    def __init__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
+    def __init__(self, ctx: ScheduleContext, ps: PodState, nodes: Sequence[NodeState],
                  budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
         self.ctx = ctx
         self.ps = ps
@@ -194,11 +194,6 @@ class DefaultJudge:
         self.budgets = budgets
         self.may_be_victim = may_be_victim
         self.order = ctx.profile.active(VICTIMS.name)
-        self.plan = self.victim_plan(ctx, ps.pod)  # once for every node of the dry run
-
-    def victim_plan(self, ctx: Any, pod: Pod) -> Any:
-        """The victim arithmetic's plan for the dry run (None: the filters decide)."""
-        return victim_plan(ctx, pod, traced=True)
 
     def whole(self, nodes: Sequence[NodeState], offset: int, wanted: int) -> DryRun | None:
         """None: the reference walks the nodes."""
@@ -207,8 +202,7 @@ class DefaultJudge:
     def select_victims_on_node(self, node: NodeState) -> NodeVictims | Failure | None:
         """:func:`~kruleset.rules.scheduler.preemption.victims.select_victims_on_node`."""
         return select_victims_on_node(self.ctx, self.ps.pod, node, self.budgets,
-                                      may_be_victim=self.may_be_victim, order=self.order,
-                                      plan=self.plan)
+                                      may_be_victim=self.may_be_victim, order=self.order)
 
     # The dry run is traced as one group when it ends: nothing recorded per node.
     records_failures = False
@@ -231,7 +225,7 @@ class DefaultJudge:
       source="seed 002; seed 003 §11.4-§11.7; pkg/scheduler/framework/preemption "
              "Evaluator.Preempt, plugins/defaultpreemption",
       args=DEFAULT_ARGS)
-def _default_preemption(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+def _default_preemption(ctx: ScheduleContext, args: Mapping[str, Any], request: PostFilterRequest
                         ) -> PostFilterResult | None:
     return preempt(ctx, request.ps, request.fit_error, args)
 
@@ -266,35 +260,34 @@ class DefaultPreemption:
     # The dry run's errors, with no candidate, are the PostFilter's error status.
     errors_stop = True
 
-    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+    def eligible(self, ctx: ScheduleContext, ps: PodState, fit: FitError) -> str | None:
         """The eligibility rule set's first refusal, prefixed ``preemption: ``."""
         refusal = ctx.profile.active(self.eligibility).first_failure(ctx, ps, fit, subject=ps.key)
         return None if refusal is None else f"preemption: {refusal.reason}"
 
-    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+    def potential_nodes(self, ctx: ScheduleContext, fit: FitError) -> Sequence[NodeState]:
         """The nodes with an Unschedulable status (kept by the cycle cache when it has them)."""
         memo = ctx.memo
         kept = memo.potential_from(fit.failures) if memo is not None else None
         return kept or potential_nodes(ctx.state, fit)
 
-    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+    def offset_and_num_candidates(self, ctx: ScheduleContext, num_nodes: int) -> tuple[int, int]:
         """From the first node (upstream: a random offset), ``calculateNumCandidates``."""
         args = self.args
         return 0, num_candidates(num_nodes, int(args.get("minCandidateNodesPercentage", 10)),
                                  int(args.get("minCandidateNodesAbsolute", 100)))
 
-    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+    def judge(self, ctx: ScheduleContext, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
               ) -> DefaultJudge:
-        """:class:`DefaultJudge` over the PDBs' current status (the cycle cache's form,
-        :mod:`~kruleset.rules.scheduler.fast.dry_run`, when that option is on)."""
+        """:class:`DefaultJudge` over the PDBs' current status, or the form the fast
+        paths chose (:mod:`~kruleset.rules.scheduler.fast.dry_run`: the cycle cache's,
+        else the victim arithmetic's)."""
         budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
-        cached = ctx.paths.dry_run
-        if cached is not None:
-            judge: DefaultJudge = cached(ctx, ps, nodes, budgets, self.may_be_victim)
-            return judge
-        return DefaultJudge(ctx, ps, nodes, budgets, self.may_be_victim)
+        paths = ctx.paths
+        make = paths.dry_run or paths.victim_judge or DefaultJudge
+        return make(ctx, ps, nodes, budgets, self.may_be_victim)
 
-    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+    def no_candidate_message(self, ctx: ScheduleContext, run: DryRun) -> str:
         """``preemption: 0/N nodes are available: …``, nodes not dry-run as not helpful."""
         state = ctx.state
         found = resolved_statuses(run)
@@ -302,9 +295,10 @@ class DefaultPreemption:
         statuses = {name: found.get(name) or unhelpful for name in state.nodes}
         return f"preemption: {fit_message(len(state.nodes), statuses)}"
 
-    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+    def trace_choice(self, ctx: ScheduleContext, ps: PodState, best: Candidate, run: DryRun,
                      decided: str, clear: Sequence[PodState]) -> None:
         """The pick, each other candidate, the victims and reprieved pods."""
+        assert ctx.trace is not None  # called with tracing on
         _trace_choice(ctx, ctx.trace, ps, best, run, decided, clear)
 
 
@@ -355,7 +349,7 @@ def _dry_run_entries(key: str, size: int, nodes: Sequence[NodeState], num_candid
                f"reprieved {_keys(c.reprieved)}")
 
 
-def _trace_choice(ctx: Any, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
+def _trace_choice(ctx: ScheduleContext, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
                   decided: str, clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
     candidates = run.candidates

@@ -49,7 +49,7 @@ from kruleset.model.objects import NEVER
 from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ...engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
-from ..framework import FitError, PluginError
+from ..framework import FitError, PluginError, ScheduleContext
 from .pick import pick_candidate
 from .postfilter import (
     POSTFILTER_ERROR,
@@ -181,28 +181,28 @@ class Preemptor(Protocol):
     def plugin(self) -> str:
         """The PostFilter rule's name (the result's ``plugin``, its trace entries' rule)."""
 
-    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+    def eligible(self, ctx: ScheduleContext, ps: PodState, fit: FitError) -> str | None:
         """``PodEligibleToPreemptOthers``: None, or the message a refusal leaves."""
 
-    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+    def potential_nodes(self, ctx: ScheduleContext, fit: FitError) -> Sequence[NodeState]:
         """The nodes preemption might help, in the scheduler's node order."""
 
-    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+    def offset_and_num_candidates(self, ctx: ScheduleContext, num_nodes: int) -> tuple[int, int]:
         """``GetOffsetAndNumCandidates``: where the dry run starts, how many it wants."""
 
-    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+    def judge(self, ctx: ScheduleContext, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
               ) -> NodeJudge:
         """The plugin's ``SelectVictimsOnNode`` for this attempt's dry run."""
 
-    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+    def no_candidate_message(self, ctx: ScheduleContext, run: DryRun) -> str:
         """The result's message when no node can be helped."""
 
-    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+    def trace_choice(self, ctx: ScheduleContext, ps: PodState, best: Candidate, run: DryRun,
                      decided: str, clear: Sequence[PodState]) -> None:
         """Record the pick and the chosen node's victims (tracing on)."""
 
 
-def preempt(ctx: Any, preemptor: Preemptor, ps: PodState, fit: FitError
+def preempt(ctx: ScheduleContext, preemptor: Preemptor, ps: PodState, fit: FitError
             ) -> PostFilterResult | None:
     """Upstream ``Evaluator.Preempt`` for ``ps`` after its cycle failed with ``fit``.
 
@@ -389,7 +389,7 @@ def _seq(ps: PodState) -> int:
 
 # --- eligibility: what every plugin's PodEligibleToPreemptOthers starts from ----------------
 
-def never_preempts(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError
+def never_preempts(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState, fit: FitError
                    ) -> Failure | None:
     """A pod with preemptionPolicy Never never preempts (an eligibility rule of each plugin)."""
     if ps.pod.effective_preemption_policy == NEVER:
@@ -397,7 +397,7 @@ def never_preempts(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitErro
     return None
 
 
-def nominated_node_to_check(ctx: Any, ps: PodState, fit: FitError) -> NodeState | None:
+def nominated_node_to_check(ctx: ScheduleContext, ps: PodState, fit: FitError) -> NodeState | None:
     """The node a nominated pod's terminating victims are looked for on, or None.
 
     None when the pod is not nominated, when that node is gone, or when its

@@ -32,6 +32,7 @@ from kruleset.model.quantity import format_duration
 from kruleset.rules.engine import ActiveRuleSet
 from kruleset.rules.registry import define_ruleset, rule
 
+from ..framework import ScheduleContext
 from .postfilter import Candidate
 
 __all__ = ["DEFAULT_PICK", "PICK", "PRIORITY_SHIFT", "decide", "decide_by_keys",
@@ -47,7 +48,7 @@ PICK = define_ruleset(
 )
 
 
-def _index(ctx: Any, c: Candidate) -> int:
+def _index(ctx: ScheduleContext, c: Candidate) -> int:
     node = ctx.state.nodes.get(c.node)
     return node.rank if node is not None else 1 << 62
 
@@ -56,7 +57,7 @@ def _index(ctx: Any, c: Candidate) -> int:
       doc="The candidate whose victims violate the fewest PodDisruptionBudgets.",
       source="seed 002 §6; seed 003 §11.6; preemption.go pickOneNodeForPreemption (criterion 1)",
       describe=lambda k: f"{k} PDB violation(s)")
-def _fewest_violations(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _fewest_violations(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     return c.num_pdb_violations
 
 
@@ -64,7 +65,7 @@ def _fewest_violations(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
       doc="The candidate whose most important victim has the lowest priority.",
       source="seed 002 §6; seed 003 §11.6; preemption.go pickOneNodeForPreemption (criterion 2)",
       describe=lambda k: f"highest victim priority {k}")
-def _lowest_highest(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _lowest_highest(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     # Victims are kept most important first, so the first has the highest priority.
     return c.victims[0].pod.effective_priority if c.victims else -PRIORITY_SHIFT
 
@@ -73,7 +74,7 @@ def _lowest_highest(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
       doc="The candidate with the lowest sum of victim priorities, each shifted by 2^31.",
       source="seed 002 §6; preemption.go pickOneNodeForPreemption (criterion 3)",
       describe=lambda k: f"shifted priority sum {k}")
-def _lowest_sum(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _lowest_sum(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     return sum(v.pod.effective_priority + PRIORITY_SHIFT for v in c.victims)
 
 
@@ -81,7 +82,7 @@ def _lowest_sum(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
       doc="The candidate with the fewest victims.",
       source="seed 002 §6; preemption.go pickOneNodeForPreemption (criterion 4)",
       describe=lambda k: f"{k} victim(s)")
-def _fewest_victims(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _fewest_victims(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     return len(c.victims)
 
 
@@ -97,7 +98,7 @@ def earliest_start_of_highest(c: Candidate) -> int:
       doc="The candidate whose highest-priority victims started latest (their earliest start).",
       source="preemption.go pickOneNodeForPreemption (criterion 5); util.GetEarliestPodStartTime",
       describe=lambda k: f"earliest start {format_duration(-k)}")
-def _latest_start(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _latest_start(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     return -earliest_start_of_highest(c)
 
 
@@ -108,7 +109,7 @@ def _latest_start(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
       source="preemption.go pickOneNodeForPreemption (upstream: the first node of a map); "
              "docs/LANGUAGE.md, Meaning in time (the deterministic tie-break)",
       describe=lambda k: f"node #{k + 1}")
-def _first_declared(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
+def _first_declared(ctx: ScheduleContext, args: Mapping[str, Any], c: Candidate) -> int:
     return _index(ctx, c)
 
 
@@ -116,7 +117,7 @@ def _first_declared(ctx: Any, args: Mapping[str, Any], c: Candidate) -> int:
 _NEGATED = frozenset({"scheduler.preemption.pick.latest-start"})
 
 
-def decide(ctx: Any, order: ActiveRuleSet, a: Any, b: Any) -> str:
+def decide(ctx: ScheduleContext, order: ActiveRuleSet, a: Any, b: Any) -> str:
     """``"rule: x < y"``: the first rule of ``order`` that puts ``a`` before ``b``, and how.
 
     ``""`` when no rule tells them apart.
@@ -145,7 +146,7 @@ DEFAULT_PICK = (
 )
 
 
-def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
+def default_pick_key(ctx: ScheduleContext) -> Callable[[Candidate], tuple[int, ...]]:
     """The default rules' composite key (see each rule above), in one function.
 
     Sorting candidates by it orders them as the default ``scheduler.preemption.pick``
@@ -170,7 +171,7 @@ def default_pick_key(ctx: Any) -> Callable[[Candidate], tuple[int, ...]]:
     return key
 
 
-def is_default(ctx: Any, order: ActiveRuleSet) -> bool:
+def is_default(ctx: ScheduleContext, order: ActiveRuleSet) -> bool:
     """Whether ``order`` is the default criteria, which :func:`default_pick_key` computes."""
     return ctx.fast.victims and tuple(a.rule.name for a in order.rules) == DEFAULT_PICK
 
@@ -221,7 +222,7 @@ def _others(subject: str, source: Any, best: int) -> Iterator[tuple[str, str, st
             yield PICK.name, subject, f"{node} not chosen", decide_by_keys(top, k) or "tied"
 
 
-def pick_candidate(ctx: Any, candidates: Sequence[Candidate],
+def pick_candidate(ctx: ScheduleContext, candidates: Sequence[Candidate],
                    order: ActiveRuleSet | None = None) -> tuple[Candidate | None, str]:
     """The chosen candidate and the criterion that decided (upstream ``SelectCandidate``).
 

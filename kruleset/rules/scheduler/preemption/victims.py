@@ -25,7 +25,12 @@ a minimum set (scheduler-NOTES item 4).
 
 Reuse (CapacityScheduling): :func:`select_victims_on_node` takes a
 ``may_be_victim(ctx, preemptor, victim_ps, node) -> bool`` predicate that
-narrows the lower-priority pods further; everything else is shared.
+narrows the lower-priority pods further; everything else is shared.  This is
+the reference alone: the victim arithmetic
+(:mod:`~kruleset.rules.scheduler.fast.plan`, ``FastPaths.victims``) is another
+implementation of the dry run's judge, chosen at the composition root, which
+shares :func:`potential_victims`, :func:`victims_by_filters` and
+:func:`node_victims`.
 """
 
 from __future__ import annotations
@@ -41,9 +46,8 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, ActiveRuleSet, Failure
 from kruleset.rules.registry import define_ruleset, rule
 
-from ..framework import PluginError
+from ..framework import FastPaths, PluginError, ScheduleContext
 from ..node_selection import run_filters_with_nominated
-from ..paths import GENERAL
 from .evaluator import ERROR, NodeVictims, Reprieve, reprieve
 
 __all__ = [
@@ -52,16 +56,14 @@ __all__ = [
     "VICTIMS",
     "NodeVictims",
     "PdbBudget",
-    "VictimPlan",
     "VictimPredicate",
-    "fast_importance_order",
-    "potential_victims",
     "importance_order",
+    "node_victims",
     "pdb_budgets",
-    "select_or_defer",
+    "potential_victims",
     "select_victims_on_node",
     "split_by_pdb",
-    "victim_plan",
+    "victims_by_filters",
 ]
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -70,10 +72,7 @@ NO_VICTIMS = "No preemption victims found for incoming pod"
 NO_VICTIMS_FAILURE = Failure(NO_VICTIMS, UNRESOLVABLE, "scheduler.postfilter.DefaultPreemption")
 
 
-VictimPredicate = Callable[[Any, Pod, PodState, NodeState], bool]
-# The victim arithmetic's plan for a pod (a fast.plan.FastPlan): opaque here, only
-# handed back to the fast path that made it.
-VictimPlan = object
+VictimPredicate = Callable[["ScheduleContext", Pod, PodState, NodeState], bool]
 
 VICTIMS = define_ruleset(
     "scheduler.preemption.victims", "ordering",
@@ -86,7 +85,7 @@ VICTIMS = define_ruleset(
       doc="A lower-priority pod is less important: it is a victim first and reprieved last.",
       source="seed 002 §4; seed 004; pkg/scheduler/util MoreImportantPod",
       describe=lambda k: f"priority {k}")
-def _by_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
+def _by_priority(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState) -> int:
     return ps.pod.effective_priority
 
 
@@ -94,14 +93,14 @@ def _by_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
       doc="At equal priority, the pod that started later is less important (older pods are kept).",
       source="seed 004; pkg/scheduler/util MoreImportantPod, GetPodStartTime",
       describe=lambda k: f"started at {format_duration(-k)}")
-def _by_start(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
+def _by_start(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState) -> int:
     # Negated: a later start sorts first.  Bound pods always have a start time;
     # a pending one would use "now" upstream, which effective_start approximates
     # with its creation time.
     return -ps.effective_start
 
 
-def importance_order(ctx: Any, pods: Iterable[PodState],
+def importance_order(ctx: ScheduleContext, pods: Iterable[PodState],
                      order: ActiveRuleSet | None = None) -> list[PodState]:
     """``pods`` most important first (upstream ``sort.Slice`` with MoreImportantPod).
 
@@ -123,7 +122,7 @@ class PdbBudget:
     disrupted: frozenset[str] = frozenset()
 
 
-def pdb_budgets(state: ClusterState, now: int, fast: Any = None) -> list[PdbBudget]:
+def pdb_budgets(state: ClusterState, now: int, fast: FastPaths | None = None) -> list[PdbBudget]:
     """Every PDB of the cluster with its current status (upstream lists all PDBs once per attempt).
 
     The status is the disruption controller's (:func:`kruleset.rules.disruption.pdb.pdb_status`;
@@ -175,55 +174,26 @@ def split_by_pdb(pods: Sequence[PodState], budgets: Sequence[PdbBudget]
 # --- selecting victims ---------------------------------------------------------------------
 
 def select_victims_on_node(
-    ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
-    may_be_victim: VictimPredicate | None = None, status: Failure | None = None,
-    order: ActiveRuleSet | None = None, plan: VictimPlan | None | bool = True,
+    ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
+    may_be_victim: VictimPredicate | None = None, order: ActiveRuleSet | None = None,
 ) -> NodeVictims | Failure:
     """Upstream ``SelectVictimsOnNode`` for ``pod`` on ``node``: the victims, or why none.
 
-    ``status`` is the node's filter failure in the cycle that failed (it lets
-    kruleset skip re-running filters that cannot change, with the same result).
     ``may_be_victim`` narrows the lower-priority pods (default: all of them).
     A returned :class:`Failure` has upstream's code and reason: U&U
     ``No preemption victims found for incoming pod``, or the filter failure seen
-    with every potential victim removed.  ``plan`` is the pod's
-    :func:`fast_plan` when the caller computed it once for many nodes
-    (``True``: compute it here; ``None``: the general path only).
-    """
-    found = select_or_defer(ctx, pod, node, budgets, may_be_victim=may_be_victim, order=order,
-                            plan=plan)
-    if found is not None:
-        return found
-    return _general(ctx, pod, node, budgets, may_be_victim, order)
-
-
-def select_or_defer(
-    ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], *,
-    may_be_victim: VictimPredicate | None = None, order: ActiveRuleSet | None = None,
-    plan: VictimPlan | None | bool = True,
-) -> NodeVictims | Failure | None:
-    """:func:`select_victims_on_node`, except that a node the fast path knows is no
-    candidate (the pod does not fit even with every potential victim gone) gives
-    ``None``: its exact failure is left to the general path, for a caller that
-    needs it (a dry run that found candidates and traces nothing never does).
+    with every potential victim removed.
     """
     potential = potential_victims(ctx, pod, node, may_be_victim)
     if not potential:
         return NO_VICTIMS_FAILURE
-    if plan is True:
-        plan = victim_plan(ctx, pod)
-    if plan is not None and plan is not False:
-        arithmetic = ctx.paths.victims
-        if arithmetic is not None:
-            fast = arithmetic.select(ctx, pod, node, potential, budgets, order, plan)
-            if fast is not GENERAL:
-                return fast  # type: ignore[no-any-return]
-    return _general(ctx, pod, node, budgets, may_be_victim, order, potential)
+    return victims_by_filters(ctx, pod, node, budgets, potential, order)
 
 
-def potential_victims(ctx: Any, pod: Pod, node: NodeState,
+def potential_victims(ctx: ScheduleContext, pod: Pod, node: NodeState,
                       may_be_victim: VictimPredicate | None) -> list[PodState]:
-    """The node's lower-priority pods ``may_be_victim`` allows, in upstream's listing order.
+    """Step 1: the node's pods of strictly lower priority that ``may_be_victim``
+    accepts, in upstream's listing order.
 
     Upstream ``SelectVictimsOnNode`` walks ``nodeInfo.GetPods()``, the
     scheduler cache's order (:attr:`NodeState.cache_order`).  It removes each
@@ -248,28 +218,12 @@ def _bind_seq(ps: PodState) -> int:
     return ps.bind_seq
 
 
-def victim_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> VictimPlan | None:
-    """The victim arithmetic's plan for ``pod`` (``FastPaths.victims``), or None.
-
-    None: the filters decide (the option is off, or the arithmetic cannot
-    answer for this pod).  ``traced``: the caller records the filter runs
-    the arithmetic replaces (see :func:`~kruleset.rules.scheduler.fast.plan.fast_plan`).
-    """
-    arithmetic = ctx.paths.victims
-    if arithmetic is None:
-        return None
-    plan: VictimPlan | None = arithmetic.plan(ctx, pod, traced=traced)
-    return plan
-
-
-def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
-             may_be_victim: VictimPredicate | None, order: ActiveRuleSet | None,
-             potential: list[PodState] | None = None) -> NodeVictims | Failure:
-    """The general path: the filters run with an overlay for every step."""
-    if potential is None:
-        potential = potential_victims(ctx, pod, node, may_be_victim)
-        if not potential:
-            return NO_VICTIMS_FAILURE
+def victims_by_filters(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                       budgets: Sequence[PdbBudget], potential: list[PodState],
+                       order: ActiveRuleSet | None) -> NodeVictims | Failure:
+    """Steps 3-5 for the (non-empty) ``potential`` victims: the filters run with an
+    overlay for every step (the victim arithmetic,
+    :mod:`~kruleset.rules.scheduler.fast.plan`, answers the same by sums)."""
     removed = {ps.key for ps in potential}
 
     def check() -> Failure | None:
@@ -293,31 +247,17 @@ def _general(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
         return f
     ordered = importance_order(ctx, potential, order)
     violating, fine = split_by_pdb(ordered, budgets)
-    return _node_victims(ctx, node, order, violating, fine, reprieve(violating, fine, back, away))
+    return node_victims(ctx, node, order, violating, fine, reprieve(violating, fine, back, away))
 
 
-def _node_victims(ctx: Any, node: NodeState, order: ActiveRuleSet | None,
-                  violating: list[PodState], fine: list[PodState],
-                  kept: Reprieve | Failure) -> NodeVictims:
-    """The reprieve loop's outcome as the node's victims, most important first."""
+def node_victims(ctx: ScheduleContext, node: NodeState, order: ActiveRuleSet | None,
+                 violating: list[PodState], fine: list[PodState],
+                 kept: Reprieve | Failure) -> NodeVictims:
+    """The reprieve loop's outcome as the node's victims, most important first (shared
+    with the victim arithmetic, which reprieves by sums)."""
     assert not isinstance(kept, Failure)  # no veto: the loop never stops a node
     victims = kept.victims
     if violating and fine:
         victims = importance_order(ctx, victims, order)
     return NodeVictims(node.name, tuple(victims), kept.num_pdb_violations, tuple(kept.reprieved),
                        frozenset(ps.key for ps in violating), kept.why)
-
-
-_DEFAULT_ORDER = ("scheduler.preemption.victims.lower-priority-first",
-                  "scheduler.preemption.victims.later-start-first")
-
-
-def fast_importance_order(ctx: Any, pods: Iterable[PodState],
-                          order: ActiveRuleSet | None = None) -> list[PodState]:
-    """:func:`importance_order`, with the default rules' key computed inline."""
-    if order is None:
-        order = ctx.profile.active(VICTIMS.name)
-    if tuple(a.rule.name for a in order.rules) == _DEFAULT_ORDER:
-        return sorted(pods, key=lambda ps: (ps.pod.effective_priority, -ps.effective_start),
-                      reverse=True)
-    return importance_order(ctx, pods, order)

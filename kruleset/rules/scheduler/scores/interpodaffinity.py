@@ -24,7 +24,7 @@ from ..cycle import register_batch_score
 from ..filters.topology_index import pod_index, resolve_term
 from ..framework import SCORES
 
-__all__ = ["interpod_topology_score"]
+__all__ = ["interpod_topology_score", "interpod_state"]
 
 MAX_NODE_SCORE = 100
 _STATE = "interpod.score"
@@ -72,7 +72,8 @@ def interpod_topology_score(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict
     return {k: v for k, v in scores.items() if v != 0} if scores else scores
 
 
-def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+def interpod_state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+    """The pod's PreScore state (topology pair -> score), computed once per cycle."""
     cached = ctx.extra.get(_STATE)
     if cached is not None and cached[0] is pod:
         result: dict[Pair, int] = cached[1]
@@ -84,7 +85,7 @@ def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
 
 def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
-    if not _state(ctx, args, pod):
+    if not interpod_state(ctx, args, pod):
         return raw
     lo, hi = min(raw), max(raw)
     diff = hi - lo
@@ -100,7 +101,7 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/scoring.go",
       normalize=_normalize)
 def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    scores = _state(ctx, args, pod)
+    scores = interpod_state(ctx, args, pod)
     if not scores:
         return 0
     total = 0
@@ -112,6 +113,6 @@ def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState
 @register_batch_score(_interpod_score)
 def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                         nodes: Sequence[NodeState]) -> list[int]:
-    if not _state(ctx, args, pod):
+    if not interpod_state(ctx, args, pod):
         return [0] * len(nodes)
     return [_interpod_score(ctx, args, pod, n) for n in nodes]
