@@ -34,9 +34,8 @@ from typing import Any
 
 from ..model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from ..model.state import FAILED, PENDING, RUNNING, SUCCEEDED, PodState
-from ..rules.dra.dynamicresources import Written
 from ..rules.dra.queue_hints import ClaimsPodView, ClaimView, claim_view
-from ..rules.dra.state import ClaimState, DraState, dra_of, generated_name
+from ..rules.dra.state import ClaimState, DraState, Written, dra_of, generated_name
 from ..rules.scheduler.queue.events import (
     ADD,
     DEVICE_CLASS,

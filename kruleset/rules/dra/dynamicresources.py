@@ -54,7 +54,7 @@ from .allocator import (
     Pool,
     allocate,
 )
-from .state import ClaimState, DraState
+from .state import ClaimState, DraState, Written
 from .state import pod_claim_states as _lookup
 
 __all__ = [
@@ -491,10 +491,6 @@ def postfilter(ctx: Any, pod: Pod) -> str:
             ctx.extra[DEALLOCATED] = (cyc.dra, cs)
             return "deallocation of ResourceClaim completed"
     return "still not schedulable"
-
-
-# A claim's status before a write: the claim, its allocation and reservedFor then.
-Written = tuple[ClaimState, Allocation | None, tuple[str, ...]]
 
 
 def apply_deallocation(ctx: Any) -> Written | None:

@@ -27,7 +27,7 @@ from ...model.objects import Pod
 from .allocator import Allocation, Pool, gather_pools
 
 __all__ = ["ClaimState", "DraState", "GATES", "LOCKED_GATES", "dra_of", "generated_name",
-           "pod_claim_states"]
+           "pod_claim_states", "Written"]
 
 
 
@@ -232,6 +232,10 @@ class DraState:
             name, err = self.claim_for(pod.key, pod.namespace, entry)
             cs = self.claims.get(f"{pod.namespace}/{name}") if name else None
             yield entry, name, cs, err
+
+
+# A claim's status before a write: the claim, its allocation and reservedFor then.
+Written = tuple[ClaimState, Allocation | None, tuple[str, ...]]
 
 
 def pod_claim_states(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
