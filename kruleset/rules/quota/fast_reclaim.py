@@ -20,10 +20,8 @@ from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
-from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
-from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
 from ..scheduler.fast import cycle_cache
-from ..scheduler.fast.plan import PORTS_MESSAGE, FastPlan, NodeFit, fast_plan
+from ..scheduler.fast.plan import FastPlan, NodeFit, fast_plan
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import reprieve
 from ..scheduler.preemption.postfilter import Candidate
@@ -396,8 +394,8 @@ class _Cycle:
             fit.put_back(ps)
             why_not = fit.reason()
             if runs is not None:
-                runs.append((away, None if why_not is None else
-                             _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+                runs.append((away, None if why_not is None else self.plan.failing(why_not),
+                             why_not))
             return why_not
 
         def go(ps: PodState) -> None:

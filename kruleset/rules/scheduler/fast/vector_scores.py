@@ -34,7 +34,7 @@ import numpy as np
 
 from kruleset.model.objects import Pod
 
-from ..cycle import _BATCH_SCORES, _score_entries
+from ..cycle import _score_entries
 from ..framework import SCORES, PerNode, ScheduleContext, ScheduleResult, _PerRule
 from ..scores import (
     imagelocality,
@@ -183,7 +183,7 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
         got = form(ctx, a.args, pod, feasible)
         if got is not None:
             return got
-    batch = _BATCH_SCORES.get(fn)
+    batch = a.rule.batch
     args = a.args
     raw = batch(ctx, args, pod, feasible) if batch is not None else [
         fn(ctx, args, pod, ns) for ns in feasible]
