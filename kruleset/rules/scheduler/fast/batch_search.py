@@ -45,7 +45,8 @@ __all__ = ["batch_forms", "find_batched", "judge_traced", "search"]
 MIN_CHUNK = 32
 
 
-def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], start: int,
+def search(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+           start: int,
            to_find: int, failures: dict[str, Failure]
            ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
     """The search of ``order`` from ``start`` for ``to_find`` nodes, or None if it cannot take it.
@@ -130,7 +131,7 @@ def batch_forms(ctx: ScheduleContext) -> BatchForms:
     return _LAST[0][1]
 
 
-def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+def find_batched(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int,
                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -210,7 +211,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
     return feasible, processed, 0
 
 
-def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
+def _check_nominated(ctx: ScheduleContext, pod: Pod, chunk: Sequence[NodeState],
                      noms: Mapping[str, list[PodState]], failed: dict[int, Failure],
                      nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None
                      ) -> list[NodeState]:
@@ -234,7 +235,7 @@ def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
     return alive
 
 
-def judge_traced(ctx: Any, rules: FilterRules, pod: Pod, node: NodeState
+def judge_traced(ctx: ScheduleContext, rules: FilterRules, pod: Pod, node: NodeState
                  ) -> tuple[Failure | None, TraceInfo | None]:
     """One node judged as the traced search judges it: its failure and what it records."""
     failures: dict[str, Failure] = {}

@@ -17,7 +17,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ...disruption import fast_selection
 from ...quota.fast_reclaim import start_cycle
-from ..framework import FastPaths
+from ..framework import FastPaths, ScheduleContext
 from ..paths import Paths
 from .batch_search import search
 from .dry_run import CachedJudge
@@ -31,11 +31,11 @@ __all__ = ["compose"]
 class _Arithmetic:
     """``FastPaths.victims``: the victim arithmetic (:mod:`.plan`)."""
 
-    def plan(self, ctx: Any, pod: Pod, *, traced: bool = False) -> Any:
+    def plan(self, ctx: ScheduleContext, pod: Pod, *, traced: bool = False) -> Any:
         """:func:`~.plan.fast_plan`."""
         return fast_plan(ctx, pod, traced=traced)
 
-    def select(self, ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
+    def select(self, ctx: ScheduleContext, pod: Pod, node: NodeState, potential: list[PodState],
                budgets: Sequence[Any], order: Any, plan: Any) -> Any:
         """:func:`~.plan.victims_by_arithmetic`."""
         return victims_by_arithmetic(ctx, pod, node, potential, budgets, order, plan)

@@ -132,7 +132,7 @@ class CycleCache:
     # The questions the reference rules ask on ``ctx.memo`` (the filter
     # search's, preemption's potential nodes and pick bounds), so that they never
     # import this module: see the functions of the same names below.
-    def filters_key(self, ctx: Any, pod: Pod) -> Hashable | None:
+    def filters_key(self, ctx: ScheduleContext, pod: Pod) -> Hashable | None:
         """:func:`filters_key`."""
         return filters_key(ctx, pod)
 
@@ -194,7 +194,7 @@ class CycleCache:
 
 # --- preemption's dry run ----------------------------------------------------------
 
-def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
+def victims_key(ctx: ScheduleContext, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
     """The cache key for DefaultPreemption's victims of ``pod`` per node, or None.
 
     A traced dry run keeps each node's result with what it recorded (a
@@ -282,7 +282,7 @@ def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int
 
 # --- the filter search --------------------------------------------------------------
 
-def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
+def filters_key(ctx: ScheduleContext, pod: Pod) -> Hashable | None:
     """The cache key for the filter search of ``pod`` in this cycle, or None (no caching).
 
     A traced search is kept under a key of its own, with what it recorded

@@ -61,7 +61,7 @@ class CachedJudge(DefaultJudge):
     module): the whole dry run from the candidate index, or the walk with each node's
     least pod priority kept and the victim arithmetic's failures deferred."""
 
-    def __init__(self, ctx: Any, ps: PodState, nodes: Sequence[NodeState],
+    def __init__(self, ctx: ScheduleContext, ps: PodState, nodes: Sequence[NodeState],
                  budgets: Sequence[PdbBudget], may_be_victim: VictimPredicate | None) -> None:
         super().__init__(ctx, ps, nodes, budgets, may_be_victim)
         self.bounds: dict[str, Any] | None = None
@@ -70,7 +70,7 @@ class CachedJudge(DefaultJudge):
         self.prio = ps.pod.effective_priority
         self.from_index = False
 
-    def victim_plan(self, ctx: Any, pod: Pod) -> Any:
+    def victim_plan(self, ctx: ScheduleContext, pod: Pod) -> Any:
         """The arithmetic's plan, which keys the kept judgements even with the victim
         arithmetic off."""
         return fast_plan(ctx, pod, traced=True)
@@ -111,7 +111,7 @@ class CachedJudge(DefaultJudge):
         return super().finish(run)
 
 
-def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], order: Any,
+def judge(ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], order: Any,
           plan: Any) -> Candidate | Failure | None:
     """One node of the dry run: a candidate or its failure; None for a node the
     arithmetic knows is no candidate (the exact failure left for later)."""
@@ -121,7 +121,8 @@ def judge(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget], ord
 
 # --- from the cycle cache: the candidate index ------------------------------------------------
 
-def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequence[PdbBudget],
+def _from_index(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
+                budgets: Sequence[PdbBudget],
                 wanted: int, key: Hashable, order: Any, plan: Any) -> DryRun:
     """The dry run from the kept judgements' index (brought up to date first)."""
     memo = ctx.memo
@@ -155,7 +156,7 @@ def _from_index(ctx: Any, pod: Pod, nodes: Sequence[NodeState], budgets: Sequenc
     return DryRun(candidates, statuses, w.visited, wanted, pick=pick, visits=visits)
 
 
-def _keeper(ctx: Any, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
+def _keeper(ctx: ScheduleContext, pod: Pod, budgets: Sequence[PdbBudget], order: Any, plan: Any,
             kept: dict[str, Any], log: list[tuple[Any, ...]] | None
             ) -> Callable[[NodeState], Any]:
     """What the index keeps for a node: its kept judgement, judged now if there is none
@@ -210,7 +211,7 @@ class _Statuses(Mapping[str, Failure]):
     then: read them before the cluster changes.
     """
 
-    def __init__(self, ctx: Any, pod: Pod, budgets: Sequence[PdbBudget],
+    def __init__(self, ctx: ScheduleContext, pod: Pod, budgets: Sequence[PdbBudget],
                  may_be_victim: VictimPredicate | None, order: Any, size: int,
                  build: Callable[[], dict[str, Failure | None]]) -> None:
         self._args = (ctx, pod, budgets, may_be_victim, order)
@@ -280,12 +281,16 @@ def _replayed(key: str, visits: Visits) -> Iterator[tuple[str, str, str, str]]:
 _MISSING: Any = object()
 
 
-def _judge_traced(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+def _judge_traced(ctx: ScheduleContext, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
                   order: Any, plan: Any) -> tuple[Any, ...]:
     """:func:`judge` with tracing, kept with what it recorded for the next pod of the
     shape: (result, entries, their number, the subject they name the pod by, node)."""
-    recorder = Recorder(ctx.trace.now)
-    saved, ctx.trace = ctx.trace, recorder
+    saved = ctx.trace
+    assert saved is not None
+    recorder = Recorder(saved.now)
+    # The recorder stands in for the trace while the node is judged (it takes the
+    # trace's add and defer).
+    ctx.trace = recorder  # type: ignore[assignment]
     try:
         result = judge(ctx, pod, node, budgets, order, plan)
     finally:

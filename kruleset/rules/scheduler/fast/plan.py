@@ -187,7 +187,7 @@ class NodeFit:
         self.nominated = False  # pods nominated to the node are counted
 
     @classmethod
-    def start(cls, ctx: Any, pod: Pod, node: NodeState, plan: FastPlan,
+    def start(cls, ctx: ScheduleContext, pod: Pod, node: NodeState, plan: FastPlan,
               removed: Sequence[PodState]) -> NodeFit | None:
         """The node with ``removed`` gone, or None where the general path must judge."""
         for fn, args in plan.node_only:
@@ -258,7 +258,8 @@ class NodeFit:
         return None
 
 
-def victims_by_arithmetic(ctx: Any, pod: Pod, node: NodeState, potential: list[PodState],
+def victims_by_arithmetic(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                          potential: list[PodState],
                           budgets: Sequence[PdbBudget], order: ActiveRuleSet | None,
                           plan: FastPlan) -> NodeVictims | object | None:
     """The reference :func:`~kruleset.rules.scheduler.preemption.victims.select_or_defer`'s

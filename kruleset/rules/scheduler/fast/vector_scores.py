@@ -201,7 +201,8 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
 # --- the vector forms ------------------------------------------------------------------
 
 @_vector_score(noderesourcesfit._fit_score)
-def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _fit(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+         feasible: Feasible) -> Scores | None:
     weights = default_weights(args)
     if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
         return None
@@ -219,7 +220,7 @@ def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Sco
 
 
 @_vector_score(noderesourcesbalancedallocation._balanced)
-def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _balanced(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
     resources = scored_resources(args)
     req = pod.requests
@@ -241,7 +242,8 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
 
 
 @_vector_score(tainttoleration._taint_score)
-def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _taints(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
     tainted = np.flatnonzero(feasible.vectors.tainted[feasible.rows]).tolist()
     if not tainted:
         return 0, MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
@@ -255,7 +257,7 @@ def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> 
 
 
 @_vector_score(nodeaffinity._node_affinity_score)
-def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _node_affinity(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                    ) -> Scores | None:
     na = pod.node_affinity
     added = args.get("addedAffinity")
@@ -265,7 +267,7 @@ def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasib
 
 
 @_vector_score(interpodaffinity._interpod_score)
-def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _interpod(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
     if not interpodaffinity._state(ctx, args, pod):
         return 0, 0
@@ -273,7 +275,8 @@ def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
 
 
 @_vector_score(imagelocality._image_locality)
-def _images(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _images(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
     if not ctx.state.images:
         return 0, 0
     return None
@@ -288,7 +291,8 @@ def _dra_form() -> None:
     """
     from ...dra import dynamicresources as plugin
 
-    def dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+    def dra(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
         cyc = ctx.extra.get(plugin.CYCLE)
         if cyc is None or not cyc.scored:
             return 0, 0

@@ -31,6 +31,7 @@ from kruleset.model.state import NodeState, PodState
 
 from ...engine import Failure
 from ..filters import nodename, noderesourcesfit, nodeunschedulable, tainttoleration
+from ..framework import ScheduleContext
 from ..node_selection import _NOMINATED, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
 from .search_trace import FilterRules, nominated_recorded
@@ -115,7 +116,7 @@ def _fit_index(rules: FilterRules, pod: Pod) -> int | None | bool:
     return fit
 
 
-def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+def vector_find(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                 start: int, to_find: int, failures: dict[str, Failure],
                 fail_at: dict[str, int] | None = None,
                 nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -158,7 +159,7 @@ class _Search:
     __slots__ = ("ctx", "rules", "pod", "vec", "order", "fit", "failures", "fail_at",
                  "nom_entries", "fit_failures")
 
-    def __init__(self, ctx: Any, rules: FilterRules, pod: Pod, vec: NodeVectors,
+    def __init__(self, ctx: ScheduleContext, rules: FilterRules, pod: Pod, vec: NodeVectors,
                  order: Sequence[NodeState], fit: int | None, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None) -> None:
