@@ -8,6 +8,9 @@ required spreading, no pod of the cluster has anti-affinity against it, and
 no pod nominated to the node has required anti-affinity), that answer is
 integer arithmetic on the node's requested totals and a count of host-port
 conflicts; every other filter looks at the node only and runs once per node.
+Each filter says which it is on its rule (``Rule.reads``: ``"fit"``,
+``"ports"``, ``"node"``, or ``"pods"`` when only its PreFilter's skip makes it
+pass every node); a filter that says nothing leaves no plan.
 :func:`fast_plan` says whether that holds for a pod in this cycle and what
 the arithmetic needs; :class:`NodeFit` is the arithmetic on one node and
 :func:`victims_by_arithmetic` DefaultPreemption's victim selection with it.
