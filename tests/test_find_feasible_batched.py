@@ -22,8 +22,8 @@ from kruleset.model.state import ClusterState, PodState
 from kruleset.rules.profile import Profile
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext, fit_message
+from kruleset.rules.scheduler.fast import batch_search
 from kruleset.rules.scheduler.framework import ALL_FAST, FastPaths
-from kruleset.rules.scheduler.paths import BATCH_FILTERS
 
 GI = 1 << 30
 
@@ -68,8 +68,8 @@ def test_batched_search_fails_nodes_as_node_by_node(seed: int,
         pod = Pod("default", f"q{k}", (Container("c", req),), priority=0)
         batched = _search(st, pod)
         with monkeypatch.context() as m:
-            for fn in list(BATCH_FILTERS):
-                m.delitem(BATCH_FILTERS, fn)
+            # No filter's batch form (Rule.batch): every rule node by node.
+            m.setattr(batch_search, "batch_forms", lambda ctx: {})
             plain = _search(st, pod)
         assert batched == plain
         assert batched == _search(st, pod, FastPaths(batch_search=False))

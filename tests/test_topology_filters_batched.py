@@ -13,6 +13,7 @@ failure (by value) and the message must be the same.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 from typing import Any
@@ -23,8 +24,8 @@ import kruleset
 from kruleset.model.state import PodState
 from kruleset.rules.scheduler import node_selection
 from kruleset.rules.scheduler.cycle import FitError, ScheduleContext
+from kruleset.rules.scheduler.fast import batch_search
 from kruleset.rules.scheduler.filters.topology_index import pod_index, resolve_term
-from kruleset.rules.scheduler.paths import BATCH_FILTERS
 from kruleset.sim.core import Simulation
 
 
@@ -97,6 +98,10 @@ def _naive_existing_anti(sim: Simulation, ps: PodState) -> dict[tuple[str, str],
     return out
 
 
+def _without(forms: Any, fns: tuple[Any, ...], ctx: Any) -> dict[Any, Any]:
+    return {fn: b for fn, b in forms(ctx).items() if fn not in fns}
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_fast_topology_filters_decide_as_general(seed: int,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,8 +122,10 @@ def test_fast_topology_filters_decide_as_general(seed: int,
             continue
         fast = _search(sim, ps)
         with monkeypatch.context() as m:
-            m.delitem(BATCH_FILTERS, filters_spread._spread_filter, raising=False)
-            m.delitem(BATCH_FILTERS, filters_interpod._interpod_filter, raising=False)
+            # The two topology filters without their batch forms (Rule.batch).
+            m.setattr(batch_search, "batch_forms", functools.partial(
+                _without, batch_search.batch_forms,
+                (filters_spread._spread_filter, filters_interpod._interpod_filter)))
             m.setattr(filters_spread, "includes_every_node", lambda c, pod: False)
             general = _search(sim, ps)
         assert fast == general

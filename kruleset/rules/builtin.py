@@ -1,39 +1,29 @@
 """Imports every built-in rules module so their rules register themselves.
 
-One module per mechanism or scheduler plugin; add a new module here.  The order of this list
-does not decide the order of any scheduler rule set: that is
-:mod:`kruleset.rules.scheduler.defaults`.
+One module per mechanism or scheduler plugin; add a new mechanism's module here.  A scheduler
+plugin's filter and score modules need no line: every module of ``scheduler/filters/`` and
+``scheduler/scores/`` is imported (:data:`_PLUGIN_PACKAGES`).  The order of imports does not
+decide the order of any scheduler rule set: that is :mod:`kruleset.rules.scheduler.defaults`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+import pkgutil
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .scheduler.defaults import arrange
 
-_MODULES = (
+_FIRST = (
     "priority",
-    # The default plugins' modules, in the default profile's order (which
-    # defaults.arrange imposes whatever the order here).
     "scheduler.preenqueue.schedulinggates",
     "scheduler.queue.prioritysort",
-    "scheduler.filters.nodeunschedulable",
-    "scheduler.filters.nodename",
-    "scheduler.filters.tainttoleration",
-    "scheduler.filters.nodeaffinity",
-    "scheduler.filters.nodeports",
-    "scheduler.filters.noderesourcesfit",
-    "scheduler.filters.podtopologyspread",
-    "scheduler.filters.interpodaffinity",
-    "scheduler.scores.noderesourcesfit",
-    "scheduler.scores.noderesourcesbalancedallocation",
-    "scheduler.scores.tainttoleration",
-    "scheduler.scores.nodeaffinity",
-    "scheduler.scores.podtopologyspread",
-    "scheduler.scores.interpodaffinity",
-    "scheduler.scores.imagelocality",
+)
+# Every module in these is imported after _FIRST, by name: a plugin's filter or score
+# module (or a helper they share); defaults.arrange orders their rules.
+_PLUGIN_PACKAGES = ("scheduler.filters", "scheduler.scores")
+_MODULES = (
     "scheduler.preemption.postfilter",
     "scheduler.dynamicresources",
     "scheduler.preemption.defaultpreemption",
@@ -67,6 +57,13 @@ _MODULES = (
 )
 
 
+def _plugin_modules() -> Iterator[str]:
+    """The modules of :data:`_PLUGIN_PACKAGES`, by name within each package."""
+    for package in _PLUGIN_PACKAGES:
+        found = importlib.import_module(f"{__package__}.{package}").__path__
+        for info in sorted(pkgutil.iter_modules(found), key=lambda m: m.name):
+            yield f"{package}.{info.name}"
+
 
 def load(registered: Callable[[], Iterable[Any]]) -> None:
     """Import every built-in rules module, then order the scheduler's rule sets.
@@ -76,6 +73,6 @@ def load(registered: Callable[[], Iterable[Any]]) -> None:
     order, weights and args from the default profile's data, whatever order
     the modules above registered in.
     """
-    for name in _MODULES:
+    for name in (*_FIRST, *_plugin_modules(), *_MODULES):
         importlib.import_module(f"{__package__}.{name}")
     arrange(registered())

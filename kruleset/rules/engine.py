@@ -20,9 +20,9 @@ behind ``if trace is not None``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -33,6 +33,7 @@ __all__ = [
     "ORDERING",
     "PIPELINE",
     "PREDICATE",
+    "Reads",
     "Rule",
     "RuleSet",
     "SCORE",
@@ -87,11 +88,45 @@ def _frozen_args(m: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 @attrs.frozen(slots=True)
+class Reads:
+    """What a filter's answer for a pod depends on, declared on its :class:`Rule` for the
+    fast paths (victim selection as arithmetic, the cycle cache).
+
+    ``what`` is one of:
+
+    * ``"node"``: the node alone (its labels, taints, name, …; not the pods bound
+      to it nor other nodes), so it runs once per node however many pods are away;
+    * ``"fit"`` / ``"ports"``: exactly NodeResourcesFit's / NodePorts' check, which
+      the fast paths answer as arithmetic on the node's requested totals / host ports;
+    * ``"pods"``: other pods (as inter-pod affinity does); the fast paths take the pod
+      only when the rule's ``prepare`` step skipped it, which promises that it then
+      passes every node, with any pods away.
+
+    ``pod_key`` says what the answer reads of the pod: pods with equal keys get
+    equal answers on every node (None from it: the pod is not cached).  A filter
+    without ``reads`` is one the fast paths know nothing about: they step aside
+    and the filters run one by one, as the reference does.
+    """
+
+    what: Literal["node", "fit", "ports", "pods"]
+    pod_key: Callable[[Any], Hashable | None] | None = None
+
+
+@attrs.frozen(slots=True)
 class Rule:
     """A named, documented unit of decision.
 
     ``normalize`` (score rules only) maps the raw scores of all nodes to
-    0–100 as the upstream plugin's NormalizeScore does.
+    0–100 as the upstream plugin's NormalizeScore does.  The other optional
+    attributes declare the forms a fast path may run instead of ``fn``, each
+    answering exactly what ``fn`` would: ``prepare(ctx, args, pod) -> bool``
+    (a filter's PreFilter step, run once per cycle before any node is
+    filtered: it keeps its per-cycle state in ``ctx.extra`` and returns False
+    when the filter has nothing to check for this pod, upstream's Skip),
+    ``batch(ctx, args, pod, nodes)`` (a filter's answers for many nodes at
+    once, None when every node passes; a score rule's raw scores for every
+    node) and ``reads`` (:class:`Reads`).  A rule without them runs as
+    ``fn``, node by node.
     """
 
     name: str
@@ -103,6 +138,9 @@ class Rule:
     enabled: bool = True
     normalize: Callable[..., Any] | None = None
     describe: Callable[[Any], str] | None = None  # ordering: how to print a key
+    prepare: Callable[..., bool] | None = None
+    batch: Callable[..., Any] | None = None
+    reads: Reads | None = None
 
     def __str__(self) -> str:
         return self.name
@@ -345,7 +383,7 @@ class ActiveRuleSet:
         return None
 
     # --- predicate ------------------------------------------------------------
-    def first_failure(self, ctx: Any, *subjects: Any, subject: str = "") -> Failure | None:
+    def first_failure(self, ctx: object, *subjects: Any, subject: str = "") -> Failure | None:
         """Run every rule in order; the first failure wins (``None``: all passed)."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:
@@ -360,7 +398,7 @@ class ActiveRuleSet:
                 trace.add(a.rule.name, subject, "pass")
         return None
 
-    def all_failures(self, ctx: Any, *subjects: Any, subject: str = "") -> list[Failure]:
+    def all_failures(self, ctx: object, *subjects: Any, subject: str = "") -> list[Failure]:
         """Run every rule; collect every failure (kubelet admission reports them all)."""
         trace = getattr(ctx, "trace", None)
         out: list[Failure] = []
@@ -377,7 +415,7 @@ class ActiveRuleSet:
         return out
 
     # --- ordering -------------------------------------------------------------
-    def key(self, ctx: Any) -> Callable[[Any], tuple[Any, ...]]:
+    def key(self, ctx: object) -> Callable[[Any], tuple[Any, ...]]:
         """A sort key: the tuple of every rule's key, lexicographic."""
         fns = [(a.rule.fn, a.args) for a in self.rules]
 
@@ -386,11 +424,11 @@ class ActiveRuleSet:
 
         return composite
 
-    def sort(self, ctx: Any, items: Iterable[Any]) -> list[Any]:
+    def sort(self, ctx: object, items: Iterable[Any]) -> list[Any]:
         """Items sorted by the rules (stable: ties keep input order)."""
         return sorted(items, key=self.key(ctx))
 
-    def decider(self, ctx: Any, a: Any, b: Any) -> tuple[str, str] | None:
+    def decider(self, ctx: object, a: Any, b: Any) -> tuple[str, str] | None:
         """Which rule put ``a`` and ``b`` in their order, and how: ``(rule, "x < y")``."""
         for r in self.rules:
             ka, kb = r.rule.fn(ctx, r.args, a), r.rule.fn(ctx, r.args, b)
@@ -402,7 +440,7 @@ class ActiveRuleSet:
 
     # --- score ----------------------------------------------------------------
     def scores(
-        self, ctx: Any, pod: Any, nodes: Sequence[Any]
+        self, ctx: object, pod: Any, nodes: Sequence[Any]
     ) -> tuple[list[int], dict[str, list[int]]]:
         """Weighted total per node, and each rule's normalised scores."""
         totals = [0] * len(nodes)
@@ -419,7 +457,7 @@ class ActiveRuleSet:
         return totals, per_rule
 
     # --- pipeline -------------------------------------------------------------
-    def run(self, ctx: Any, data: Any, subject: str = "") -> Any:
+    def run(self, ctx: object, data: Any, subject: str = "") -> Any:
         """Run the steps in order; a step returning :class:`Stop` ends the chain."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:

@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .engine import Rule, RuleSet
+from .engine import Reads, Rule, RuleSet
 
 __all__ = ["define_ruleset", "get_ruleset", "register", "rule", "rulesets"]
 
@@ -58,11 +58,19 @@ def rule(
     enabled: bool = True,
     normalize: Callable[..., Any] | None = None,
     describe: Callable[[Any], str] | None = None,
+    prepare: Callable[..., bool] | None = None,
+    batch: Callable[..., Any] | None = None,
+    reads: Reads | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: make a function a rule of ``ruleset`` (appended in definition order)."""
+    """Decorator: make a function a rule of ``ruleset`` (appended in definition order).
+
+    ``prepare``, ``batch`` and ``reads`` declare the rule's fast forms
+    (:class:`~kruleset.rules.engine.Rule`), beside the rule.
+    """
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        ruleset.add(Rule(name, doc, source, fn, args or {}, weight, enabled, normalize, describe))
+        ruleset.add(Rule(name, doc, source, fn, args or {}, weight, enabled, normalize, describe,
+                         prepare, batch, reads))
         return fn
 
     return wrap

@@ -128,9 +128,9 @@ class Simulation:
     def __new__(cls, *args: Any, **kwargs: Any) -> Simulation:
         # The first simulation of the process: its modules, rules loaded, leave the
         # collector's generations before it is allocated (setup.freeze_process).
-        from .setup import _PROCESS_FROZEN, freeze_process
+        from .setup import freeze_process, process_frozen
 
-        if not _PROCESS_FROZEN:
+        if not process_frozen():
             _load()
             freeze_process()
         return super().__new__(cls)

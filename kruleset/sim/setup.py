@@ -75,6 +75,11 @@ FREEZE_AT_PODS = 50_000
 _PROCESS_FROZEN = False
 
 
+def process_frozen() -> bool:
+    """Whether :func:`freeze_process` has run in this process."""
+    return _PROCESS_FROZEN
+
+
 def freeze_process() -> None:
     """Before the first simulation of the process exists, freeze what the process holds.
 

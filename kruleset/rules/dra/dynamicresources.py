@@ -29,10 +29,9 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, Failure
+from ..engine import UNRESOLVABLE, Failure, Reads
 from ..registry import rule
 from ..registry import rulesets as _rulesets
-from ..scheduler.cycle import register_batch_score
 from ..scheduler.defaults import (
     FILTER_DYNAMIC_RESOURCES,
     PREENQUEUE_DYNAMIC_RESOURCES,
@@ -41,8 +40,7 @@ from ..scheduler.defaults import (
 )
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
 from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
-from ..scheduler.node_selection import register_prepare
-from ..scheduler.paths import register_batch_filter
+from ..scheduler.paths import pod_shape
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
 from .allocator import (
@@ -147,7 +145,6 @@ def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     return None
 
 
-@register_prepare(FILTER_RULE)
 def _prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     # PreFilter answered Skip for a pod without claims: Filter does not run.
     return CYCLE in ctx.extra
@@ -204,7 +201,6 @@ def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     return score
 
 
-@register_batch_filter(_filter)
 def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                 ) -> list[Failure | None] | None:
     """``_filter`` on every node; the usual case (only unallocated claims) inline.
@@ -256,7 +252,6 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
     return out
 
 
-@register_batch_score(_score)
 def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                ) -> list[int]:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
@@ -557,8 +552,9 @@ rule(FILTERS, FILTER_RULE,
           "on it from free devices (every request validated first, then first fit with full "
           "backtracking; a node whose pools include an invalid one says so).",
       source=_SOURCE + " Filter; dynamic-resource-allocation/structured allocator "
-             "(v1.35.4: Allocate, validateDeviceRequest, allocateOne, GatherPools)")(_filter)
+             "(v1.35.4: Allocate, validateDeviceRequest, allocateOne, GatherPools)",
+      prepare=_prepare, batch=_filter_all, reads=Reads("pods", pod_shape))(_filter)
 rule(SCORES, SCORE_RULE,
       doc="Nodes where a prioritized list (firstAvailable) gets an earlier alternative score "
           "higher: 8 - i per claim request served by alternative i.",
-      source=_SOURCE + " Score", weight=2, normalize=normalized)(_score)
+      source=_SOURCE + " Score", weight=2, normalize=normalized, batch=_score_all)(_score)

@@ -20,12 +20,9 @@ from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 from kruleset.model.state import NodeState, PodState
 
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
-from ..scheduler.defaults import FILTER_NODE_PORTS as _PORTS
-from ..scheduler.defaults import FILTER_NODE_RESOURCES_FIT as _FIT
 from ..scheduler.fast import cycle_cache
 from ..scheduler.fast.plan import (
     DEFAULT_ORDER,
-    PORTS_MESSAGE,
     FastPlan,
     NodeFit,
     fast_importance_order,
@@ -403,8 +400,8 @@ class _Cycle:
             fit.put_back(ps)
             why_not = fit.reason()
             if runs is not None:
-                runs.append((away, None if why_not is None else
-                             _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+                runs.append((away, None if why_not is None else self.plan.failing(why_not),
+                             why_not))
             return why_not
 
         def go(ps: PodState) -> None:

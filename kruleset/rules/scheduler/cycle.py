@@ -49,7 +49,7 @@ normalised 0-100 score per node.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -91,34 +91,12 @@ __all__ = [
     "failure_reasons",
     "fit_message",
     "schedule_one",
-    "register_batch_score",
     "schedule_pod",
     "score_nodes",
-    "BATCH_SCORES",
     "score_entries",
 ]
 
 # --- scoring ---------------------------------------------------------------------
-
-BatchScoreFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]], list[int]]
-#: A score rule's function -> its batch form (:func:`register_batch_score`).
-BATCH_SCORES: dict[Callable[..., Any], BatchScoreFn] = {}
-
-
-def register_batch_score(fn: Callable[..., Any]) -> Callable[[BatchScoreFn], BatchScoreFn]:
-    """Decorator: the all-nodes form of the score rule function ``fn``.
-
-    ``batch(ctx, args, pod, nodes) -> [raw score per node]`` must return what
-    ``[fn(ctx, args, pod, n) for n in nodes]`` would; it exists so the hot
-    path makes one call per rule and cycle instead of one per node.
-    """
-
-    def wrap(batch: BatchScoreFn) -> BatchScoreFn:
-        BATCH_SCORES[fn] = batch
-        return batch
-
-    return wrap
-
 
 def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
                 raws: dict[str, tuple[int, list[int]]] | None = None
@@ -131,12 +109,11 @@ def score_nodes(ctx: ScheduleContext, pod: Pod, nodes: Sequence[NodeState],
     totals = [0] * len(nodes)
     per_rule: dict[str, list[int]] = {}
     for a in ctx.profile.active(SCORES.name).rules:
-        fn = a.rule.fn
-        batch = BATCH_SCORES.get(fn)
+        batch = a.rule.batch
         if batch is not None:
             raw = batch(ctx, a.args, pod, nodes)
         else:
-            args = a.args
+            fn, args = a.rule.fn, a.args
             raw = [fn(ctx, args, pod, n) for n in nodes]
         if raws is not None:
             raws[a.rule.name] = (a.weight, raw)

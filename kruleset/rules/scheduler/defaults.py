@@ -66,10 +66,6 @@ SCORE_BALANCED_ALLOCATION = "scheduler.score.NodeResourcesBalancedAllocation"
 SCORE_IMAGE_LOCALITY = "scheduler.score.ImageLocality"
 SCORE_DYNAMIC_RESOURCES = "scheduler.score.DynamicResources"
 
-# The filters that look at the node alone (no other pod, no per-cycle state).
-NODE_ONLY_FILTERS = frozenset({FILTER_NODE_UNSCHEDULABLE, FILTER_NODE_NAME,
-                               FILTER_TAINT_TOLERATION, FILTER_NODE_AFFINITY})
-
 # --- the plugins -------------------------------------------------------------------------------
 
 # In-tree plugin → extension point → the kruleset rules implementing it.

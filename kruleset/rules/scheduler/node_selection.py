@@ -58,7 +58,6 @@ __all__ = [
     "num_feasible_nodes_to_find",
     "overlay_for",
     "prepare_cycle",
-    "register_prepare",
     "run_filters",
     "run_filters_with_nominated",
     "zone_key",
@@ -78,26 +77,6 @@ NOMINATED_KEY = "filters.nominated"
 # Upstream constants (pkg/scheduler/schedule_one.go).
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-
-PrepareFn = Callable[[Any, Mapping[str, Any], Pod], bool]
-_PREPARE: dict[str, PrepareFn] = {}
-
-
-def register_prepare(rule_name: str) -> Callable[[PrepareFn], PrepareFn]:
-    """Decorator: the PreFilter step of the filter rule ``rule_name``.
-
-    The function ``fn(ctx, args, pod) -> bool`` computes the rule's per-cycle
-    state into ``ctx.extra`` and returns False when the rule has nothing to
-    check for this pod (upstream PreFilter's Skip), so the per-node loop can
-    leave it out.  It runs once per cycle, before any node is filtered.
-    """
-
-    def wrap(fn: PrepareFn) -> PrepareFn:
-        _PREPARE[rule_name] = fn
-        return fn
-
-    return wrap
-
 
 
 @attrs.frozen(slots=True)
@@ -163,7 +142,7 @@ def prepare_cycle(ctx: Any, pod: Pod) -> list[tuple[Callable[..., Any], Mapping[
     for a in active.rules:
         entry = (a.rule.fn, a.args, a.rule.name)
         every.append(entry)
-        prep = _PREPARE.get(a.rule.name)
+        prep = a.rule.prepare
         if prep is None or prep(ctx, a.args, pod):
             rules.append(entry)
     ctx.extra[_RULES] = rules

@@ -12,16 +12,16 @@ one implementation of each, or None where the reference answers.  The compositio
 ``paths_for(sim.fast)``).  A reference module imports only this module,
 never a fast one, so the reference reads alone.
 
-Rules also declare here the forms a fast path may run instead of them, as a
-filter's batch form (:func:`register_batch_filter`): a declaration beside
-the rule, used only by the batch search
-(:mod:`~kruleset.rules.scheduler.fast.batch_search`).
+A rule declares the forms a fast path may run instead of it on the rule
+itself (``prepare=``, ``batch=``, ``reads=`` of
+:class:`~kruleset.rules.engine.Rule`); :func:`pod_shape` is the pod key the
+built-in filters declare (``Reads.pod_key``).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -47,10 +47,8 @@ _PreFilter = Any  # quota.prefilter.PreFilterState
 _PassResult = Any  # kubelet.eviction.manager.PassResult
 
 __all__ = [
-    "BATCH_FILTERS",
     "GENERAL",
     "REFERENCE",
-    "BatchFilterFn",
     "BatchSearch",
     "DryRunJudge",
     "FitCheck",
@@ -64,7 +62,7 @@ __all__ = [
     "VectorSearch",
     "VictimFit",
     "paths_for",
-    "register_batch_filter",
+    "pod_shape",
 ]
 
 # What a fast path returns when the reference must decide after all.
@@ -211,25 +209,22 @@ def paths_for(fast: Any) -> Paths:
     return got
 
 
-# A filter's batch form: ``batch(ctx, args, pod, nodes)`` gives, for each node
-# of ``nodes``, exactly what ``fn(ctx, args, pod, node)`` would (a Failure or
-# None), or returns None when every node passes.  It exists only to avoid a
-# Python call per node on the hot path; results must be identical.
-BatchFilterFn = Callable[[Any, Mapping[str, Any], "Pod", Sequence["NodeState"]],
-                         "Sequence[Failure | None] | None"]
-BATCH_FILTERS: dict[Callable[..., Any], BatchFilterFn] = {}
+def pod_shape(pod: Pod) -> Hashable | None:
+    """What the built-in filters and victim selection read of ``pod``, or None.
 
-
-def register_batch_filter(fn: Callable[..., Any]) -> Callable[[BatchFilterFn], BatchFilterFn]:
-    """Decorator: the batch form of the filter rule function ``fn`` (see ``BATCH_FILTERS``).
-
-    Used by the batch search when tracing is off or deferred and no overlay
-    is in force; the results (feasible nodes, failures, the next start
-    offset) are the same as filtering node by node.
+    The ``pod_key`` the built-in filters declare (``Reads``): pods with the same
+    shape get the same answer on every node.  None for a pod with inter-pod
+    (anti-)affinity, spread constraints or resource claims (their answers depend
+    on other nodes, or on devices allocated anywhere) or a field that cannot be
+    hashed.
     """
-
-    def wrap(batch: BatchFilterFn) -> BatchFilterFn:
-        BATCH_FILTERS[fn] = batch
-        return batch
-
-    return wrap
+    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread or pod.resource_claims:
+        return None
+    key = (pod.namespace, pod.requests, pod.host_ports, pod.effective_priority,
+           pod.node_name, tuple(pod.node_selector.items()), pod.node_affinity,
+           pod.tolerations, tuple(pod.labels.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key

@@ -4,7 +4,7 @@
 one by one, running every filter on each: that loop is the reference.
 :func:`search` (the fast path of the ``batch_search`` option of
 :class:`~kruleset.rules.scheduler.framework.FastPaths`) finds the same nodes
-with each filter's batch form (:func:`~kruleset.rules.scheduler.paths.register_batch_filter`)
+with each filter's batch form (``Rule.batch``, declared beside the rule)
 run once per chunk, records the same trace as one deferred group
 (:mod:`.search_trace`), and keeps searches where no node fits in the cycle
 cache (``ctx.memo``), answering the next such search from it.  The same
@@ -14,16 +14,15 @@ feasible nodes, failures, start offset and trace as the reference, checked by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
-from ...engine import Failure
-from ..framework import ScheduleContext
+from ...engine import ActiveRuleSet, Failure
+from ..framework import FILTERS, ScheduleContext
 from ..node_selection import NOMINATED_KEY, OVERLAY, run_filters_with_nominated, run_rules
-from ..paths import BATCH_FILTERS
 from .lazy import Lazy, names_from
 from .search_trace import (
     FilterRules,
@@ -38,7 +37,7 @@ from .vector_search import Feasible
 if TYPE_CHECKING:
     from .cycle_cache import TraceInfo
 
-__all__ = ["find_batched", "judge_traced", "search"]
+__all__ = ["batch_forms", "find_batched", "judge_traced", "search"]
 
 # Nodes filtered together per batch when many must still be found: large
 # enough to amortise each rule's call, small enough not to filter many nodes
@@ -46,7 +45,8 @@ __all__ = ["find_batched", "judge_traced", "search"]
 MIN_CHUNK = 32
 
 
-def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], start: int,
+def search(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+           start: int,
            to_find: int, failures: dict[str, Failure]
            ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
     """The search of ``order`` from ``start`` for ``to_find`` nodes, or None if it cannot take it.
@@ -117,7 +117,21 @@ def search(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState], s
     return feasible, failures, processed
 
 
-def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+BatchForms = dict[Callable[..., Any], Callable[..., Any]]
+# The last active filter set asked about (a profile keeps its own) and its batch forms.
+_LAST: list[tuple[ActiveRuleSet, BatchForms]] = []
+
+
+def batch_forms(ctx: ScheduleContext) -> BatchForms:
+    """The enabled filters' batch forms (``Rule.batch``), by rule function."""
+    active = ctx.profile.active(FILTERS.name)
+    if not _LAST or _LAST[0][0] is not active:
+        _LAST[:] = [(active, {a.rule.fn: a.rule.batch for a in active.rules
+                              if a.rule.batch is not None})]
+    return _LAST[0][1]
+
+
+def find_batched(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int,
                  failures: dict[str, Failure], fail_at: dict[str, int] | None = None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -142,8 +156,8 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
     feasible: list[NodeState] = []
     processed = 0
     pos = 0
-    batches = [(k, BATCH_FILTERS.get(fn), fn, args, name)
-               for k, (fn, args, name) in enumerate(rules)]
+    forms = batch_forms(ctx)
+    batches = [(k, forms.get(fn), fn, args, name) for k, (fn, args, name) in enumerate(rules)]
     failed_at: dict[int, int] = {}
     while pos < n:
         # Once enough fit, the search goes on to the next node that fits: one
@@ -197,7 +211,7 @@ def find_batched(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeSta
     return feasible, processed, 0
 
 
-def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
+def _check_nominated(ctx: ScheduleContext, pod: Pod, chunk: Sequence[NodeState],
                      noms: Mapping[str, list[PodState]], failed: dict[int, Failure],
                      nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None
                      ) -> list[NodeState]:
@@ -221,7 +235,7 @@ def _check_nominated(ctx: Any, pod: Pod, chunk: Sequence[NodeState],
     return alive
 
 
-def judge_traced(ctx: Any, rules: FilterRules, pod: Pod, node: NodeState
+def judge_traced(ctx: ScheduleContext, rules: FilterRules, pod: Pod, node: NodeState
                  ) -> tuple[Failure | None, TraceInfo | None]:
     """One node judged as the traced search judges it: its failure and what it records."""
     failures: dict[str, Failure] = {}

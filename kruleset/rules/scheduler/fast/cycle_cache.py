@@ -31,30 +31,59 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState
-from kruleset.rules.engine import UNSCHEDULABLE, Failure
+from kruleset.rules.engine import UNSCHEDULABLE, ActiveRuleSet, Failure
 
-from ..framework import failure_reasons
+from ..framework import FILTERS, ScheduleContext, failure_reasons
+from ..paths import pod_shape
 from .plan import fast_plan
 
 __all__ = ["CycleCache", "shape_of"]
 
 
-def shape_of(pod: Pod) -> Hashable | None:
-    """What the node-local filters and victim selection read of ``pod``, or None.
+def shape_of(ctx: ScheduleContext, pod: Pod) -> Hashable | None:
+    """What the enabled filters and victim selection read of ``pod``, or None.
 
-    None for a pod with inter-pod (anti-)affinity or spread constraints (their
-    answers depend on other nodes) or a field that cannot be hashed.
+    Each filter declares what it reads of a pod (``Reads.pod_key`` on its
+    rule); the shape is :func:`~kruleset.rules.scheduler.paths.pod_shape`
+    (what victim selection and the built-in filters read) with every other
+    key a filter declares.  None (no caching) when one of them is None for
+    the pod, or an enabled filter declares nothing.
     """
-    if pod.pod_affinity or pod.pod_anti_affinity or pod.spread or pod.resource_claims:
-        return None  # DRA: the answer depends on devices allocated anywhere
-    key = (pod.namespace, pod.requests, pod.host_ports, pod.effective_priority,
-           pod.node_name, tuple(pod.node_selector.items()), pod.node_affinity,
-           pod.tolerations, tuple(pod.labels.items()))
-    try:
-        hash(key)
-    except TypeError:
+    keys = _pod_keys(ctx.profile.active(FILTERS.name))
+    if keys is None:
         return None
-    return key
+    if len(keys) == 1:
+        return pod_shape(pod)
+    parts = []
+    for key in keys:
+        part = key(pod)
+        if part is None:
+            return None
+        parts.append(part)
+    return tuple(parts)
+
+
+PodKey = Callable[[Pod], Hashable | None]
+# The last active filter set asked about (a profile keeps its own) and its pod keys.
+_LAST: list[tuple[ActiveRuleSet, tuple[PodKey, ...] | None]] = []
+
+
+def _pod_keys(active: ActiveRuleSet) -> tuple[PodKey, ...] | None:
+    """:func:`pod_shape` and the other pod keys ``active``'s filters declare, or None."""
+    if _LAST and _LAST[0][0] is active:
+        return _LAST[0][1]
+    keys: list[PodKey] = [pod_shape]
+    got: tuple[PodKey, ...] | None = None
+    for a in active.rules:
+        reads = a.rule.reads
+        if reads is None or reads.pod_key is None:
+            break
+        if reads.pod_key not in keys:
+            keys.append(reads.pod_key)
+    else:
+        got = tuple(keys)
+    _LAST[:] = [(active, got)]
+    return got
 
 
 class _Entry:
@@ -103,7 +132,7 @@ class CycleCache:
     # The questions the reference rules ask on ``ctx.memo`` (the filter
     # search's, preemption's potential nodes and pick bounds), so that they never
     # import this module: see the functions of the same names below.
-    def filters_key(self, ctx: Any, pod: Pod) -> Hashable | None:
+    def filters_key(self, ctx: ScheduleContext, pod: Pod) -> Hashable | None:
         """:func:`filters_key`."""
         return filters_key(ctx, pod)
 
@@ -165,7 +194,7 @@ class CycleCache:
 
 # --- preemption's dry run ----------------------------------------------------------
 
-def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
+def victims_key(ctx: ScheduleContext, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
     """The cache key for DefaultPreemption's victims of ``pod`` per node, or None.
 
     A traced dry run keeps each node's result with what it recorded (a
@@ -176,7 +205,7 @@ def victims_key(ctx: Any, pod: Pod, budgets: Sequence[Any]) -> Hashable | None:
     ps = ctx.ps
     if ps is None or ps.pod is not pod or ps.nominated is not None:
         return None
-    shape = shape_of(pod)
+    shape = shape_of(ctx, pod)
     if shape is None:
         return None
     key = ("victims", shape, tuple(budgets), ctx.trace is not None)
@@ -253,7 +282,7 @@ def pick_bound(bounds: dict[str, Any], node: NodeState, shift: int) -> tuple[int
 
 # --- the filter search --------------------------------------------------------------
 
-def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
+def filters_key(ctx: ScheduleContext, pod: Pod) -> Hashable | None:
     """The cache key for the filter search of ``pod`` in this cycle, or None (no caching).
 
     A traced search is kept under a key of its own, with what it recorded
@@ -265,7 +294,7 @@ def filters_key(ctx: Any, pod: Pod) -> Hashable | None:
     ps = ctx.ps
     if ps is None or ps.pod is not pod or ps.nominated is not None:
         return None
-    shape = shape_of(pod)
+    shape = shape_of(ctx, pod)
     if shape is None:
         return None
     if fast_plan(ctx, pod, traced=trace is not None) is None:

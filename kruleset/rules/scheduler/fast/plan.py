@@ -8,6 +8,9 @@ required spreading, no pod of the cluster has anti-affinity against it, and
 no pod nominated to the node has required anti-affinity), that answer is
 integer arithmetic on the node's requested totals and a count of host-port
 conflicts; every other filter looks at the node only and runs once per node.
+Each filter says which it is on its rule (``Rule.reads``: ``"fit"``,
+``"ports"``, ``"node"``, or ``"pods"`` when only its PreFilter's skip makes it
+pass every node); a filter that says nothing leaves no plan.
 :func:`fast_plan` says whether that holds for a pod in this cycle and what
 the arithmetic needs; :class:`NodeFit` is the arithmetic on one node and
 :func:`victims_by_arithmetic` DefaultPreemption's victim selection with it.
@@ -34,17 +37,7 @@ from kruleset.model.resources import Resources
 from kruleset.model.state import NodeState, PodState
 from kruleset.rules.engine import ActiveRuleSet, Failure
 
-from ..defaults import (
-    FILTER_DYNAMIC_RESOURCES,
-    FILTER_INTER_POD_AFFINITY,
-    FILTER_NODE_PORTS,
-    FILTER_NODE_RESOURCES_FIT,
-    FILTER_POD_TOPOLOGY_SPREAD,
-    NODE_ONLY_FILTERS,
-)
-from ..filters.interpodaffinity import STATE as INTERPOD_STATE
-from ..filters.podtopologyspread import STATE as SPREAD_STATE
-from ..framework import ScheduleContext
+from ..framework import FILTERS, ScheduleContext
 from ..node_selection import ALL_RULES_KEY, OVERLAY, nominated_pods, prepare_cycle
 from ..paths import GENERAL, FitFor
 from ..preemption.evaluator import reprieve
@@ -73,13 +66,6 @@ __all__ = [
     "victims_by_arithmetic",
 ]
 
-_NODE_ONLY = NODE_ONLY_FILTERS
-_PORTS = FILTER_NODE_PORTS
-_FIT = FILTER_NODE_RESOURCES_FIT
-_SPREAD = FILTER_POD_TOPOLOGY_SPREAD
-_INTERPOD = FILTER_INTER_POD_AFFINITY
-_DRA = FILTER_DYNAMIC_RESOURCES
-
 
 @attrs.frozen(slots=True)
 class FastPlan:
@@ -87,8 +73,9 @@ class FastPlan:
 
     ``node_only`` are the filters that read the node alone (run once per
     node); ``checks`` the pod-dependent ones in filter order (``"ports"`` or
-    ``"fit"``); ``ignored`` NodeResourcesFit's ignored resources (and
-    ``group/*`` patterns); ``ports`` the pod's host ports.
+    ``"fit"``), ``check_names`` their rules' names; ``ignored``
+    NodeResourcesFit's ignored resources (and ``group/*`` patterns); ``ports``
+    the pod's host ports.
     """
 
     node_only: tuple[tuple[Callable[..., Any], Mapping[str, Any]], ...]
@@ -97,52 +84,58 @@ class FastPlan:
     ports: frozenset[Any]
     all_names: tuple[str, ...] = ()  # every enabled filter (a run with an overlay)
     prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
+    check_names: tuple[str, ...] = ()
+
+    def failing(self, why: str) -> str:
+        """The name of the check's rule that gives the reason ``why`` (:meth:`NodeFit.reason`)."""
+        kind = "ports" if why == PORTS_MESSAGE else "fit"
+        return self.check_names[self.checks.index(kind)]
 
 
-def fast_plan(ctx: Any, pod: Pod, *, traced: bool = False) -> FastPlan | None:
+def fast_plan(ctx: ScheduleContext, pod: Pod, *, traced: bool = False) -> FastPlan | None:
     """The fast-path plan for ``pod``, or None when the general path must run.
 
-    With tracing on there is a plan only for a caller that records the filter
-    runs the general path would (``traced``: DefaultPreemption's victim
-    selection does) and a trace that takes deferred groups.
+    What each enabled filter reads is declared on its rule (``Rule.reads``); a
+    filter that declares nothing is one the arithmetic knows nothing about, so
+    there is no plan and the filters decide.  With tracing on there is a plan
+    only for a caller that records the filter runs the general path would
+    (``traced``: DefaultPreemption's victim selection does) and a trace that
+    takes deferred groups.
     """
     trace = ctx.trace
     if not ctx.fast.victims or OVERLAY in ctx.extra or (
             trace is not None and not (traced and hasattr(trace, "defer"))):
         return None
     prepared = prepare_cycle(ctx, pod)
-    skipped = {name for _, _, name in ctx.extra[ALL_RULES_KEY]} - {name for _, _, name in prepared}
+    kept = {name for _, _, name in prepared}
     node_only: list[tuple[Callable[..., Any], Mapping[str, Any]]] = []
     checks: list[str] = []
+    names: list[str] = []
     ignored: frozenset[str] = frozenset()
-    for fn, args, name in ctx.extra[ALL_RULES_KEY]:
-        if name in _NODE_ONLY:
+    for a in ctx.profile.active(FILTERS.name).rules:
+        reads = a.rule.reads
+        if reads is None:
+            return None
+        what, name, args = reads.what, a.rule.name, a.args
+        if what == "node":
             # A rule whose PreFilter skipped it passes every node.
-            if name not in skipped:
-                node_only.append((fn, args))
-        elif name == _PORTS:
+            if name in kept:
+                node_only.append((a.rule.fn, args))
+        elif what == "ports":
             if pod.host_ports:
                 checks.append("ports")
-        elif name == _FIT:
+                names.append(name)
+        elif what == "fit":
             checks.append("fit")
+            names.append(name)
             ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
                 f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))
-        elif name == _SPREAD:
-            if ctx.extra.get(SPREAD_STATE) is not None:
-                return None
-        elif name == _INTERPOD:
-            s = ctx.extra.get(INTERPOD_STATE)
-            if s is not None and (s.affinity or s.anti or s.existing_anti):
-                return None
-        elif name == _DRA:
-            # DRA: skipped (passes every node) for a pod without claims.
-            if name not in skipped:
-                return None
-        else:
+        elif name in kept:
+            # Reads other pods: only skipped by its PreFilter does it pass every node.
             return None
     return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
                     tuple(name for _, _, name in ctx.extra[ALL_RULES_KEY]),
-                    tuple(name for _, _, name in prepared))
+                    tuple(name for _, _, name in prepared), tuple(names))
 
 
 # --- victim selection as arithmetic ---------------------------------------------------------
@@ -362,8 +355,8 @@ def victims_by_arithmetic(ctx: ScheduleContext, pod: Pod, node: NodeState,
         fit.put_back(ps)
         why_not = fit.reason()
         if runs is not None:
-            runs.append((away - 1, None if why_not is None else
-                         _PORTS if why_not == PORTS_MESSAGE else _FIT, why_not))
+            runs.append((away - 1, None if why_not is None else plan.failing(why_not),
+                         why_not))
         if why_not is None:
             away -= 1
         return why_not

@@ -21,6 +21,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 
 from ...engine import Failure
+from ..framework import ScheduleContext
 from ..node_selection import run_filters_with_nominated
 from .lazy import Lazy, names_from
 
@@ -50,7 +51,7 @@ class Recorder:
         return True
 
 
-def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
+def nominated_recorded(ctx: ScheduleContext, pod: Pod, node: NodeState
                        ) -> tuple[Failure | None, tuple[tuple[str, str, str, str], ...]]:
     """Upstream's two-pass check on a node with nominated pods, and what it recorded.
 
@@ -58,7 +59,8 @@ def nominated_recorded(ctx: Any, pod: Pod, node: NodeState
     as a tuple of tuples of strings, which the collector stops tracking.
     """
     buffer = Recorder()
-    saved, ctx.trace = ctx.trace, buffer
+    # The recorder stands in for the trace (it takes the trace's add and defer).
+    saved, ctx.trace = ctx.trace, buffer  # type: ignore[assignment]
     try:
         f = run_filters_with_nominated(ctx, pod, node)
     finally:

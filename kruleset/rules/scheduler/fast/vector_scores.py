@@ -34,7 +34,7 @@ import numpy as np
 
 from kruleset.model.objects import Pod
 
-from ..cycle import BATCH_SCORES, score_entries
+from ..cycle import score_entries
 from ..defaults import (
     SCORE_BALANCED_ALLOCATION,
     SCORE_DYNAMIC_RESOURCES,
@@ -192,7 +192,7 @@ def _rule_scores(ctx: ScheduleContext, a: Any, pod: Pod, feasible: Feasible
         got = form(ctx, a.args, pod, feasible)
         if got is not None:
             return got
-    batch = BATCH_SCORES.get(fn)
+    batch = a.rule.batch
     args = a.args
     raw = batch(ctx, args, pod, feasible) if batch is not None else [
         fn(ctx, args, pod, ns) for ns in feasible]
@@ -218,7 +218,8 @@ _TAINT_SCORE = _score_rule(SCORE_TAINT_TOLERATION)
 
 
 @_vector_score(_score_rule(SCORE_NODE_RESOURCES_FIT))
-def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _fit(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+         feasible: Feasible) -> Scores | None:
     weights = default_weights(args)
     if weights is None or (args.get("type") or "LeastAllocated") != "LeastAllocated":
         return None
@@ -236,7 +237,7 @@ def _fit(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Sco
 
 
 @_vector_score(_score_rule(SCORE_BALANCED_ALLOCATION))
-def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _balanced(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
     resources = scored_resources(args)
     req = pod.requests
@@ -258,7 +259,8 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
 
 
 @_vector_score(_TAINT_SCORE)
-def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _taints(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
     tainted = np.flatnonzero(feasible.vectors.tainted[feasible.rows]).tolist()
     if not tainted:
         return 0, MAX_NODE_SCORE  # every raw score 0: reversed, 100 each
@@ -272,7 +274,7 @@ def _taints(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> 
 
 
 @_vector_score(_score_rule(SCORE_NODE_AFFINITY))
-def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _node_affinity(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                    ) -> Scores | None:
     na = pod.node_affinity
     added = args.get("addedAffinity")
@@ -282,7 +284,7 @@ def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasib
 
 
 @_vector_score(_score_rule(SCORE_INTER_POD_AFFINITY))
-def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def _interpod(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
               ) -> Scores | None:
     if not interpodaffinity.interpod_state(ctx, args, pod):
         return 0, 0
@@ -290,7 +292,8 @@ def _interpod(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
 
 
 @_vector_score(_score_rule(SCORE_IMAGE_LOCALITY))
-def _images(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+def _images(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
     if not ctx.state.images:
         return 0, 0
     return None
@@ -305,7 +308,8 @@ def _dra_form() -> None:
     """
     from ...dra import dynamicresources as plugin
 
-    def dra(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible) -> Scores | None:
+    def dra(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            feasible: Feasible) -> Scores | None:
         cyc = ctx.extra.get(plugin.CYCLE)
         if cyc is None or not cyc.scored:
             return 0, 0

@@ -42,7 +42,7 @@ from ..filters import (  # noqa: F401  (imported for their rules, named below)
     nodeunschedulable,
     tainttoleration,
 )
-from ..framework import FILTERS
+from ..framework import FILTERS, ScheduleContext
 from ..node_selection import NOMINATED_KEY, run_filters_with_nominated
 from .node_vectors import LIMIT, NodeVectors, vectors_for
 from .search_trace import FilterRules, nominated_recorded
@@ -127,7 +127,7 @@ def _fit_index(rules: FilterRules, pod: Pod) -> int | None | bool:
     return fit
 
 
-def vector_find(ctx: Any, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
+def vector_find(ctx: ScheduleContext, rules: FilterRules, pod: Pod, order: Sequence[NodeState],
                 start: int, to_find: int, failures: dict[str, Failure],
                 fail_at: dict[str, int] | None = None,
                 nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -170,7 +170,7 @@ class _Search:
     __slots__ = ("ctx", "rules", "pod", "vec", "order", "fit", "failures", "fail_at",
                  "nom_entries", "fit_failures")
 
-    def __init__(self, ctx: Any, rules: FilterRules, pod: Pod, vec: NodeVectors,
+    def __init__(self, ctx: ScheduleContext, rules: FilterRules, pod: Pod, vec: NodeVectors,
                  order: Sequence[NodeState], fit: int | None, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None) -> None:

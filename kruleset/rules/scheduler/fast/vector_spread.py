@@ -43,7 +43,7 @@ from ..filters.podtopologyspread import (
     node_included,
 )
 from ..filters.topology_index import pod_index
-from ..framework import SCORES
+from ..framework import SCORES, ScheduleContext
 from ..scores import podtopologyspread  # noqa: F401  (imported for its rule, named below)
 from .node_vectors import Scores, vector_score
 from .vector_search import Feasible
@@ -54,7 +54,7 @@ MAX_NODE_SCORE = 100
 
 
 @vector_score(SCORES.rule(SCORE_POD_TOPOLOGY_SPREAD).fn)
-def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasible
+def spread_scores(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, feasible: Feasible
                   ) -> Scores | None:
     """PodTopologySpread's raw and normalised scores over ``feasible``."""
     constraints, system = constraints_for(pod, args, SCHEDULE_ANYWAY)
@@ -92,8 +92,9 @@ def spread_scores(ctx: Any, args: Mapping[str, Any], pod: Pod, feasible: Feasibl
         else:
             if not includes_every_node(c, pod):
                 nodes = ctx.state.nodes
-                counted &= np.fromiter((node_included(c, pod, nodes[ps.node]) for ps in pods),
-                                       np.bool_, len(pods))
+                # The index holds bound pods only: ps.node is a node's name.
+                counted &= np.fromiter((node_included(c, pod, nodes[ps.node])  # type: ignore[index]
+                                        for ps in pods), np.bool_, len(pods))
             cnt, size = _domain_counts(dom[rows], kept, dom[at[counted]], len(ids))
         weight = math.log(float(size + 2))
         term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)

@@ -25,12 +25,12 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
-from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..node_selection import OVERLAY, overlay_for, register_prepare
-from ..paths import register_batch_filter
+from ..node_selection import OVERLAY, overlay_for
+from ..paths import pod_shape
 from .topology_index import ResolvedTerm, pod_index, resolve_term
 
 __all__ = ["MSG_AFFINITY", "MSG_ANTI", "MSG_EXISTING_ANTI", "required_terms"]
@@ -135,7 +135,6 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
     return s
 
 
-@register_prepare("scheduler.filter.InterPodAffinity")
 def _interpod_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     s = _compute(ctx.state, pod)
     ctx.extra[STATE] = s
@@ -155,47 +154,6 @@ def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
     return counts
 
 
-@rule(FILTERS, "scheduler.filter.InterPodAffinity",
-      doc="Required pod affinity must find matching pods in the node's domain; required "
-          "anti-affinity of the pod and of existing pods must not.",
-      source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go")
-def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                     node: NodeState) -> Failure | None:
-    s: _AffinityState | None = ctx.extra.get(STATE)
-    if s is None:
-        return None
-    existing_anti, affinity_counts, anti_counts = _counts_for(ctx, s, pod, node)
-    labels = node.labels
-    if s.affinity:
-        found = True
-        for t in s.affinity:
-            value = labels.get(t.key)
-            if value is None:
-                return Failure(MSG_AFFINITY, UNRESOLVABLE)
-            if affinity_counts.get((t.key, value), 0) <= 0:
-                found = False
-        if not found and not (not affinity_counts
-                              and all(t.matches(pod, ctx.state) for t in s.affinity)):
-            return Failure(MSG_AFFINITY, UNRESOLVABLE)
-    if anti_counts:
-        for t in s.anti:
-            value = labels.get(t.key)
-            if value is not None and anti_counts.get((t.key, value), 0) > 0:
-                return Failure(MSG_ANTI, UNSCHEDULABLE)
-    if existing_anti:
-        for pair in labels.items():
-            if existing_anti.get(pair, 0) > 0:
-                return Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
-    return None
-
-
-# Shared, frozen failures of the batch form (no detail: one object per reason).
-_FAIL_AFFINITY = Failure(MSG_AFFINITY, UNRESOLVABLE)
-_FAIL_ANTI = Failure(MSG_ANTI, UNSCHEDULABLE)
-_FAIL_EXISTING_ANTI = Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
-
-
-@register_batch_filter(_interpod_filter)
 def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_interpod_filter` on each of ``nodes``, without a Python call per node.
@@ -254,6 +212,47 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
             failed = True
         out.append(f)
     return out if failed else None
+
+
+@rule(FILTERS, "scheduler.filter.InterPodAffinity",
+      doc="Required pod affinity must find matching pods in the node's domain; required "
+          "anti-affinity of the pod and of existing pods must not.",
+      source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go",
+      prepare=_interpod_prepare, batch=_interpod_filter_all, reads=Reads("pods", pod_shape))
+def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                     node: NodeState) -> Failure | None:
+    s: _AffinityState | None = ctx.extra.get(STATE)
+    if s is None:
+        return None
+    existing_anti, affinity_counts, anti_counts = _counts_for(ctx, s, pod, node)
+    labels = node.labels
+    if s.affinity:
+        found = True
+        for t in s.affinity:
+            value = labels.get(t.key)
+            if value is None:
+                return Failure(MSG_AFFINITY, UNRESOLVABLE)
+            if affinity_counts.get((t.key, value), 0) <= 0:
+                found = False
+        if not found and not (not affinity_counts
+                              and all(t.matches(pod, ctx.state) for t in s.affinity)):
+            return Failure(MSG_AFFINITY, UNRESOLVABLE)
+    if anti_counts:
+        for t in s.anti:
+            value = labels.get(t.key)
+            if value is not None and anti_counts.get((t.key, value), 0) > 0:
+                return Failure(MSG_ANTI, UNSCHEDULABLE)
+    if existing_anti:
+        for pair in labels.items():
+            if existing_anti.get(pair, 0) > 0:
+                return Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
+    return None
+
+
+# Shared, frozen failures of the batch form (no detail: one object per reason).
+_FAIL_AFFINITY = Failure(MSG_AFFINITY, UNRESOLVABLE)
+_FAIL_ANTI = Failure(MSG_ANTI, UNSCHEDULABLE)
+_FAIL_EXISTING_ANTI = Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
 
 
 def _hot(counts: dict[Pair, int], keys: list[str]) -> list[tuple[str, frozenset[str]]]:

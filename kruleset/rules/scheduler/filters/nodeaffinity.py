@@ -17,11 +17,11 @@ from typing import Any
 from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.selectors import NodeSelectorTerm
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNRESOLVABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS, PREFILTER, PREFILTER_NODES
-from ..node_selection import register_prepare
+from ..paths import pod_shape
 
 __all__ = ["named_nodes", "node_matches_pod_affinity", "required_terms_match"]
 
@@ -50,7 +50,6 @@ def node_matches_pod_affinity(pod: Pod, node: NodeState) -> bool:
     return True
 
 
-@register_prepare("scheduler.filter.NodeAffinity")
 def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     # PreFilter Skip: no nodeSelector, no required affinity, no addedAffinity.
     added: NodeAffinity | None = args.get("addedAffinity")
@@ -62,7 +61,8 @@ def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
 @rule(FILTERS, "scheduler.filter.NodeAffinity",
       doc="The node must match the pod's nodeSelector and required node affinity "
           "(terms ORed, expressions ANDed), and the profile's addedAffinity.",
-      source="seed 003 §2.1-2.2, §2.5; pkg/scheduler/framework/plugins/nodeaffinity Filter")
+      source="seed 003 §2.1-2.2, §2.5; pkg/scheduler/framework/plugins/nodeaffinity Filter",
+      prepare=_node_affinity_prepare, reads=Reads("node", pod_shape))
 def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    node: NodeState) -> Failure | None:
     added: NodeAffinity | None = args.get("addedAffinity")

@@ -10,28 +10,28 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNRESOLVABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..paths import register_batch_filter
+from ..paths import pod_shape
 
 __all__: list[str] = []
 
 
-@rule(FILTERS, "scheduler.filter.NodeName",
-      doc="A pod with spec.nodeName fits only that node.",
-      source="seed 003 §2.4; pkg/scheduler/framework/plugins/nodename")
-def _node_name(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
-    if pod.node_name and pod.node_name != node.name:
-        return Failure("node(s) didn't match the requested node name", UNRESOLVABLE)
-    return None
-
-
-@register_batch_filter(_node_name)
 def _node_name_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: the pod names no node, so every node passes.
     if not pod.node_name:
         return None
     return [_node_name(ctx, args, pod, n) for n in nodes]
+
+
+@rule(FILTERS, "scheduler.filter.NodeName",
+      doc="A pod with spec.nodeName fits only that node.",
+      source="seed 003 §2.4; pkg/scheduler/framework/plugins/nodename",
+      batch=_node_name_all, reads=Reads("node", pod_shape))
+def _node_name(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+    if pod.node_name and pod.node_name != node.name:
+        return Failure("node(s) didn't match the requested node name", UNRESOLVABLE)
+    return None

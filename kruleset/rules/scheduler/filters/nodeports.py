@@ -13,23 +13,24 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNSCHEDULABLE, Failure
+from kruleset.rules.engine import UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..node_selection import overlay_for, register_prepare
+from ..node_selection import overlay_for
+from ..paths import pod_shape
 
 __all__: list[str] = []
 
 
-@register_prepare("scheduler.filter.NodePorts")
 def _node_ports_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     return bool(pod.host_ports)
 
 
 @rule(FILTERS, "scheduler.filter.NodePorts",
       doc="The pod's host ports (port and protocol) must be free on the node.",
-      source="seed 003 §1; pkg/scheduler/framework/plugins/nodeports Filter")
+      source="seed 003 §1; pkg/scheduler/framework/plugins/nodeports Filter",
+      prepare=_node_ports_prepare, reads=Reads("ports", pod_shape))
 def _node_ports(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
     if not pod.host_ports:
         return None

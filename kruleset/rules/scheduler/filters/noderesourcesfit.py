@@ -13,12 +13,12 @@ from typing import Any
 
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for
-from ..paths import register_batch_filter
+from ..paths import pod_shape
 
 __all__ = ["insufficient_resources"]
 
@@ -74,25 +74,6 @@ def _ignored_group(name: str, ignored: frozenset[str]) -> bool:
     return name.split("/", 1)[0] + "/*" in ignored
 
 
-@rule(FILTERS, "scheduler.filter.NodeResourcesFit",
-      doc="The pod's requests (init-container max, sidecars, overhead) must fit the node's "
-          "free allocatable; a request above allocatable is unresolvable.",
-      source="seed 003 §3, §10; pkg/scheduler/framework/plugins/noderesources/fit.go")
-def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                        node: NodeState) -> Failure | None:
-    ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
-        f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))
-    short = insufficient_resources(pod, node, ignored, ctx)
-    if not short:
-        return None
-    reasons = ["Too many pods" if n == "pods" else f"Insufficient {n}" for n, *_ in short]
-    # Newer releases: a request above the node's allocatable cannot be helped by preemption.
-    unresolvable = any(n != "pods" and q > a for n, q, _, a in short)
-    return Failure(reasons[0], UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
-                   detail={"reasons": reasons, "short": short})
-
-
-@register_batch_filter(_node_resources_fit)
 def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                             nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     req = pod.requests
@@ -121,3 +102,22 @@ def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
         else:
             out.append(None)
     return out if failed else None
+
+
+@rule(FILTERS, "scheduler.filter.NodeResourcesFit",
+      doc="The pod's requests (init-container max, sidecars, overhead) must fit the node's "
+          "free allocatable; a request above allocatable is unresolvable.",
+      source="seed 003 §3, §10; pkg/scheduler/framework/plugins/noderesources/fit.go",
+      batch=_node_resources_fit_all, reads=Reads("fit", pod_shape))
+def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                        node: NodeState) -> Failure | None:
+    ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
+        f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))
+    short = insufficient_resources(pod, node, ignored, ctx)
+    if not short:
+        return None
+    reasons = ["Too many pods" if n == "pods" else f"Insufficient {n}" for n, *_ in short]
+    # Newer releases: a request above the node's allocatable cannot be helped by preemption.
+    unresolvable = any(n != "pods" and q > a for n, q, _, a in short)
+    return Failure(reasons[0], UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
+                   detail={"reasons": reasons, "short": short})

@@ -14,20 +14,29 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.selectors import Taint
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNRESOLVABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..paths import register_batch_filter
+from ..paths import pod_shape
 
 __all__: list[str] = []
 
 _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
+def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                            nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    # None: no node is cordoned, so every node passes.
+    if not any(n.unschedulable for n in nodes):
+        return None
+    return [_node_unschedulable(ctx, args, pod, n) for n in nodes]
+
+
 @rule(FILTERS, "scheduler.filter.NodeUnschedulable",
       doc="A cordoned node takes only pods tolerating node.kubernetes.io/unschedulable:NoSchedule.",
-      source="seed 003 §6.6; pkg/scheduler/framework/plugins/nodeunschedulable")
+      source="seed 003 §6.6; pkg/scheduler/framework/plugins/nodeunschedulable",
+      batch=_node_unschedulable_all, reads=Reads("node", pod_shape))
 def _node_unschedulable(ctx: Any, args: Mapping[str, Any], pod: Pod,
                         node: NodeState) -> Failure | None:
     if not node.unschedulable:
@@ -36,12 +45,3 @@ def _node_unschedulable(ctx: Any, args: Mapping[str, Any], pod: Pod,
         if t.tolerates(_UNSCHEDULABLE_TAINT):
             return None
     return Failure("node(s) were unschedulable", UNRESOLVABLE)
-
-
-@register_batch_filter(_node_unschedulable)
-def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                            nodes: Sequence[NodeState]) -> list[Failure | None] | None:
-    # None: no node is cordoned, so every node passes.
-    if not any(n.unschedulable for n in nodes):
-        return None
-    return [_node_unschedulable(ctx, args, pod, n) for n in nodes]

@@ -29,12 +29,12 @@ import attrs
 from kruleset.model.objects import Pod, TopologySpreadConstraint
 from kruleset.model.selectors import IN, LabelSelector, Requirement
 from kruleset.model.state import ClusterState, NodeState
-from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..node_selection import OVERLAY, overlay_for, register_prepare
-from ..paths import register_batch_filter
+from ..node_selection import OVERLAY, overlay_for
+from ..paths import pod_shape
 from .nodeaffinity import node_matches_pod_affinity
 from .tainttoleration import find_untolerated_taint
 from .topology_index import pod_index
@@ -205,7 +205,6 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
     return s
 
 
-@register_prepare("scheduler.filter.PodTopologySpread")
 def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     constraints, _ = constraints_for(pod, args, DO_NOT_SCHEDULE)
     if not constraints:
@@ -237,44 +236,6 @@ def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list
     return out
 
 
-@rule(FILTERS, "scheduler.filter.PodTopologySpread",
-      doc="DoNotSchedule spread constraints: matching pods in the node's domain + 1 - the "
-          "global minimum must not exceed maxSkew; nodes without the topology key fail.",
-      source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go")
-def _spread_filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
-    s: _SpreadState | None = ctx.extra.get(STATE)
-    if s is None:
-        return None
-    labels = node.labels
-    delta = _overlay_delta(ctx, s, pod, node)
-    for i, c in enumerate(s.constraints):
-        value = labels.get(c.key)
-        if value is None:
-            return Failure(MSG_LABEL, UNRESOLVABLE)
-        counts = s.counts[i]
-        match = counts.get(value, 0)
-        paths = s.paths[i]
-        if delta is not None and delta[i] and value in counts:
-            # The node's domain changes; the minimum is it or the smallest other domain.
-            match += delta[i]
-            others = [n for n, v in paths if v != value]
-            minimum = min([match] + others[:1])
-        else:
-            minimum = paths[0][0] if paths else 0
-        if len(counts) < c.min_domains:
-            minimum = 0
-        skew = match + (1 if s.self_match[i] else 0) - minimum
-        if skew > c.max_skew:
-            return Failure(MSG_SKEW, UNSCHEDULABLE,
-                           detail={"topologyKey": c.key, "domain": value, "matching": match,
-                                   "globalMinimum": minimum, "maxSkew": c.max_skew})
-    return None
-
-
-_FAIL_LABEL = Failure(MSG_LABEL, UNRESOLVABLE)
-
-
-@register_batch_filter(_spread_filter)
 def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                        nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_spread_filter` on each of ``nodes``, without a Python call per node.
@@ -314,6 +275,44 @@ def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
             failed = True
         out.append(f)
     return out if failed else None
+
+
+@rule(FILTERS, "scheduler.filter.PodTopologySpread",
+      doc="DoNotSchedule spread constraints: matching pods in the node's domain + 1 - the "
+          "global minimum must not exceed maxSkew; nodes without the topology key fail.",
+      source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go",
+      prepare=_spread_prepare, batch=_spread_filter_all, reads=Reads("pods", pod_shape))
+def _spread_filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+    s: _SpreadState | None = ctx.extra.get(STATE)
+    if s is None:
+        return None
+    labels = node.labels
+    delta = _overlay_delta(ctx, s, pod, node)
+    for i, c in enumerate(s.constraints):
+        value = labels.get(c.key)
+        if value is None:
+            return Failure(MSG_LABEL, UNRESOLVABLE)
+        counts = s.counts[i]
+        match = counts.get(value, 0)
+        paths = s.paths[i]
+        if delta is not None and delta[i] and value in counts:
+            # The node's domain changes; the minimum is it or the smallest other domain.
+            match += delta[i]
+            others = [n for n, v in paths if v != value]
+            minimum = min([match] + others[:1])
+        else:
+            minimum = paths[0][0] if paths else 0
+        if len(counts) < c.min_domains:
+            minimum = 0
+        skew = match + (1 if s.self_match[i] else 0) - minimum
+        if skew > c.max_skew:
+            return Failure(MSG_SKEW, UNSCHEDULABLE,
+                           detail={"topologyKey": c.key, "domain": value, "matching": match,
+                                   "globalMinimum": minimum, "maxSkew": c.max_skew})
+    return None
+
+
+_FAIL_LABEL = Failure(MSG_LABEL, UNRESOLVABLE)
 
 
 def _domain_failure(s: _SpreadState, i: int, c: Constraint, value: str) -> Failure | None:

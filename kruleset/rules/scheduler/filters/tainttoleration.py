@@ -15,11 +15,11 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.selectors import Taint, Toleration
 from kruleset.model.state import NodeState
-from kruleset.rules.engine import UNRESOLVABLE, Failure
+from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
 
 from ..framework import FILTERS
-from ..paths import register_batch_filter
+from ..paths import pod_shape
 
 __all__ = ["find_untolerated_taint"]
 
@@ -45,10 +45,19 @@ def find_untolerated_taint(taints: Iterable[Taint], tolerations: Sequence[Tolera
     return None
 
 
+def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
+    # None: no node is tainted, so every node passes.
+    if not any(n.taints for n in nodes):
+        return None
+    return [_taint_toleration(ctx, args, pod, n) if n.taints else None for n in nodes]
+
+
 @rule(FILTERS, "scheduler.filter.TaintToleration",
       doc="Every NoSchedule and NoExecute taint of the node must be tolerated "
           "(PreferNoSchedule only scores).",
-      source="seed 003 §6.1-6.3; pkg/scheduler/framework/plugins/tainttoleration Filter")
+      source="seed 003 §6.1-6.3; pkg/scheduler/framework/plugins/tainttoleration Filter",
+      batch=_taint_toleration_all, reads=Reads("node", pod_shape))
 def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
                       node: NodeState) -> Failure | None:
     if not node.taints:
@@ -59,12 +68,3 @@ def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
     # v1.35 names no taint (older releases said "untolerated taint {key: value}"),
     # so nodes failing for different taints count as one reason in the message.
     return Failure(_UNTOLERATED, UNRESOLVABLE, detail={"taint": str(taint)})
-
-
-@register_batch_filter(_taint_toleration)
-def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
-    # None: no node is tainted, so every node passes.
-    if not any(n.taints for n in nodes):
-        return None
-    return [_taint_toleration(ctx, args, pod, n) if n.taints else None for n in nodes]

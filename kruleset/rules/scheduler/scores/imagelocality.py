@@ -21,7 +21,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..defaults import SCORE_IMAGE_LOCALITY
 from ..framework import SCORES
 
@@ -60,17 +59,6 @@ def image_score(pod: Pod, node: NodeState, images: Mapping[str, list[Any]], tota
     return 100 * (summed - MIN_THRESHOLD) // (top - MIN_THRESHOLD)
 
 
-@rule(SCORES, RULE,
-      doc="The sizes of the pod's images the node already has, each scaled by the share of "
-          "nodes that have it, clamped to [23 MiB, 1000 MiB per container] and mapped onto "
-          "0-100.",
-      source="v1.35 pkg/scheduler/framework/plugins/imagelocality Score")
-def _image_locality(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    state = ctx.state
-    return image_score(pod, node, state.images, len(state.nodes))
-
-
-@register_batch_score(_image_locality)
 def _image_locality_batch(ctx: Any, args: Mapping[str, Any], pod: Pod,
                           nodes: Sequence[NodeState]) -> list[int]:
     state = ctx.state
@@ -79,3 +67,14 @@ def _image_locality_batch(ctx: Any, args: Mapping[str, Any], pod: Pod,
         return [0] * len(nodes)  # no node has an image: every score is the floor, 0
     total = len(state.nodes)
     return [image_score(pod, node, images, total) for node in nodes]
+
+
+@rule(SCORES, RULE,
+      doc="The sizes of the pod's images the node already has, each scaled by the share of "
+          "nodes that have it, clamped to [23 MiB, 1000 MiB per container] and mapped onto "
+          "0-100.",
+      source="v1.35 pkg/scheduler/framework/plugins/imagelocality Score",
+      batch=_image_locality_batch)
+def _image_locality(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+    state = ctx.state
+    return image_score(pod, node, state.images, len(state.nodes))

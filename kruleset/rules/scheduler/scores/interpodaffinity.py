@@ -20,7 +20,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..filters.topology_index import pod_index, resolve_term
 from ..framework import SCORES
 
@@ -95,11 +94,19 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
     return [int(float(MAX_NODE_SCORE) * (float(v - lo) / float(diff))) for v in raw]
 
 
+def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                        nodes: Sequence[NodeState]) -> list[int]:
+    if not interpod_state(ctx, args, pod):
+        return [0] * len(nodes)
+    return [_interpod_score(ctx, args, pod, n) for n in nodes]
+
+
 @rule(SCORES, "scheduler.score.InterPodAffinity",
       doc="Preferred pod affinity attracts, preferred anti-affinity repels, by the terms' "
           "weights, in the terms' topology domains; existing pods' terms count too.",
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/scoring.go",
-      normalize=_normalize)
+      normalize=_normalize,
+      batch=_interpod_score_all)
 def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     scores = interpod_state(ctx, args, pod)
     if not scores:
@@ -108,11 +115,3 @@ def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState
     for pair in node.labels.items():
         total += scores.get(pair, 0)
     return total
-
-
-@register_batch_score(_interpod_score)
-def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                        nodes: Sequence[NodeState]) -> list[int]:
-    if not interpod_state(ctx, args, pod):
-        return [0] * len(nodes)
-    return [_interpod_score(ctx, args, pod, n) for n in nodes]

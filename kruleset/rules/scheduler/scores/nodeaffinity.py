@@ -14,18 +14,27 @@ from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..framework import SCORES
 from .normalize import normalized
 
 __all__: list[str] = []
 
 
+def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                             nodes: Sequence[NodeState]) -> list[int]:
+    na = pod.node_affinity
+    added: NodeAffinity | None = args.get("addedAffinity")
+    if (na is None or not na.preferred) and (added is None or not added.preferred):
+        return [0] * len(nodes)
+    return [_node_affinity_score(ctx, args, pod, n) for n in nodes]
+
+
 @rule(SCORES, "scheduler.score.NodeAffinity",
       doc="The sum of the weights of the preferred node-affinity terms the node matches "
           "(and the profile's addedAffinity preferred terms).",
       source="seed 003 §2.2; pkg/scheduler/framework/plugins/nodeaffinity Score",
-      normalize=normalized)
+      normalize=normalized,
+      batch=_node_affinity_score_all)
 def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     total = 0
     labels, name = node.labels, node.name
@@ -40,13 +49,3 @@ def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: Node
             if wt.term.matches(labels, name):
                 total += wt.weight
     return total
-
-
-@register_batch_score(_node_affinity_score)
-def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                             nodes: Sequence[NodeState]) -> list[int]:
-    na = pod.node_affinity
-    added: NodeAffinity | None = args.get("addedAffinity")
-    if (na is None or not na.preferred) and (added is None or not added.preferred):
-        return [0] * len(nodes)
-    return [_node_affinity_score(ctx, args, pod, n) for n in nodes]

@@ -18,7 +18,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..framework import SCORES
 from .normalize import MAX_NODE_SCORE
 from .resource_pairs import default_weights, scored_pairs, scored_resources
@@ -44,21 +43,6 @@ def balanced_score(pairs: Sequence[tuple[int, int, int]]) -> int:
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
-@rule(SCORES, "scheduler.score.NodeResourcesBalancedAllocation",
-      doc="Prefer nodes whose resource fractions stay balanced after placing the pod "
-          "(skipped for pods requesting nothing).",
-      source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go")
-def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    resources = scored_resources(args)
-    req = pod.requests
-    if all(req.get(name) == 0 for name, _ in resources):
-        return 0
-    return balanced_score(scored_pairs(node, req, node.requested, resources))
-
-
-# --- batch form (one call per cycle; the same float arithmetic) ----------------------------
-
-@register_batch_score(_balanced)
 def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                   nodes: Sequence[NodeState]) -> list[int]:
     resources = scored_resources(args)
@@ -87,3 +71,19 @@ def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
         else:
             append(balanced_score(scored_pairs(n, req, used, resources)))
     return out
+
+
+@rule(SCORES, "scheduler.score.NodeResourcesBalancedAllocation",
+      doc="Prefer nodes whose resource fractions stay balanced after placing the pod "
+          "(skipped for pods requesting nothing).",
+      source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go",
+      batch=_balanced_all)
+def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+    resources = scored_resources(args)
+    req = pod.requests
+    if all(req.get(name) == 0 for name, _ in resources):
+        return 0
+    return balanced_score(scored_pairs(node, req, node.requested, resources))
+
+
+# --- batch form (one call per cycle; the same float arithmetic) ----------------------------

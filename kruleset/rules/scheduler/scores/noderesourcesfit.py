@@ -27,7 +27,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..defaults import DEFAULT_SHAPE
 from ..framework import SCORES
 from .normalize import MAX_NODE_SCORE
@@ -105,24 +104,6 @@ def requested_to_capacity_ratio(pairs: Sequence[tuple[int, int, int]],
     return _go_round(score / total) if total else 0
 
 
-@rule(SCORES, "scheduler.score.NodeResourcesFit",
-      doc="scoringStrategy LeastAllocated (default: prefer free nodes), MostAllocated (bin "
-          "packing) or RequestedToCapacityRatio (a shape of utilisation), weighted per resource.",
-      source="seed 003 §10; pkg/scheduler/framework/plugins/noderesources "
-             "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)")
-def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    pairs = scored_pairs(node, pod.nonzero_requests, node.nonzero, scored_resources(args))
-    kind = args.get("type") or "LeastAllocated"
-    if kind == "MostAllocated":
-        return most_allocated(pairs)
-    if kind == "RequestedToCapacityRatio":
-        return requested_to_capacity_ratio(pairs, tuple(args.get("shape") or DEFAULT_SHAPE))
-    return least_allocated(pairs)
-
-
-# --- batch form (one call per cycle; the same integer arithmetic) --------------------------
-
-@register_batch_score(_fit_score)
 def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                    nodes: Sequence[NodeState]) -> list[int]:
     weights = default_weights(args)
@@ -147,3 +128,22 @@ def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
         else:
             append(_fit_score(ctx, args, pod, n))
     return out
+
+
+@rule(SCORES, "scheduler.score.NodeResourcesFit",
+      doc="scoringStrategy LeastAllocated (default: prefer free nodes), MostAllocated (bin "
+          "packing) or RequestedToCapacityRatio (a shape of utilisation), weighted per resource.",
+      source="seed 003 §10; pkg/scheduler/framework/plugins/noderesources "
+             "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)",
+      batch=_fit_score_all)
+def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+    pairs = scored_pairs(node, pod.nonzero_requests, node.nonzero, scored_resources(args))
+    kind = args.get("type") or "LeastAllocated"
+    if kind == "MostAllocated":
+        return most_allocated(pairs)
+    if kind == "RequestedToCapacityRatio":
+        return requested_to_capacity_ratio(pairs, tuple(args.get("shape") or DEFAULT_SHAPE))
+    return least_allocated(pairs)
+
+
+# --- batch form (one call per cycle; the same integer arithmetic) --------------------------

@@ -22,7 +22,6 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..filters.podtopologyspread import (
     HOSTNAME,
     SCHEDULE_ANYWAY,
@@ -145,29 +144,6 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
             for skipped, v in zip(skip, raw, strict=True)]
 
 
-@rule(SCORES, "scheduler.score.PodTopologySpread",
-      doc="ScheduleAnyway constraints (and the default constraints of owned pods): nodes "
-          "whose domains hold fewer matching pods score higher.",
-      source="seed 003 §5.1, §5.5; pkg/scheduler/framework/plugins/podtopologyspread/scoring.go",
-      normalize=_normalize)
-def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
-    s = _state(ctx, args, pod)
-    if s is None or node.name in s.ignored:
-        return 0
-    labels = node.labels
-    total = 0.0
-    for i, c in enumerate(s.constraints):
-        if c.key not in labels:
-            continue
-        if c.key == HOSTNAME:
-            cnt = s.host_counts[i].get(node.name, 0)
-        else:
-            cnt = s.counts[i].get(labels[c.key], 0)
-        total += float(cnt) * s.weights[i] + float(c.max_skew - 1)
-    return _go_round(total)
-
-
-@register_batch_score(_spread_score)
 def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
                       nodes: Sequence[NodeState]) -> list[int]:
     s = _state(ctx, args, pod)
@@ -193,3 +169,26 @@ def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
             total += float(cnt) * weight + skew
         out.append(int(floor(total + 0.5)))
     return out
+
+
+@rule(SCORES, "scheduler.score.PodTopologySpread",
+      doc="ScheduleAnyway constraints (and the default constraints of owned pods): nodes "
+          "whose domains hold fewer matching pods score higher.",
+      source="seed 003 §5.1, §5.5; pkg/scheduler/framework/plugins/podtopologyspread/scoring.go",
+      normalize=_normalize,
+      batch=_spread_score_all)
+def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+    s = _state(ctx, args, pod)
+    if s is None or node.name in s.ignored:
+        return 0
+    labels = node.labels
+    total = 0.0
+    for i, c in enumerate(s.constraints):
+        if c.key not in labels:
+            continue
+        if c.key == HOSTNAME:
+            cnt = s.host_counts[i].get(node.name, 0)
+        else:
+            cnt = s.counts[i].get(labels[c.key], 0)
+        total += float(cnt) * s.weights[i] + float(c.max_skew - 1)
+    return _go_round(total)

@@ -14,17 +14,22 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
 
-from ..cycle import register_batch_score
 from ..framework import SCORES
 from .normalize import reversed_normalized
 
 __all__: list[str] = []
 
 
+def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+                     nodes: Sequence[NodeState]) -> list[int]:
+    return [_taint_score(ctx, args, pod, n) if n.taints else 0 for n in nodes]
+
+
 @rule(SCORES, "scheduler.score.TaintToleration",
       doc="Fewer untolerated PreferNoSchedule taints score higher.",
       source="seed 003 §6.2-6.3; pkg/scheduler/framework/plugins/tainttoleration Score",
-      normalize=reversed_normalized)
+      normalize=reversed_normalized,
+      batch=_taint_score_all)
 def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     if not node.taints:
         return 0
@@ -38,9 +43,3 @@ def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -
         if not any(t.tolerates(taint) for t in tols):
             n += 1
     return n
-
-
-@register_batch_score(_taint_score)
-def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
-                     nodes: Sequence[NodeState]) -> list[int]:
-    return [_taint_score(ctx, args, pod, n) if n.taints else 0 for n in nodes]
