@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -39,6 +39,7 @@ __all__ = [
     "Stop",
     "Trace",
     "TraceEntry",
+    "Traced",
     "UNSCHEDULABLE",
     "UNRESOLVABLE",
 ]
@@ -252,6 +253,17 @@ class Trace:
         return [e for e in self.entries if text in e.subject or text in e.why]
 
 
+class Traced(Protocol):
+    """What the engine reads from any rule's context: its trace (``None``: tracing off).
+
+    Every context a predicate or pipeline rule set runs with has it; the
+    contexts themselves are in :mod:`kruleset.rules.context`.
+    """
+
+    @property
+    def trace(self) -> Trace | None: ...
+
+
 def _keep(items: list[Any], produce: Callable[..., Any]) -> None:
     """Append ``produce`` to a trace's flat list as its function, the number of its
     arguments and the arguments (a plain callable: itself and no arguments)."""
@@ -345,7 +357,8 @@ class ActiveRuleSet:
         return None
 
     # --- predicate ------------------------------------------------------------
-    def first_failure(self, ctx: Any, *subjects: Any, subject: str = "") -> Failure | None:
+    def first_failure(self, ctx: Traced | None, *subjects: Any, subject: str = ""
+                      ) -> Failure | None:
         """Run every rule in order; the first failure wins (``None``: all passed)."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:
@@ -360,7 +373,7 @@ class ActiveRuleSet:
                 trace.add(a.rule.name, subject, "pass")
         return None
 
-    def all_failures(self, ctx: Any, *subjects: Any, subject: str = "") -> list[Failure]:
+    def all_failures(self, ctx: Traced | None, *subjects: Any, subject: str = "") -> list[Failure]:
         """Run every rule; collect every failure (kubelet admission reports them all)."""
         trace = getattr(ctx, "trace", None)
         out: list[Failure] = []
@@ -377,7 +390,7 @@ class ActiveRuleSet:
         return out
 
     # --- ordering -------------------------------------------------------------
-    def key(self, ctx: Any) -> Callable[[Any], tuple[Any, ...]]:
+    def key(self, ctx: object) -> Callable[[Any], tuple[Any, ...]]:
         """A sort key: the tuple of every rule's key, lexicographic."""
         fns = [(a.rule.fn, a.args) for a in self.rules]
 
@@ -386,11 +399,11 @@ class ActiveRuleSet:
 
         return composite
 
-    def sort(self, ctx: Any, items: Iterable[Any]) -> list[Any]:
+    def sort(self, ctx: object, items: Iterable[Any]) -> list[Any]:
         """Items sorted by the rules (stable: ties keep input order)."""
         return sorted(items, key=self.key(ctx))
 
-    def decider(self, ctx: Any, a: Any, b: Any) -> tuple[str, str] | None:
+    def decider(self, ctx: object, a: Any, b: Any) -> tuple[str, str] | None:
         """Which rule put ``a`` and ``b`` in their order, and how: ``(rule, "x < y")``."""
         for r in self.rules:
             ka, kb = r.rule.fn(ctx, r.args, a), r.rule.fn(ctx, r.args, b)
@@ -402,7 +415,7 @@ class ActiveRuleSet:
 
     # --- score ----------------------------------------------------------------
     def scores(
-        self, ctx: Any, pod: Any, nodes: Sequence[Any]
+        self, ctx: object, pod: Any, nodes: Sequence[Any]
     ) -> tuple[list[int], dict[str, list[int]]]:
         """Weighted total per node, and each rule's normalised scores."""
         totals = [0] * len(nodes)
@@ -419,7 +432,7 @@ class ActiveRuleSet:
         return totals, per_rule
 
     # --- pipeline -------------------------------------------------------------
-    def run(self, ctx: Any, data: Any, subject: str = "") -> Any:
+    def run(self, ctx: Traced | None, data: Any, subject: str = "") -> Any:
         """Run the steps in order; a step returning :class:`Stop` ends the chain."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:
