@@ -27,6 +27,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_prepare
@@ -136,13 +137,13 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
 
 
 @register_prepare("scheduler.filter.InterPodAffinity")
-def _interpod_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _interpod_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     s = _compute(ctx.state, pod)
     ctx.extra[STATE] = s
     return bool(s.affinity or s.anti or s.existing_anti)
 
 
-def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
+def _counts_for(ctx: ScheduleContext, s: _AffinityState, pod: Pod, node: NodeState
                 ) -> tuple[dict[Pair, int], dict[Pair, int], dict[Pair, int]]:
     ov = overlay_for(ctx, node)
     if ov is None:
@@ -159,7 +160,7 @@ def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
       doc="Required pod affinity must find matching pods in the node's domain; required "
           "anti-affinity of the pod and of existing pods must not.",
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go")
-def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                      node: NodeState) -> Failure | None:
     s: _AffinityState | None = ctx.extra.get(STATE)
     if s is None:
@@ -196,7 +197,7 @@ _FAIL_EXISTING_ANTI = Failure(MSG_EXISTING_ANTI, UNSCHEDULABLE)
 
 
 @register_batch_filter(_interpod_filter)
-def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_interpod_filter` on each of ``nodes``, without a Python call per node.
 

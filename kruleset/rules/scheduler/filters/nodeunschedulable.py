@@ -16,6 +16,7 @@ from kruleset.model.selectors import Taint
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..paths import register_batch_filter
@@ -28,7 +29,7 @@ _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule
 @rule(FILTERS, "scheduler.filter.NodeUnschedulable",
       doc="A cordoned node takes only pods tolerating node.kubernetes.io/unschedulable:NoSchedule.",
       source="seed 003 §6.6; pkg/scheduler/framework/plugins/nodeunschedulable")
-def _node_unschedulable(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_unschedulable(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         node: NodeState) -> Failure | None:
     if not node.unschedulable:
         return None
@@ -39,7 +40,7 @@ def _node_unschedulable(ctx: Any, args: Mapping[str, Any], pod: Pod,
 
 
 @register_batch_filter(_node_unschedulable)
-def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_unschedulable_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                             nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: no node is cordoned, so every node passes.
     if not any(n.unschedulable for n in nodes):

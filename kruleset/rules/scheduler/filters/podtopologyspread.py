@@ -29,6 +29,7 @@ from kruleset.model.selectors import IN, LabelSelector, Requirement
 from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for, register_prepare
@@ -209,7 +210,7 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
 
 
 @register_prepare("scheduler.filter.PodTopologySpread")
-def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _spread_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     constraints, _ = constraints_for(pod, args, DO_NOT_SCHEDULE)
     if not constraints:
         ctx.extra[STATE] = None
@@ -218,7 +219,8 @@ def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     return True
 
 
-def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list[int] | None:
+def _overlay_delta(ctx: ScheduleContext, s: _SpreadState, pod: Pod,
+                   node: NodeState) -> list[int] | None:
     ov = overlay_for(ctx, node)
     if ov is None or not _has_all_keys(node.labels, s.constraints):
         return None
@@ -236,7 +238,8 @@ def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list
       doc="DoNotSchedule spread constraints: matching pods in the node's domain + 1 - the "
           "global minimum must not exceed maxSkew; nodes without the topology key fail.",
       source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go")
-def _spread_filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _spread_filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                   node: NodeState) -> Failure | None:
     s: _SpreadState | None = ctx.extra.get(STATE)
     if s is None:
         return None
@@ -270,7 +273,7 @@ _FAIL_LABEL = Failure(MSG_LABEL, UNRESOLVABLE)
 
 
 @register_batch_filter(_spread_filter)
-def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _spread_filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                        nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_spread_filter` on each of ``nodes``, without a Python call per node.
 

@@ -17,6 +17,7 @@ from kruleset.model.selectors import Taint, Toleration
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..paths import register_batch_filter
@@ -49,7 +50,7 @@ def find_untolerated_taint(taints: Iterable[Taint], tolerations: Sequence[Tolera
       doc="Every NoSchedule and NoExecute taint of the node must be tolerated "
           "(PreferNoSchedule only scores).",
       source="seed 003 §6.1-6.3; pkg/scheduler/framework/plugins/tainttoleration Filter")
-def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_toleration(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                       node: NodeState) -> Failure | None:
     if not node.taints:
         return None
@@ -62,7 +63,7 @@ def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
 
 
 @register_batch_filter(_taint_toleration)
-def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_toleration_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                           nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: no node is tainted, so every node passes.
     if not any(n.taints for n in nodes):
