@@ -20,6 +20,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..defaults import SCORE_IMAGE_LOCALITY
@@ -65,13 +66,14 @@ def image_score(pod: Pod, node: NodeState, images: Mapping[str, list[Any]], tota
           "nodes that have it, clamped to [23 MiB, 1000 MiB per container] and mapped onto "
           "0-100.",
       source="v1.35 pkg/scheduler/framework/plugins/imagelocality Score")
-def _image_locality(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _image_locality(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                    node: NodeState) -> int:
     state = ctx.state
     return image_score(pod, node, state.images, len(state.nodes))
 
 
 @register_batch_score(_image_locality)
-def _image_locality_batch(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _image_locality_batch(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                           nodes: Sequence[NodeState]) -> list[int]:
     state = ctx.state
     images = state.images

@@ -19,6 +19,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..filters.topology_index import pod_index, resolve_term
@@ -31,7 +32,8 @@ _STATE = "interpod.score"
 Pair = tuple[str, str]
 
 
-def interpod_topology_score(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+def interpod_topology_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> dict[Pair,
+                            int]:
     """The PreScore map ``(key, value) -> score`` for ``pod`` (empty: nothing to score)."""
     state = ctx.state
     idx = pod_index(state)
@@ -72,7 +74,7 @@ def interpod_topology_score(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict
     return {k: v for k, v in scores.items() if v != 0} if scores else scores
 
 
-def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+def _state(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
     cached = ctx.extra.get(_STATE)
     if cached is not None and cached[0] is pod:
         result: dict[Pair, int] = cached[1]
@@ -82,7 +84,7 @@ def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
     return s
 
 
-def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+def _normalize(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
     if not _state(ctx, args, pod):
         return raw
@@ -99,7 +101,8 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
           "weights, in the terms' topology domains; existing pods' terms count too.",
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/scoring.go",
       normalize=_normalize)
-def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _interpod_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                    node: NodeState) -> int:
     scores = _state(ctx, args, pod)
     if not scores:
         return 0
@@ -110,7 +113,7 @@ def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState
 
 
 @register_batch_score(_interpod_score)
-def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         nodes: Sequence[NodeState]) -> list[int]:
     if not _state(ctx, args, pod):
         return [0] * len(nodes)

@@ -13,6 +13,7 @@ from typing import Any
 from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..framework import SCORES
@@ -26,7 +27,8 @@ __all__: list[str] = []
           "(and the profile's addedAffinity preferred terms).",
       source="seed 003 §2.2; pkg/scheduler/framework/plugins/nodeaffinity Score",
       normalize=normalized)
-def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _node_affinity_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                         node: NodeState) -> int:
     total = 0
     labels, name = node.labels, node.name
     na = pod.node_affinity
@@ -43,7 +45,7 @@ def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: Node
 
 
 @register_batch_score(_node_affinity_score)
-def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_affinity_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                              nodes: Sequence[NodeState]) -> list[int]:
     na = pod.node_affinity
     added: NodeAffinity | None = args.get("addedAffinity")

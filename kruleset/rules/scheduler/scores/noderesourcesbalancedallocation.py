@@ -17,6 +17,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..framework import SCORES
@@ -48,7 +49,7 @@ def balanced_score(pairs: Sequence[tuple[int, int, int]]) -> int:
       doc="Prefer nodes whose resource fractions stay balanced after placing the pod "
           "(skipped for pods requesting nothing).",
       source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go")
-def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _balanced(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     resources = scored_resources(args)
     req = pod.requests
     if all(req.get(name) == 0 for name, _ in resources):
@@ -59,7 +60,7 @@ def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> i
 # --- batch form (one call per cycle; the same float arithmetic) ----------------------------
 
 @register_batch_score(_balanced)
-def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _balanced_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                   nodes: Sequence[NodeState]) -> list[int]:
     resources = scored_resources(args)
     req = pod.requests

@@ -26,6 +26,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..defaults import DEFAULT_SHAPE
@@ -110,7 +111,7 @@ def requested_to_capacity_ratio(pairs: Sequence[tuple[int, int, int]],
           "packing) or RequestedToCapacityRatio (a shape of utilisation), weighted per resource.",
       source="seed 003 §10; pkg/scheduler/framework/plugins/noderesources "
              "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)")
-def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _fit_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     pairs = scored_pairs(node, pod.nonzero_requests, node.nonzero, scored_resources(args))
     kind = args.get("type") or "LeastAllocated"
     if kind == "MostAllocated":
@@ -123,7 +124,7 @@ def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> 
 # --- batch form (one call per cycle; the same integer arithmetic) --------------------------
 
 @register_batch_score(_fit_score)
-def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _fit_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                    nodes: Sequence[NodeState]) -> list[int]:
     weights = default_weights(args)
     kind = args.get("type") or "LeastAllocated"

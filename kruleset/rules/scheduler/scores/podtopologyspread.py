@@ -21,6 +21,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..filters.podtopologyspread import (
@@ -54,7 +55,7 @@ def _go_round(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
-def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def spread_prescore(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                     feasible: Sequence[NodeState]) -> _PreScore | None:
     """The PreScore state for ``pod`` over ``feasible`` (None: nothing to score)."""
     constraints, system = constraints_for(pod, args, SCHEDULE_ANYWAY)
@@ -113,7 +114,7 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
     return s
 
 
-def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
+def _state(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
     feasible = ctx.extra.get(FEASIBLE) or ()
     cached = ctx.extra.get(_STATE)
     if cached is not None and cached[0] is feasible:
@@ -124,7 +125,7 @@ def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
     return s
 
 
-def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+def _normalize(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
     s = _state(ctx, args, pod)
     if s is None:
@@ -150,7 +151,7 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
           "whose domains hold fewer matching pods score higher.",
       source="seed 003 §5.1, §5.5; pkg/scheduler/framework/plugins/podtopologyspread/scoring.go",
       normalize=_normalize)
-def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _spread_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     s = _state(ctx, args, pod)
     if s is None or node.name in s.ignored:
         return 0
@@ -168,7 +169,7 @@ def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) 
 
 
 @register_batch_score(_spread_score)
-def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _spread_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                       nodes: Sequence[NodeState]) -> list[int]:
     s = _state(ctx, args, pod)
     if s is None:

@@ -13,6 +13,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..cycle import register_batch_score
 from ..framework import SCORES
@@ -25,7 +26,7 @@ __all__: list[str] = []
       doc="Fewer untolerated PreferNoSchedule taints score higher.",
       source="seed 003 §6.2-6.3; pkg/scheduler/framework/plugins/tainttoleration Score",
       normalize=reversed_normalized)
-def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _taint_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     if not node.taints:
         return 0
     # Only tolerations with an empty or PreferNoSchedule effect count (upstream
@@ -41,6 +42,6 @@ def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -
 
 
 @register_batch_score(_taint_score)
-def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                      nodes: Sequence[NodeState]) -> list[int]:
     return [_taint_score(ctx, args, pod, n) if n.taints else 0 for n in nodes]
