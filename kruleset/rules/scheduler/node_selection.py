@@ -412,6 +412,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     start = cursor.next_start % n
     search = ctx.paths.search
     found = search(ctx, rules, pod, order, start, to_find, failures) if search else None
+    feasible: Sequence[NodeState]
     if found is None:
         feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)
     else:
