@@ -29,7 +29,7 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, Failure
+from ..engine import UNRESOLVABLE, Failure, Trace
 from ..registry import rule
 from ..registry import rulesets as _rulesets
 from ..scheduler.cycle import register_batch_score
@@ -189,7 +189,7 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
         got = solve(cyc, node)
         if not isinstance(got, list):
             if ctx.trace is not None:
-                _trace_devices(ctx, cyc, pod, node)
+                _trace_devices(ctx.trace, cyc, pod, node)
             return Failure(got or CANNOT_ALLOCATE, UNRESOLVABLE)
     if unavailable:
         cyc.unavailable.update(unavailable)
@@ -268,7 +268,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
             if failed is not None:
                 failed.append((node, kept))
             elif trace is not None:
-                _trace_devices(ctx, cyc, pod, node)
+                _trace_devices(trace, cyc, pod, node)
             out.append(cannot if got is None else invalid)
         else:
             results[name] = got
@@ -327,7 +327,7 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
     return got
 
 
-def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
+def _trace_devices(trace: Trace, cyc: Cycle, pod: Pod, node: NodeState) -> None:
     """Traced runs (``--explain``) note which request passed over which device, and why.
 
     The lines are recorded as one deferred group where the trace takes one:
@@ -335,7 +335,6 @@ def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
     pods, and the lines are only written out when the trace is read.
     """
     subject = f"{pod.key} on {node.name}"
-    trace = ctx.trace
     text = _explained(cyc, node)
     if text is not None and hasattr(trace, "defer"):
         if text:
