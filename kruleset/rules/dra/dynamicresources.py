@@ -40,7 +40,14 @@ from ..scheduler.defaults import (
     SCORE_DYNAMIC_RESOURCES,
 )
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
-from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
+from ..scheduler.framework import (
+    FILTERS,
+    PREENQUEUE,
+    PREFILTER,
+    SCORES,
+    PluginError,
+    ScheduleContext,
+)
 from ..scheduler.node_selection import register_prepare
 from ..scheduler.paths import register_batch_filter
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
@@ -133,14 +140,14 @@ def _lookup(dra: DraState | None, pod: Pod) -> tuple[list[ClaimState], str]:
     return out, ""
 
 
-def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _preenqueue(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     if not pod.resource_claims:
         return None
     _claims, err = _lookup(ctx.state.dra, pod)
     return Failure(err, UNRESOLVABLE) if err else None
 
 
-def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _prefilter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     ctx.extra.pop(CYCLE, None)
     if not pod.resource_claims:
         return None
@@ -170,12 +177,13 @@ def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
 
 
 @register_prepare(FILTER_RULE)
-def _prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     # PreFilter answered Skip for a pod without claims: Filter does not run.
     return CYCLE in ctx.extra
 
 
-def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            node: NodeState) -> Failure | None:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
         return None
@@ -203,7 +211,7 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
 FIRST_AVAILABLE_MAX = 8
 
 
-def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
         return 0
@@ -227,7 +235,7 @@ def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
 
 
 @register_batch_filter(_filter)
-def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+def _filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                 ) -> list[Failure | None] | None:
     """``_filter`` on every node; the usual case (only unallocated claims) inline.
 
@@ -279,7 +287,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
 
 
 @register_batch_score(_score)
-def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+def _score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                ) -> list[int]:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None or not cyc.scored:
@@ -492,7 +500,7 @@ def _explain(cyc: Cycle, node: NodeState, pools: Sequence[Any], marks: list[str]
     return lines
 
 
-def postfilter(ctx: Any, pod: Pod) -> str:
+def postfilter(ctx: ScheduleContext, pod: Pod) -> str:
     """DynamicResources' PostFilter: deallocate a claim that pins the pod nowhere usable.
 
     Returns upstream's status message; a deallocated claim (upstream picks one
@@ -514,7 +522,7 @@ def postfilter(ctx: Any, pod: Pod) -> str:
     return "still not schedulable"
 
 
-def apply_deallocation(ctx: Any) -> bool:
+def apply_deallocation(ctx: ScheduleContext) -> bool:
     """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any."""
     done = ctx.extra.pop(DEALLOCATED, None)
     if done is None:
@@ -525,7 +533,7 @@ def apply_deallocation(ctx: Any) -> bool:
     return True
 
 
-def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
+def _claims_postfilter(ctx: ScheduleContext, args: Mapping[str, Any], request: Any) -> None:
     ctx.extra[POSTFILTER_MESSAGE] = postfilter(ctx, request.ps.pod)
 
 
@@ -533,7 +541,7 @@ register_claims_postfilter(_claims_postfilter)
 register_pod_claims(lambda pod: pod.resource_claims)
 
 
-def reserve(ctx: Any, pod: Pod, node: NodeState) -> None:
+def reserve(ctx: ScheduleContext, pod: Pod, node: NodeState) -> None:
     """Reserve + PreBind: allocate for ``node`` and add the pod to each claim's reservedFor."""
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
