@@ -47,6 +47,7 @@ from .prefilter import (
     MAX_RULE,
     RESERVE_RULE,
     TOTAL_MIN_RULE,
+    PreFilterState,
     prefilter_state,
 )
 from .reclaim import (
@@ -121,6 +122,7 @@ class CapacityScheduling:
                      decided: str, clear: Sequence[PodState]) -> None:
         """The pick, each other candidate, the victims and reprieved pods."""
         trace = ctx.trace
+        assert trace is not None  # the evaluator asks only when tracing
         pick = ctx.profile.active(PICK.name)
         trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")
         _trace_not_chosen(ctx, trace, pick, ps.key, best, run.candidates)
@@ -152,7 +154,7 @@ class QuotaJudge:
         self.trace: Trace | None = ctx.trace
         self.pre = pre = prefilter_state(ctx, pod)
         if self.trace is not None:
-            _trace_mode(ctx, ps, pre)
+            _trace_mode(ctx, self.trace, ps, pre)
         self.budgets = budgets = pdb_budgets(ctx.state, ctx.now, ctx.fast)
         self.plan = victim_plan(ctx, pod)  # once for every node
         start = ctx.paths.reclaim
@@ -228,18 +230,17 @@ class QuotaJudge:
         return run
 
 
-def _trace_mode(ctx: Any, ps: PodState, pre: Any) -> None:
+def _trace_mode(ctx: Any, trace: Trace, ps: PodState, pre: PreFilterState) -> None:
     """Which victims the preemptor's quota mode allows, before any node is judged."""
     pod = ps.pod
     if pre.has_quota:
         view = QuotaView(quota_usage(ctx.state))
-        ctx.trace.add(PLUGIN, ps.key, "mode",
-                      _mode_text(pod, pre, view, view.over_min_with(pod.namespace,
-                                                                     pre.req_in_eq)))
+        trace.add(PLUGIN, ps.key, "mode",
+                  _mode_text(pod, pre, view, view.over_min_with(pod.namespace, pre.req_in_eq)))
     else:
-        ctx.trace.add(PLUGIN, ps.key, "mode",
-                      f"namespace {pod.namespace} has no ElasticQuota: victims are "
-                      f"lower-priority pods of namespaces without one")
+        trace.add(PLUGIN, ps.key, "mode",
+                  f"namespace {pod.namespace} has no ElasticQuota: victims are "
+                  f"lower-priority pods of namespaces without one")
 
 
 def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
