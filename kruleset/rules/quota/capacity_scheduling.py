@@ -86,26 +86,26 @@ class CapacityScheduling:
 
     plugin = PLUGIN
 
-    def eligible(self, ctx: Any, ps: PodState, fit: FitError) -> str | None:
+    def eligible(self, ctx: ScheduleContext, ps: PodState, fit: FitError) -> str | None:
         """The ``scheduler.quota.eligibility`` rules' first refusal, as it is (no prefix)."""
         refusal = ctx.profile.active(ELIGIBILITY.name).first_failure(ctx, ps, fit,
                                                                      subject=ps.key)
         return None if refusal is None else refusal.reason
 
-    def potential_nodes(self, ctx: Any, fit: FitError) -> Sequence[NodeState]:
+    def potential_nodes(self, ctx: ScheduleContext, fit: FitError) -> Sequence[NodeState]:
         """The nodes with an Unschedulable status."""
         return potential_nodes(ctx.state, fit)
 
-    def offset_and_num_candidates(self, ctx: Any, num_nodes: int) -> tuple[int, int]:
+    def offset_and_num_candidates(self, ctx: ScheduleContext, num_nodes: int) -> tuple[int, int]:
         """``(0, n)``: every potential node is dry-run."""
         return 0, num_nodes
 
-    def judge(self, ctx: Any, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
+    def judge(self, ctx: ScheduleContext, ps: PodState, fit: FitError, nodes: Sequence[NodeState]
               ) -> QuotaJudge:
         """Every node's victims under the quota rules, each traced as it is judged."""
         return QuotaJudge(ctx, ps)
 
-    def no_candidate_message(self, ctx: Any, run: DryRun) -> str:
+    def no_candidate_message(self, ctx: ScheduleContext, run: DryRun) -> str:
         """``0/N nodes are available: …``, or the nodes' errors when there are some."""
         statuses = run.statuses
         all_statuses = {name: statuses.get(name) or Failure(NOT_HELPFUL, UNRESOLVABLE, PLUGIN)
@@ -118,7 +118,7 @@ class CapacityScheduling:
             return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
         return fit_message(len(ctx.state.nodes), all_statuses)
 
-    def trace_choice(self, ctx: Any, ps: PodState, best: Candidate, run: DryRun,
+    def trace_choice(self, ctx: ScheduleContext, ps: PodState, best: Candidate, run: DryRun,
                      decided: str, clear: Sequence[PodState]) -> None:
         """The pick, each other candidate, the victims and reprieved pods."""
         trace = ctx.trace
@@ -147,7 +147,7 @@ class QuotaJudge:
     above the runner-up's is skipped.
     """
 
-    def __init__(self, ctx: Any, ps: PodState) -> None:
+    def __init__(self, ctx: ScheduleContext, ps: PodState) -> None:
         pod = ps.pod
         self.ctx = ctx
         self.ps = ps
@@ -230,7 +230,7 @@ class QuotaJudge:
         return run
 
 
-def _trace_mode(ctx: Any, trace: Trace, ps: PodState, pre: PreFilterState) -> None:
+def _trace_mode(ctx: ScheduleContext, trace: Trace, ps: PodState, pre: PreFilterState) -> None:
     """Which victims the preemptor's quota mode allows, before any node is judged."""
     pod = ps.pod
     if pre.has_quota:
@@ -256,7 +256,7 @@ def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
     return PLUGIN, subject, f"{node}: not dry-run", why
 
 
-def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Candidate,
+def _trace_not_chosen(ctx: ScheduleContext, trace: Trace, pick: Any, subject: str, best: Candidate,
                       candidates: Sequence[Candidate]) -> None:
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
 
@@ -284,7 +284,7 @@ def _trace_not_chosen(ctx: Any, trace: Trace, pick: Any, subject: str, best: Can
       source="seed 004 §3; capacity_scheduling.go PostFilter, SelectVictimsOnNode; "
              "pkg/scheduler/framework/preemption Evaluator.Preempt",
       enabled=False)
-def _capacity_scheduling(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+def _capacity_scheduling(ctx: ScheduleContext, args: Mapping[str, Any], request: PostFilterRequest
                          ) -> PostFilterResult | None:
     return reclaim(ctx, request.ps, request.fit_error)
 

@@ -58,6 +58,7 @@ from kruleset.model.state import NodeState, PodState
 from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
+from ..scheduler.framework import ScheduleContext
 from ..scheduler.node_selection import run_filters_with_nominated
 from ..scheduler.preemption.evaluator import (
     NodeVictims,
@@ -142,7 +143,8 @@ rule(ELIGIBILITY, "scheduler.quota.eligibility.preemption-policy",
           "waits instead of preempting again, unless that node is now "
           "UnschedulableAndUnresolvable.",
       source="capacity_scheduling.go PodEligibleToPreemptOthers")
-def _nominated(ctx: Any, args: Mapping[str, Any], ps: PodState, fit: FitError) -> Failure | None:
+def _nominated(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState,
+               fit: FitError) -> Failure | None:
     node = nominated_node_to_check(ctx, ps, fit)
     if node is None:
         return None
@@ -182,7 +184,7 @@ NO_QUOTA_PREEMPTOR = "scheduler.quota.victims.no-quota-preemptor"
 @rule(VICTIM_RULES, NO_QUOTA_SPARED,
       doc="A preemptor with a quota never takes pods of namespaces without a quota.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode")
-def _no_quota_spared(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _no_quota_spared(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                      ps: PodState) -> Failure | None:
     usage = vc.view.usage
     if _has_quota(usage, vc.preemptor.namespace) and not _has_quota(usage, ps.pod.namespace):
@@ -196,7 +198,8 @@ def _no_quota_spared(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
           "namespace is untouched.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
              "(moreThanMinWithPreemptor false)")
-def _reclaim(ctx: Any, args: Mapping[str, Any], vc: VictimContext, ps: PodState) -> Failure | None:
+def _reclaim(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
+             ps: PodState) -> Failure | None:
     usage = vc.view.usage
     ns = vc.preemptor.namespace
     if vc.over_min is not None or not _has_quota(usage, ns):
@@ -217,7 +220,7 @@ def _reclaim(ctx: Any, args: Mapping[str, Any], vc: VictimContext, ps: PodState)
           "namespace with strictly lower priority.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode "
              "(moreThanMinWithPreemptor true)")
-def _own_namespace(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _own_namespace(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                    ps: PodState) -> Failure | None:
     if vc.over_min is None:
         return None
@@ -233,7 +236,7 @@ def _own_namespace(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
 @rule(VICTIM_RULES, NO_QUOTA_PREEMPTOR,
       doc="A preemptor without a quota takes only lower-priority pods of namespaces without one.",
       source="seed 004 §3; capacity_scheduling.go SelectVictimsOnNode (preemptor without quota)")
-def _no_quota_preemptor(ctx: Any, args: Mapping[str, Any], vc: VictimContext,
+def _no_quota_preemptor(ctx: ScheduleContext, args: Mapping[str, Any], vc: VictimContext,
                         ps: PodState) -> Failure | None:
     usage = vc.view.usage
     if _has_quota(usage, vc.preemptor.namespace):
@@ -263,7 +266,8 @@ def _mode_text(pod: Pod, pre: PreFilterState, view: QuotaView,
             f"priority lower than {pod.effective_priority} may be victims")
 
 
-def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequence[PdbBudget],
+def select_victims_on_node(ctx: ScheduleContext, pod: Pod, node: NodeState,
+                           budgets: Sequence[PdbBudget],
                            pre: PreFilterState | None = None,
                            plan: VictimPlan | None | bool = True) -> NodeVictims | Failure:
     """Upstream CapacityScheduling ``SelectVictimsOnNode`` for ``pod`` on ``node``.
@@ -346,7 +350,7 @@ def select_victims_on_node(ctx: Any, pod: Pod, node: NodeState, budgets: Sequenc
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 
-def _potential_victims(ctx: Any, vc: VictimContext, node: NodeState, order: Any
+def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState, order: Any
                        ) -> list[PodState]:
     """The node's pods the victim rules let go, walked least important first.
 
