@@ -39,6 +39,7 @@ __all__ = [
     "Stop",
     "Trace",
     "TraceEntry",
+    "TraceSink",
     "Traced",
     "UNSCHEDULABLE",
     "UNRESOLVABLE",
@@ -253,15 +254,25 @@ class Trace:
         return [e for e in self.entries if text in e.subject or text in e.why]
 
 
+class TraceSink(Protocol):
+    """Where a rule records: a :class:`Trace`, or a fast path's stand-in that keeps
+    what one node's judgement records, to replay it in order."""
+
+    @property
+    def now(self) -> int: ...
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None: ...
+
+
 class Traced(Protocol):
-    """What the engine reads from any rule's context: its trace (``None``: tracing off).
+    """What the engine reads from any rule's context: where to record (``None``: tracing off).
 
     Every context a predicate or pipeline rule set runs with has it; the
     contexts themselves are in :mod:`kruleset.rules.context`.
     """
 
     @property
-    def trace(self) -> Trace | None: ...
+    def trace(self) -> TraceSink | None: ...
 
 
 def _keep(items: list[Any], produce: Callable[..., Any]) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, Failure, Trace
+from ..engine import UNRESOLVABLE, Failure, TraceSink
 from ..registry import rule
 from ..registry import rulesets as _rulesets
 from ..scheduler.cycle import register_batch_score
@@ -335,7 +335,7 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
     return got
 
 
-def _trace_devices(trace: Trace, cyc: Cycle, pod: Pod, node: NodeState) -> None:
+def _trace_devices(trace: TraceSink, cyc: Cycle, pod: Pod, node: NodeState) -> None:
     """Traced runs (``--explain``) note which request passed over which device, and why.
 
     The lines are recorded as one deferred group where the trace takes one:

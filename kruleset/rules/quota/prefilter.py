@@ -35,7 +35,7 @@ from kruleset.model.objects import ElasticQuota, Pod
 from kruleset.model.resources import ZERO, Resources
 from kruleset.model.state import ClusterState, PodState
 
-from ..engine import UNSCHEDULABLE, Failure, Trace
+from ..engine import UNSCHEDULABLE, Failure, Trace, TraceSink
 from ..registry import define_ruleset, rule
 from ..scheduler.framework import PREFILTER, ScheduleContext
 from .accounting import (
@@ -198,7 +198,7 @@ def _seq(ps: PodState) -> int:
     return ps.seq
 
 
-def _note_left_out(trace: Trace, rule_name: str, subject: str, q: ElasticQuota, which: str,
+def _note_left_out(trace: TraceSink, rule_name: str, subject: str, q: ElasticQuota, which: str,
                    names: Iterable[str]) -> None:
     """Say loudly that a core resource left out of a present min/max list counts as 0."""
     listed: Resources | None = q.min if which == "min" else q.max

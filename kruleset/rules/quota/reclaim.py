@@ -55,7 +55,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
-from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, TraceSink
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
 from ..scheduler.framework import ScheduleContext
@@ -358,7 +358,7 @@ def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState,
     rules judge the next pod with it gone (a borrower stops being a victim
     once its quota is back at its min).
     """
-    trace: Trace | None = ctx.trace
+    trace: TraceSink | None = ctx.trace
     pod = vc.preemptor
     rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
     potential: list[PodState] = []
