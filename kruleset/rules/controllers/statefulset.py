@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 
 from ..context import Profiled, Unread
-from ..engine import Stop
+from ..engine import RuleSet, Stop
 from ..registry import define_ruleset, rule
 from .outcome import outcome
 
@@ -90,7 +90,7 @@ class UpdateView:
     start: int
 
 
-def decide(ctx: Profiled | None, ruleset: Any, data: Any, subject: str) -> Verdict:
+def decide(ctx: Profiled | None, ruleset: RuleSet, data: Any, subject: str) -> Verdict:
     """Run the rule set ``ruleset`` on ``data``; its stopping rule's verdict."""
     return outcome(ctx, ruleset, data, subject, Verdict("none"))
 

@@ -98,7 +98,7 @@ __all__ = [
 
 # --- scoring ---------------------------------------------------------------------
 
-BatchScoreFn = Callable[[Any, Mapping[str, Any], Pod, Sequence[NodeState]], list[int]]
+BatchScoreFn = Callable[[ScheduleContext, Mapping[str, Any], Pod, Sequence[NodeState]], list[int]]
 _BATCH_SCORES: dict[Callable[..., Any], BatchScoreFn] = {}
 
 

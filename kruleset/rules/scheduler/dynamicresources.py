@@ -57,7 +57,7 @@ NO_CLAIMS = "no new claims to deallocate"
 # state lookup: "not found").
 _NO_STATE = "not found"
 
-ClaimsPostFilter = Callable[[Any, Mapping[str, Any], PostFilterRequest],
+ClaimsPostFilter = Callable[[ScheduleContext, Mapping[str, Any], PostFilterRequest],
                             "PostFilterResult | None"]
 _hooks: dict[str, Any] = {}
 

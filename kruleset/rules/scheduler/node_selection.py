@@ -74,7 +74,7 @@ _NOMINATED = "filters.nominated"
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
-PrepareFn = Callable[[Any, Mapping[str, Any], Pod], bool]
+PrepareFn = Callable[[ScheduleContext, Mapping[str, Any], Pod], bool]
 _PREPARE: dict[str, PrepareFn] = {}
 
 

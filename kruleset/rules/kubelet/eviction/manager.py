@@ -39,7 +39,7 @@ import attrs
 
 from kruleset.model.config import EvictionThreshold, KubeletConfig
 from kruleset.model.state import FAILED, ClusterState, NodeState, PodState
-from kruleset.rules.engine import Trace
+from kruleset.rules.engine import ActiveRuleSet, Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
 
@@ -349,7 +349,7 @@ def _step_evict(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> Any:
     ranking = p.profile.active(rank_name)
     ranked = ranking.sort(rctx, pods)
     if p.trace is not None:
-        _trace_ranking(p.trace, ranking, rctx, ranked, t.signal)
+        _trace_ranking(p.trace, ranking, rctx, p.node.name, ranked, t.signal)
     resource = SIGNAL_RESOURCE[t.signal]
     for ps in ranked:
         if ps.pod.critical:
@@ -365,10 +365,10 @@ def _step_evict(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> Any:
     return Stop(None, "every pod is critical")
 
 
-def _trace_ranking(trace: Any, ranking: Any, rctx: Any, ranked: list[PodState],
-                   signal: str) -> None:
+def _trace_ranking(trace: Trace, ranking: ActiveRuleSet, rctx: RankContext, node: str,
+                   ranked: list[PodState], signal: str) -> None:
     """For --explain: the ranking, and which rule put each pod before the next."""
-    trace.add(ranking.name, rctx.node.name, "ranked",
+    trace.add(ranking.name, node, "ranked",
               f"{signal}: " + ", ".join(ps.key for ps in ranked))
     for i, (a, b) in enumerate(zip(ranked, ranked[1:], strict=False)):
         decided = ranking.decider(rctx, a, b)
