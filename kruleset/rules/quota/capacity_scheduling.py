@@ -15,7 +15,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 
-from ..engine import UNRESOLVABLE, Failure, Trace, TraceSink
+from ..engine import UNRESOLVABLE, ActiveRuleSet, Failure, Trace, TraceSink
 from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
@@ -256,8 +256,8 @@ def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
     return PLUGIN, subject, f"{node}: not dry-run", why
 
 
-def _trace_not_chosen(ctx: ScheduleContext, trace: TraceSink, pick: Any, subject: str,
-                      best: Candidate, candidates: Sequence[Candidate]) -> None:
+def _trace_not_chosen(ctx: ScheduleContext, trace: TraceSink, pick: ActiveRuleSet,
+                      subject: str, best: Candidate, candidates: Sequence[Candidate]) -> None:
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
 
     With the default pick rules (which read the candidates' victims and the

@@ -55,7 +55,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
-from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, TraceSink
+from ..engine import UNRESOLVABLE, UNSCHEDULABLE, ActiveRuleSet, Failure, TraceSink
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError
 from ..scheduler.framework import ScheduleContext
@@ -350,8 +350,8 @@ def select_victims_on_node(ctx: ScheduleContext, pod: Pod, node: NodeState,
                        tuple(kept.reprieved), frozenset(ps.key for ps in violating), kept.why)
 
 
-def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState, order: Any
-                       ) -> list[PodState]:
+def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState,
+                       order: ActiveRuleSet) -> list[PodState]:
     """The node's pods the victim rules let go, walked least important first.
 
     Each one taken leaves its quota's used in ``vc.view`` at once, so the
