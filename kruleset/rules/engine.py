@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import attrs
 
@@ -40,6 +40,8 @@ __all__ = [
     "Stop",
     "Trace",
     "TraceEntry",
+    "TraceSink",
+    "Traced",
     "UNSCHEDULABLE",
     "UNRESOLVABLE",
 ]
@@ -290,6 +292,27 @@ class Trace:
         return [e for e in self.entries if text in e.subject or text in e.why]
 
 
+class TraceSink(Protocol):
+    """Where a rule records: a :class:`Trace`, or a fast path's stand-in that keeps
+    what one node's judgement records, to replay it in order."""
+
+    @property
+    def now(self) -> int: ...
+
+    def add(self, rule: str, subject: str, result: str, why: str = "") -> None: ...
+
+
+class Traced(Protocol):
+    """What the engine reads from any rule's context: where to record (``None``: tracing off).
+
+    Every context a predicate or pipeline rule set runs with has it; the
+    contexts themselves are in :mod:`kruleset.rules.context`.
+    """
+
+    @property
+    def trace(self) -> TraceSink | None: ...
+
+
 def _keep(items: list[Any], produce: Callable[..., Any]) -> None:
     """Append ``produce`` to a trace's flat list as its function, the number of its
     arguments and the arguments (a plain callable: itself and no arguments)."""
@@ -383,7 +406,8 @@ class ActiveRuleSet:
         return None
 
     # --- predicate ------------------------------------------------------------
-    def first_failure(self, ctx: object, *subjects: Any, subject: str = "") -> Failure | None:
+    def first_failure(self, ctx: Traced | None, *subjects: Any, subject: str = ""
+                      ) -> Failure | None:
         """Run every rule in order; the first failure wins (``None``: all passed)."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:
@@ -398,7 +422,7 @@ class ActiveRuleSet:
                 trace.add(a.rule.name, subject, "pass")
         return None
 
-    def all_failures(self, ctx: object, *subjects: Any, subject: str = "") -> list[Failure]:
+    def all_failures(self, ctx: Traced | None, *subjects: Any, subject: str = "") -> list[Failure]:
         """Run every rule; collect every failure (kubelet admission reports them all)."""
         trace = getattr(ctx, "trace", None)
         out: list[Failure] = []
@@ -457,7 +481,7 @@ class ActiveRuleSet:
         return totals, per_rule
 
     # --- pipeline -------------------------------------------------------------
-    def run(self, ctx: object, data: Any, subject: str = "") -> Any:
+    def run(self, ctx: Traced | None, data: Any, subject: str = "") -> Any:
         """Run the steps in order; a step returning :class:`Stop` ends the chain."""
         trace = getattr(ctx, "trace", None)
         for a in self.rules:

@@ -50,6 +50,7 @@ from ..model.objects import (
     Pod,
     PriorityClass,
 )
+from .context import Unread
 from .engine import REJECTED, Failure
 from .registry import define_ruleset, rule
 
@@ -237,7 +238,7 @@ def resolve_priority(pod: Pod, classes: Mapping[str, PriorityClass]
       doc="A named class gives its value and policy; none named: the globalDefault (lowest wins), "
           "else priority 0 with PreemptLowerPriority; an unknown class refuses the pod.",
       source="seed 003 §11.1, §11.3; plugin/pkg/admission/priority admitPod, getDefaultPriority")
-def _resolve(ctx: Any, args: Mapping[str, Any], data: _Admit) -> Any:
+def _resolve(ctx: Unread, args: Mapping[str, Any], data: _Admit) -> Any:
     pod = data.pod
     if _already_admitted(pod):
         return pod

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from ..model.config import KubeletConfig
 from ..model.scenario import Scenario
 from ..model.state import ClusterState, PodState
+from ..rules.engine import Trace
 from ..rules.profile import Profile
 from ..rules.scheduler.framework import FastPaths
 
@@ -26,6 +27,7 @@ class SimulationView(Protocol):
     scenario: Scenario
     state: ClusterState
     profile: Profile
+    trace: Trace | None  # None: tracing off
     now: int
     victims: dict[str, list[str]]
     kubelet_evictions: list[str]
@@ -36,7 +38,6 @@ class SimulationView(Protocol):
     fast: FastPaths
     attempts: Sequence[Any]  # every scheduling attempt (kruleset.sim.scheduler.AttemptRecord)
     queue: Any  # the scheduling queue (None until the scheduler controller exists)
-    trace: Any  # the run's Trace, or None
 
     def record(self, kind: str, ps: PodState | str, node: str | None = None, by: str = "",
                reason: str = "", message: str = "", rules: tuple[str, ...] = ()) -> Any:

@@ -26,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from ..context import Unread
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
@@ -81,7 +82,7 @@ def next_backoff(record: tuple[int, int] | None, now: int) -> tuple[int, int]:
       doc="Pods on a node the daemon may no longer run on (affinity, untolerated NoExecute "
           "taint) are deleted.",
       source=f"{_DAEMON} podsShouldBeOnNode (!shouldContinueRunning && exists)")
-def _misscheduled(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+def _misscheduled(ctx: Unread, args: Mapping[str, Any], n: NodeManage) -> Any:
     if not n.should_run and not n.may_stay and n.live:
         return Stop("delete-all", "misscheduled")
     return None
@@ -92,7 +93,7 @@ def _misscheduled(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
           "backoff (1 s doubling to 15 min) is still running.",
       source=f"{_DAEMON} podsShouldBeOnNode (pod.Status.Phase == PodFailed, "
              "failedPodsBackoff.IsInBackOffSinceUpdate, Next)")
-def _failed(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+def _failed(ctx: Unread, args: Mapping[str, Any], n: NodeManage) -> Any:
     if n.should_run and n.failed:
         if n.backoff_left > 0:
             return Stop("wait", f"failed pod: backoff, {n.backoff_left} ms left")
@@ -103,7 +104,7 @@ def _failed(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
 @rule(MANAGE, "controllers.daemonset.manage.create",
       doc="A node that should run the daemon and has no pod (none terminating) gets one.",
       source=f"{_DAEMON} podsShouldBeOnNode (shouldRun && !exists), syncNodes")
-def _create(ctx: Any, args: Mapping[str, Any], n: NodeManage) -> Any:
+def _create(ctx: Unread, args: Mapping[str, Any], n: NodeManage) -> Any:
     if n.should_run and n.live == 0:
         return Stop("wait" if n.terminating else "create",
                     "old pod terminating" if n.terminating else "no pod")
@@ -164,7 +165,7 @@ def scaled(value: int | str, total: int) -> int:
       doc="OnDelete replaces nothing: a node gets the new template when its pod is deleted.",
       source="pkg/controller/daemon/daemon_controller.go rollingUpdate only for "
              "RollingUpdateDaemonSetStrategyType")
-def _on_delete(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+def _on_delete(ctx: Unread, args: Mapping[str, Any], v: RollingView) -> Any:
     if v.strategy == "OnDelete":
         return Stop(Plan(), "OnDelete")
     return None
@@ -174,7 +175,7 @@ def _on_delete(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
       doc="Without surge: unavailable old pods are replaced, and available ones while fewer "
           "than maxUnavailable nodes are unavailable.",
       source=f"{_SRC} rollingUpdate (maxSurge == 0)")
-def _no_surge(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+def _no_surge(ctx: Unread, args: Mapping[str, Any], v: RollingView) -> Any:
     if v.max_surge != 0:
         return None
     unavailable = 0
@@ -200,7 +201,7 @@ def _no_surge(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
       doc="With surge: a new pod beside each unavailable old pod and beside up to maxSurge "
           "available ones; an old pod goes once its node's new pod is available.",
       source=f"{_SRC} rollingUpdate (surge)")
-def _surge(ctx: Any, args: Mapping[str, Any], v: RollingView) -> Any:
+def _surge(ctx: Unread, args: Mapping[str, Any], v: RollingView) -> Any:
     delete: list[str] = []
     allowed: list[str] = []
     candidates: list[str] = []

@@ -33,6 +33,7 @@ from typing import Any
 import attrs
 
 from kruleset.model.objects import RECREATE, Deployment, Pod
+from kruleset.rules.context import Unread
 from kruleset.rules.engine import Trace
 from kruleset.rules.registry import define_ruleset, rule
 
@@ -126,7 +127,7 @@ def scaled_value(value: int | str, total: int, round_up: bool) -> int:
       doc="maxSurge rounds up and maxUnavailable down against replicas; if both are 0, "
           "maxUnavailable is 1.",
       source="util/deployment_util.go ResolveFenceposts")
-def resolve_fenceposts(ctx: Any, args: Mapping[str, Any], d: Deployment) -> tuple[int, int]:
+def resolve_fenceposts(ctx: Unread, args: Mapping[str, Any], d: Deployment) -> tuple[int, int]:
     """``(maxSurge, maxUnavailable)`` resolved against ``d.replicas``."""
     surge = scaled_value(d.max_surge, d.replicas, True)
     unavailable = scaled_value(d.max_unavailable, d.replicas, False)
@@ -194,7 +195,7 @@ def _scaling_event(ctx: DeploymentContext, name: str, old: int, size: int, rule_
       doc="RollingUpdate: the new ReplicaSet grows while all pods stay within replicas + "
           "maxSurge, never above replicas; Recreate: straight to replicas.",
       source="util/deployment_util.go NewRSNewReplicas; rolling.go reconcileNewReplicaSet")
-def new_rs_new_replicas(ctx: Any, args: Mapping[str, Any],
+def new_rs_new_replicas(ctx: Unread, args: Mapping[str, Any],
                         subject: tuple[Deployment, Sequence[ReplicaSet], ReplicaSet]) -> int:
     """The new ReplicaSet's size after scaling up."""
     d, all_rss, new = subject
@@ -297,7 +298,7 @@ def _rolling(ctx: DeploymentContext, d: Deployment, new: ReplicaSet, olds: list[
           "running (terminating ones count), then create the new one at replicas.",
       source="recreate.go rolloutRecreate, scaleDownOldReplicaSetsForRecreate, oldPodsRunning, "
              "scaleUpNewReplicaSetForRecreate")
-def old_pods_running(ctx: Any, args: Mapping[str, Any],
+def old_pods_running(ctx: Unread, args: Mapping[str, Any],
                      subject: Sequence[ReplicaSet]) -> bool:
     """oldPodsRunning: any pod of an old ReplicaSet not Succeeded or Failed."""
     return any(rs.status_replicas > 0 or rs.present > 0 for rs in subject)
@@ -336,7 +337,7 @@ def _create_new(ctx: DeploymentContext, d: Deployment, size: int,
       doc="A change of replicas (an active ReplicaSet's desired-replicas annotation differs) "
           "is a scaling event: the ReplicaSets are resized, no rollout step is taken.",
       source="sync.go isScalingEvent")
-def is_scaling_event(ctx: Any, args: Mapping[str, Any],
+def is_scaling_event(ctx: Unread, args: Mapping[str, Any],
                      subject: tuple[Deployment, Sequence[ReplicaSet]]) -> bool:
     """Whether some active ReplicaSet was sized for another replica count."""
     d, rss = subject
@@ -363,7 +364,7 @@ def _fraction(rs: ReplicaSet, d: Deployment, status_replicas: int) -> int:
           "proportion to their size against the max-replicas annotation, within what is "
           "left to add.",
       source="util/deployment_util.go GetProportion, getReplicaSetFraction")
-def get_proportion(ctx: Any, args: Mapping[str, Any],
+def get_proportion(ctx: Unread, args: Mapping[str, Any],
                    subject: tuple[ReplicaSet, Deployment, int, int, int]) -> int:
     """GetProportion for ``(rs, d, to_add, added, deployment status.replicas)``."""
     rs, d, to_add, added, status_replicas = subject
@@ -427,7 +428,7 @@ def _proportional(ctx: DeploymentContext, d: Deployment, new: ReplicaSet | None,
           "a rollout creates it with that revision.",
       source="sync.go getAllReplicaSetsAndSyncRevision, getNewReplicaSet; "
              "util/deployment_util.go FindNewReplicaSet, SetNewReplicaSetAnnotations")
-def find_new(ctx: Any, args: Mapping[str, Any],
+def find_new(ctx: Unread, args: Mapping[str, Any],
              subject: tuple[Deployment, Sequence[ReplicaSet]]) -> ReplicaSet | None:
     """The ReplicaSet whose template is the Deployment's (EqualIgnoreHash), oldest first."""
     d, rss = subject
@@ -453,7 +454,7 @@ def _new_and_old(ctx: DeploymentContext, d: Deployment, rss: list[ReplicaSet]
 @rule(DEPLOYMENT, "controllers.deployment.paused",
       doc="A paused Deployment is only scaled: no new ReplicaSet, no rollout step.",
       source="deployment_controller.go syncDeployment (d.Spec.Paused → dc.sync); sync.go sync")
-def paused(ctx: Any, args: Mapping[str, Any], d: Deployment) -> bool:
+def paused(ctx: Unread, args: Mapping[str, Any], d: Deployment) -> bool:
     """Whether the rollout is held."""
     return d.paused
 
@@ -490,7 +491,7 @@ _EMPTY_RS = ReplicaSet("", "", None, 0, 0, 0, 0)
           "revisionHistoryLimit, lowest revision first, are deleted if they have no replicas.",
       source="sync.go cleanupDeployment, sync; rolling.go rolloutRolling and recreate.go "
              "rolloutRecreate (DeploymentComplete); util ReplicaSetsByRevision")
-def history_to_delete(ctx: Any, args: Mapping[str, Any],
+def history_to_delete(ctx: Unread, args: Mapping[str, Any],
                       subject: tuple[Deployment, Sequence[ReplicaSet]]) -> list[ReplicaSet]:
     """The old ReplicaSets cleanupDeployment deletes.
 
@@ -513,7 +514,7 @@ def history_to_delete(ctx: Any, args: Mapping[str, Any],
           "template of the previous revision's ReplicaSet (or to-revision's).",
       source="kubectl rollback.go DeploymentRollbacker.Rollback, deploymentRevision; "
              "kubectl polymorphichelpers objectpauser.go, objectresumer.go")
-def rollback_target(ctx: Any, args: Mapping[str, Any],
+def rollback_target(ctx: Unread, args: Mapping[str, Any],
                     subject: tuple[Sequence[ReplicaSet], int]) -> ReplicaSet | None:
     """The ReplicaSet ``undo`` rolls back to: revision N, or the second highest (None: none)."""
     rss, to_revision = subject
@@ -528,7 +529,7 @@ def rollback_target(ctx: Any, args: Mapping[str, Any],
           "ReplicaSets, updatedReplicas the new one's, unavailableReplicas the spec total "
           "minus the available (at least 0).",
       source="sync.go calculateStatus")
-def deployment_status(ctx: Any, args: Mapping[str, Any],
+def deployment_status(ctx: Unread, args: Mapping[str, Any],
                       subject: tuple[Sequence[ReplicaSet], ReplicaSet | None]
                       ) -> DeploymentStatus:
     """calculateStatus over the ReplicaSets (status refreshed) and the new one."""

@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from ...model.objects import PodFailurePolicyRule
+from ..context import Unread
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
@@ -79,7 +80,7 @@ class ManageView:
 @rule(MANAGE, "controllers.job.manage.suspended",
       doc="A suspended Job wants no pod active.",
       source=f"{_SRC} manageJob (jobSuspended: delete the active pods)")
-def _suspended(ctx: Any, args: Mapping[str, Any], m: ManageView) -> Any:
+def _suspended(ctx: Unread, args: Mapping[str, Any], m: ManageView) -> Any:
     if m.suspended:
         return Stop(0, "suspended")
     return None
@@ -90,7 +91,7 @@ def _suspended(ctx: Any, args: Mapping[str, Any], m: ManageView) -> Any:
           "until one succeeds, then no new pod); under podReplacementPolicy Failed, "
           "terminating pods count too.",
       source=f"{_SRC} manageJob (wantActive; onlyReplaceFailedPods)")
-def _want(ctx: Any, args: Mapping[str, Any], m: ManageView) -> Any:
+def _want(ctx: Unread, args: Mapping[str, Any], m: ManageView) -> Any:
     if m.completions is None:
         want = m.active if m.succeeded > 0 else m.parallelism
     else:
@@ -166,7 +167,7 @@ def _exit_match(r: PodFailurePolicyRule, pod: FailedPod) -> tuple[str, int] | No
           "decides.",
       source="pkg/controller/job/pod_failure_policy.go matchPodFailurePolicy, "
              "matchOnExitCodes, matchOnPodConditions")
-def _policy(ctx: Any, args: Mapping[str, Any], pod: FailedPod) -> Any:
+def _policy(ctx: Unread, args: Mapping[str, Any], pod: FailedPod) -> Any:
     for i, r in enumerate(pod.policy or ()):
         if r.on_exit_codes is not None:
             hit = _exit_match(r, pod)
@@ -190,7 +191,7 @@ def _policy(ctx: Any, args: Mapping[str, Any], pod: FailedPod) -> Any:
       doc="No podFailurePolicy rule matching (or no policy): the failure counts toward "
           "backoffLimit.",
       source="pkg/controller/job/pod_failure_policy.go matchPodFailurePolicy (no match)")
-def _count(ctx: Any, args: Mapping[str, Any], pod: FailedPod) -> Any:
+def _count(ctx: Unread, args: Mapping[str, Any], pod: FailedPod) -> Any:
     return Stop(PodVerdict("Count"), "counted")
 
 
@@ -200,7 +201,7 @@ def _count(ctx: Any, args: Mapping[str, Any], pod: FailedPod) -> Any:
 @rule(FINISH, "controllers.job.finish.pod-failure-policy",
       doc="A failed pod matching a FailJob rule fails the Job (reason PodFailurePolicy).",
       source=f"{_SRC} syncJob (getFailJobMessage, newFailedConditionForFailureTarget)")
-def _fail_job(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _fail_job(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.fail_job_message is not None:
         return Stop(Finish("Failed", "PodFailurePolicy", j.fail_job_message), "FailJob")
     return None
@@ -209,7 +210,7 @@ def _fail_job(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
 @rule(FINISH, "controllers.job.finish.backoff-limit",
       doc="More failed pods than backoffLimit fail the Job (BackoffLimitExceeded).",
       source=f"{_SRC} syncJob (exceedsBackoffLimit: failed > backoffLimit)")
-def _backoff_limit(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _backoff_limit(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.failed > j.backoff_limit:
         return Stop(Finish("Failed", "BackoffLimitExceeded", MSG_BACKOFF),
                     f"failed {j.failed} > backoffLimit {j.backoff_limit}")
@@ -219,7 +220,7 @@ def _backoff_limit(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
 @rule(FINISH, "controllers.job.finish.deadline",
       doc="A Job active for activeDeadlineSeconds fails (DeadlineExceeded).",
       source=f"{_SRC} syncJob, pastActiveDeadline")
-def _deadline(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _deadline(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.deadline is not None and j.started is not None and j.now - j.started >= j.deadline:
         return Stop(Finish("Failed", "DeadlineExceeded", MSG_DEADLINE), "deadline")
     return None
@@ -228,7 +229,7 @@ def _deadline(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
 @rule(FINISH, "controllers.job.finish.max-failed-indexes",
       doc="More failed indexes than maxFailedIndexes fail the Job (MaxFailedIndexesExceeded).",
       source=f"{_SRC} syncJob (exceedsMaxFailedIndexes)")
-def _max_failed(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _max_failed(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.max_failed_indexes is not None and j.failed_indexes > j.max_failed_indexes:
         return Stop(Finish("Failed", "MaxFailedIndexesExceeded", MSG_MAX_FAILED_INDEXES),
                     "max failed indexes")
@@ -240,7 +241,7 @@ def _max_failed(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
           "complete the Job (CompletionsReached).",
       source=f"{_SRC} syncJob (complete: succeeded >= completions; "
              "succeeded > 0 && active == 0 without completions)")
-def _complete(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _complete(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.completions is None:
         done = j.succeeded > 0 and j.active == 0
     else:
@@ -253,7 +254,7 @@ def _complete(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
 @rule(FINISH, "controllers.job.finish.failed-indexes",
       doc="Every index finished and some failed: the Job fails (FailedIndexes).",
       source=f"{_SRC} syncJob (backoffLimitPerIndex: all indexes finished, some failed)")
-def _failed_indexes(ctx: Any, args: Mapping[str, Any], j: JobView) -> Any:
+def _failed_indexes(ctx: Unread, args: Mapping[str, Any], j: JobView) -> Any:
     if j.per_index and j.failed_indexes and j.completions is not None and \
             j.succeeded + j.failed_indexes >= j.completions:
         return Stop(Finish("Failed", "FailedIndexes", MSG_FAILED_INDEXES), "failed indexes")
@@ -296,7 +297,7 @@ def remaining_backoff(failures: int, last_failure: int | None, now: int,
           "10m), from the last failure.",
       source="pkg/controller/job/backoff_utils.go getRemainingTime, "
              "getRemainingTimePerIndex, getRemainingTimeForFailuresCount")
-def _remaining(ctx: Any, args: Mapping[str, Any], data: tuple[int, int | None, int]) -> Any:
+def _remaining(ctx: Unread, args: Mapping[str, Any], data: tuple[int, int | None, int]) -> Any:
     failures, last, now = data
     left = remaining_backoff(failures, last, now)
     return Stop(left, f"{failures} failure(s): wait {left} ms")

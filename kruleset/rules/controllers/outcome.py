@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from ..context import Profiled
 from ..engine import RuleSet, Stop
 
 __all__ = ["outcome"]
@@ -11,7 +12,7 @@ __all__ = ["outcome"]
 T = TypeVar("T")
 
 
-def outcome(ctx: Any, ruleset: RuleSet, data: Any, subject: str, default: T) -> T:
+def outcome(ctx: Profiled | None, ruleset: RuleSet, data: Any, subject: str, default: T) -> T:
     """The result of the rule that stopped ``ruleset`` on ``data`` (traced under ``subject``
     when ``ctx`` traces); ``default`` when no rule stopped or its result is not one."""
     from ..profile import Profile

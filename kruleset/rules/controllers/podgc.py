@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..context import Unread
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
@@ -25,7 +26,7 @@ ORPHANED = define_ruleset(
           "DeletionByPodGC) and force-deleted.",
       source="pkg/controller/podgc/gc_controller.go gcOrphaned, "
              "markFailedAndDeletePodWithCondition")
-def _orphaned(ctx: Any, args: Mapping[str, Any], node_exists: bool) -> Any:
+def _orphaned(ctx: Unread, args: Mapping[str, Any], node_exists: bool) -> Any:
     if node_exists:
         return None
     return Stop(0, "node no longer exists: force-delete (grace 0)")

@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from kruleset.model.state import PENDING, RUNNING, PodState
+from kruleset.rules.context import Unread
 from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
@@ -288,7 +289,7 @@ def pods_to_delete(ctx: RankContext, filtered: Sequence[PodState],
       doc="A ReplicaSet creates the pods it lacks (at most burstReplicas=500 a sync) and "
           "deletes the pods it has beyond spec.replicas; terminating pods do not count.",
       source="replica_set.go manageReplicas, controller.FilterActivePods")
-def replicas_diff(ctx: Any, args: Mapping[str, Any], subject: tuple[int, int]) -> int:
+def replicas_diff(ctx: Unread, args: Mapping[str, Any], subject: tuple[int, int]) -> int:
     """``len(active pods) - spec.replicas``, capped at burstReplicas either way."""
     active, wanted = subject
     return max(min(active - wanted, BURST_REPLICAS), -BURST_REPLICAS)

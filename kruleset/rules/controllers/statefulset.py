@@ -30,7 +30,8 @@ from typing import Any
 
 import attrs
 
-from ..engine import Stop
+from ..context import Profiled, Unread
+from ..engine import RuleSet, Stop
 from ..registry import define_ruleset, rule
 from .outcome import outcome
 
@@ -89,7 +90,7 @@ class UpdateView:
     start: int
 
 
-def decide(ctx: Any, ruleset: Any, data: Any, subject: str) -> Verdict:
+def decide(ctx: Profiled | None, ruleset: RuleSet, data: Any, subject: str) -> Verdict:
     """Run the rule set ``ruleset`` on ``data``; its stopping rule's verdict."""
     return outcome(ctx, ruleset, data, subject, Verdict("none"))
 
@@ -109,7 +110,7 @@ def max_unavailable(value: int | str | None, replicas: int) -> int:
 @rule(REPLICA, "controllers.statefulset.replica.recreate-terminal",
       doc="A Failed or Succeeded pod is deleted, to be created again once it is gone.",
       source=f"{_SRC} processReplica (isFailed || isSucceeded)")
-def _terminal(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _terminal(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if r.exists and r.terminal:
         # Parallel (runForAll's slowStartBatch) ignores the "stop here" and goes on.
         return Stop(Verdict("delete", r.monotonic,
@@ -120,7 +121,7 @@ def _terminal(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(REPLICA, "controllers.statefulset.replica.create",
       doc="A missing ordinal is created; OrderedReady then waits for it.",
       source=f"{_SRC} processReplica (!isCreated: CreateStatefulPod; monotonic returns)")
-def _create(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _create(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if not r.exists:
         return Stop(Verdict("create", r.monotonic, "missing ordinal"), "create")
     return None
@@ -129,7 +130,7 @@ def _create(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(REPLICA, "controllers.statefulset.replica.wait-terminating",
       doc="OrderedReady waits while a pod of the range terminates.",
       source=f"{_SRC} processReplica (isTerminating && monotonic)")
-def _terminating(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _terminating(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if r.terminating and r.monotonic:
         return Stop(Verdict("wait", True, "waiting for the pod to terminate"), "terminating")
     return None
@@ -138,7 +139,7 @@ def _terminating(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(REPLICA, "controllers.statefulset.replica.wait-ready",
       doc="OrderedReady goes past an ordinal only once it is Running and Ready.",
       source=f"{_SRC} processReplica (!isRunningAndReady && monotonic)")
-def _ready(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _ready(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if not r.running_ready and r.monotonic:
         return Stop(Verdict("wait", True, "waiting for the pod to be Running and Ready"),
                     "not running and ready")
@@ -148,7 +149,7 @@ def _ready(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(REPLICA, "controllers.statefulset.replica.wait-available",
       doc="OrderedReady goes past an ordinal only once it has been Ready for minReadySeconds.",
       source=f"{_SRC} processReplica (!isRunningAndAvailable(minReadySeconds) && monotonic)")
-def _available(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _available(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if not r.available and r.monotonic:
         return Stop(Verdict("wait", True, "waiting for the pod to be available"),
                     "not available")
@@ -161,7 +162,7 @@ def _available(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(CONDEMNED, "controllers.statefulset.condemned.wait-terminating",
       doc="A condemned pod already terminating: OrderedReady waits for it, Parallel goes on.",
       source=f"{_SRC} processCondemned (isTerminating)")
-def _c_terminating(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _c_terminating(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if r.terminating:
         return Stop(Verdict("wait", r.monotonic, "already terminating"), "terminating")
     return None
@@ -172,7 +173,7 @@ def _c_terminating(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
           "Running, Ready and available.",
       source=f"{_SRC} processCondemned (!isRunningAndReady / !isRunningAndAvailable && "
              "monotonic && not firstUnhealthyPod)")
-def _c_healthy(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _c_healthy(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     if r.monotonic and not r.first_unhealthy and not (r.running_ready and r.available):
         return Stop(Verdict("wait", True, "waiting for the pod to be healthy before scaling "
                                           "down"), "unhealthy")
@@ -182,7 +183,7 @@ def _c_healthy(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(CONDEMNED, "controllers.statefulset.condemned.delete",
       doc="Otherwise the condemned pod is deleted (OrderedReady: one per sync).",
       source=f"{_SRC} processCondemned (DeleteStatefulPod)")
-def _c_delete(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
+def _c_delete(ctx: Unread, args: Mapping[str, Any], r: Replica) -> Any:
     return Stop(Verdict("delete", r.monotonic, "scale down"), "delete")
 
 
@@ -192,7 +193,7 @@ def _c_delete(ctx: Any, args: Mapping[str, Any], r: Replica) -> Any:
 @rule(UPDATE, "controllers.statefulset.update.on-delete",
       doc="OnDelete replaces nothing: a pod takes the new template when it is deleted.",
       source=f"{_SRC} updateStatefulSet (OnDeleteStatefulSetStrategyType short circuit)")
-def _on_delete(ctx: Any, args: Mapping[str, Any], u: UpdateView) -> Any:
+def _on_delete(ctx: Unread, args: Mapping[str, Any], u: UpdateView) -> Any:
     if u.strategy == "OnDelete":
         return Stop(Verdict("none", why="OnDelete"), "OnDelete")
     return None
@@ -202,7 +203,7 @@ def _on_delete(ctx: Any, args: Mapping[str, Any], u: UpdateView) -> Any:
       doc="More pods unavailable than maxUnavailable (default 1): nothing is deleted.",
       source=f"{_SRC} updateStatefulSetAfterInvariantEstablished (unavailablePods > "
              "maxUnavailable); getStatefulSetMaxUnavailable")
-def _budget(ctx: Any, args: Mapping[str, Any], u: UpdateView) -> Any:
+def _budget(ctx: Unread, args: Mapping[str, Any], u: UpdateView) -> Any:
     unavailable = sum(u.unavailable)
     if unavailable > u.max_unavailable:
         return Stop(Verdict("wait", why=f"{unavailable} unavailable > maxUnavailable "
@@ -214,7 +215,7 @@ def _budget(ctx: Any, args: Mapping[str, Any], u: UpdateView) -> Any:
       doc="Up to maxUnavailable - unavailable pods not at the update revision are deleted, "
           "from the highest ordinal down to the partition.",
       source=f"{_SRC} updateStatefulSetAfterInvariantEstablished (podsToDelete loop)")
-def _replace(ctx: Any, args: Mapping[str, Any], u: UpdateView) -> Any:
+def _replace(ctx: Unread, args: Mapping[str, Any], u: UpdateView) -> Any:
     budget = u.max_unavailable - sum(u.unavailable)
     targets: list[int] = []
     for i in range(len(u.revisions) - 1, u.partition - 1, -1):

@@ -33,6 +33,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.selectors import Taint, Toleration
 
+from ..context import Profiled, Unread
 from ..registry import define_ruleset, rule
 
 __all__ = [
@@ -146,7 +147,7 @@ class TaintDecision:
 @rule(TAINT_MANAGER, "kubelet.taint-manager.untolerated",
       doc="A NoExecute taint the pod does not tolerate deletes it at once.",
       source="seed 003 §6.3; taint_eviction.go processPodOnNode")
-def _untolerated(ctx: Any, args: Mapping[str, Any], subject: tuple[Pod, Sequence[Taint]]
+def _untolerated(ctx: Unread, args: Mapping[str, Any], subject: tuple[Pod, Sequence[Taint]]
                  ) -> Any:
     from ..engine import Stop
 
@@ -161,7 +162,7 @@ def _untolerated(ctx: Any, args: Mapping[str, Any], subject: tuple[Pod, Sequence
       doc="Otherwise the pod stays for the smallest tolerationSeconds of the tolerations used; "
           "without any it stays for good.",
       source="seed 003 §6.3, §6.5; taint_eviction.go getMinTolerationTime")
-def _toleration_seconds(ctx: Any, args: Mapping[str, Any],
+def _toleration_seconds(ctx: Unread, args: Mapping[str, Any],
                         subject: tuple[Pod, Sequence[Taint]]) -> Any:
     from ..engine import Stop
 
@@ -178,7 +179,7 @@ def _toleration_seconds(ctx: Any, args: Mapping[str, Any],
     return Stop(TaintDecision(secs * 1000, f"tolerationSeconds {secs}"))
 
 
-def decide(ctx: Any, pod: Pod, taints: Sequence[Taint]) -> TaintDecision:
+def decide(ctx: Profiled | None, pod: Pod, taints: Sequence[Taint]) -> TaintDecision:
     """The taint manager's decision for ``pod`` on a node with these NoExecute ``taints``."""
     from ..engine import Stop
     from ..profile import Profile

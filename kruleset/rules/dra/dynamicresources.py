@@ -29,7 +29,7 @@ from typing import Any
 from ...model.dra import ALL
 from ...model.objects import Pod
 from ...model.state import NodeState
-from ..engine import UNRESOLVABLE, Failure, Reads
+from ..engine import UNRESOLVABLE, Failure, Reads, TraceSink
 from ..registry import rule
 from ..registry import rulesets as _rulesets
 from ..scheduler.defaults import (
@@ -39,7 +39,14 @@ from ..scheduler.defaults import (
     SCORE_DYNAMIC_RESOURCES,
 )
 from ..scheduler.dynamicresources import NO_CLAIMS, register_claims_postfilter, register_pod_claims
-from ..scheduler.framework import FILTERS, PREENQUEUE, PREFILTER, SCORES, PluginError
+from ..scheduler.framework import (
+    FILTERS,
+    PREENQUEUE,
+    PREFILTER,
+    SCORES,
+    PluginError,
+    ScheduleContext,
+)
 from ..scheduler.paths import pod_shape
 from ..scheduler.preemption.postfilter import POSTFILTER_MESSAGE
 from ..scheduler.scores.normalize import normalized
@@ -109,14 +116,14 @@ class Cycle:
             r.first_available for c in self.to_allocate for r in c.spec.requests))
 
 
-def _preenqueue(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _preenqueue(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     if not pod.resource_claims:
         return None
     _claims, err = _lookup(ctx.state.dra, pod)
     return Failure(err, UNRESOLVABLE) if err else None
 
 
-def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _prefilter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     ctx.extra.pop(CYCLE, None)
     if not pod.resource_claims:
         return None
@@ -145,12 +152,13 @@ def _prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     return None
 
 
-def _prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     # PreFilter answered Skip for a pod without claims: Filter does not run.
     return CYCLE in ctx.extra
 
 
-def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+            node: NodeState) -> Failure | None:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
         return None
@@ -164,7 +172,7 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
         got = solve(cyc, node)
         if not isinstance(got, list):
             if ctx.trace is not None:
-                _trace_devices(ctx, cyc, pod, node)
+                _trace_devices(ctx.trace, cyc, pod, node)
             return Failure(got or CANNOT_ALLOCATE, UNRESOLVABLE)
     if unavailable:
         cyc.unavailable.update(unavailable)
@@ -178,7 +186,7 @@ def _filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Fai
 FIRST_AVAILABLE_MAX = 8
 
 
-def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None:
         return 0
@@ -201,7 +209,7 @@ def _score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     return score
 
 
-def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+def _filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                 ) -> list[Failure | None] | None:
     """``_filter`` on every node; the usual case (only unallocated claims) inline.
 
@@ -242,7 +250,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
             if failed is not None:
                 failed.append((node, kept))
             elif trace is not None:
-                _trace_devices(ctx, cyc, pod, node)
+                _trace_devices(trace, cyc, pod, node)
             out.append(cannot if got is None else invalid)
         else:
             results[name] = got
@@ -252,7 +260,7 @@ def _filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Nod
     return out
 
 
-def _score_all(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
+def _score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState]
                ) -> list[int]:
     cyc: Cycle | None = ctx.extra.get(CYCLE)
     if cyc is None or not cyc.scored:
@@ -300,7 +308,7 @@ def solve(cyc: Cycle, node: NodeState, note: Any = None,
     return got
 
 
-def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
+def _trace_devices(trace: TraceSink, cyc: Cycle, pod: Pod, node: NodeState) -> None:
     """Traced runs (``--explain``) note which request passed over which device, and why.
 
     The lines are recorded as one deferred group where the trace takes one:
@@ -308,7 +316,6 @@ def _trace_devices(ctx: Any, cyc: Cycle, pod: Pod, node: NodeState) -> None:
     pods, and the lines are only written out when the trace is read.
     """
     subject = f"{pod.key} on {node.name}"
-    trace = ctx.trace
     text = _explained(cyc, node)
     if text is not None and hasattr(trace, "defer"):
         if text:
@@ -466,7 +473,7 @@ def _explain(cyc: Cycle, node: NodeState, pools: Sequence[Any], marks: list[str]
     return lines
 
 
-def postfilter(ctx: Any, pod: Pod) -> str:
+def postfilter(ctx: ScheduleContext, pod: Pod) -> str:
     """DynamicResources' PostFilter: deallocate a claim that pins the pod nowhere usable.
 
     Returns upstream's status message; a deallocated claim (upstream picks one
@@ -488,7 +495,7 @@ def postfilter(ctx: Any, pod: Pod) -> str:
     return "still not schedulable"
 
 
-def apply_deallocation(ctx: Any) -> Written | None:
+def apply_deallocation(ctx: ScheduleContext) -> Written | None:
     """After the PostFilter run: clear the claim :func:`postfilter` deallocated, if any;
     the claim with its status before (its update is a queue event)."""
     done = ctx.extra.pop(DEALLOCATED, None)
@@ -501,7 +508,7 @@ def apply_deallocation(ctx: Any) -> Written | None:
     return before
 
 
-def _claims_postfilter(ctx: Any, args: Mapping[str, Any], request: Any) -> None:
+def _claims_postfilter(ctx: ScheduleContext, args: Mapping[str, Any], request: Any) -> None:
     ctx.extra[POSTFILTER_MESSAGE] = postfilter(ctx, request.ps.pod)
 
 
@@ -509,7 +516,7 @@ register_claims_postfilter(_claims_postfilter)
 register_pod_claims(lambda pod: pod.resource_claims)
 
 
-def reserve(ctx: Any, pod: Pod, node: NodeState) -> list[Written]:
+def reserve(ctx: ScheduleContext, pod: Pod, node: NodeState) -> list[Written]:
     """Reserve + PreBind: allocate for ``node`` and add the pod to each claim's reservedFor;
     the claims whose status PreBind wrote, each with its status before."""
     cyc: Cycle | None = ctx.extra.get(CYCLE)

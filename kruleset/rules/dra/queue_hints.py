@@ -36,6 +36,7 @@ import attrs
 
 from ...model.objects import Pod
 from ..registry import rule
+from ..scheduler.framework import ScheduleContext
 from ..scheduler.queue.backoff import QUEUEING
 from ..scheduler.queue.events import (
     ADD,
@@ -154,7 +155,7 @@ def pod_change(pod: Pod, old: Any, new: ClaimsPodView) -> bool:
 def _doc_rule(name: str, doc: str, source: str) -> None:
     # The hints decide in the queue (they say their verdict in the trace under this
     # name); registered for `kruleset rules` and --explain.
-    def decide(ctx: Any, args: Mapping[str, Any], *subject: Any) -> str:
+    def decide(ctx: ScheduleContext, args: Mapping[str, Any], *subject: Any) -> str:
         return name
 
     rule(QUEUEING, name, doc=doc, source=source)(decide)

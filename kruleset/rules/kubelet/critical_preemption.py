@@ -25,6 +25,7 @@ import attrs
 
 from kruleset.model.objects import BEST_EFFORT, GUARANTEED, Pod
 
+from ..context import Profiled, Unread
 from ..engine import Stop
 from ..registry import define_ruleset, rule
 
@@ -68,7 +69,7 @@ class PreemptionError(Exception):
 @rule(PREEMPTABLE, "kubelet.preemption.preemptable.critical-over-non-critical",
       doc="A critical pod may preempt any non-critical pod, whatever their priorities.",
       source="seed 000; pkg/kubelet/types/pod_update.go Preemptable")
-def _critical_over_non_critical(ctx: Any, args: Mapping[str, Any],
+def _critical_over_non_critical(ctx: Unread, args: Mapping[str, Any],
                                 pair: tuple[Pod, Pod]) -> Stop | None:
     preemptor, preemptee = pair
     if preemptor.critical and not preemptee.critical:
@@ -79,7 +80,7 @@ def _critical_over_non_critical(ctx: Any, args: Mapping[str, Any],
 @rule(PREEMPTABLE, "kubelet.preemption.preemptable.strictly-higher-priority",
       doc="Otherwise only when both pods set a priority and the preemptor's is strictly higher.",
       source="pkg/kubelet/types/pod_update.go Preemptable")
-def _strictly_higher(ctx: Any, args: Mapping[str, Any], pair: tuple[Pod, Pod]) -> Stop:
+def _strictly_higher(ctx: Unread, args: Mapping[str, Any], pair: tuple[Pod, Pod]) -> Stop:
     preemptor, preemptee = pair
     if preemptor.priority is not None and preemptee.priority is not None:
         ok = preemptor.priority > preemptee.priority
@@ -87,7 +88,7 @@ def _strictly_higher(ctx: Any, args: Mapping[str, Any], pair: tuple[Pod, Pod]) -
     return Stop(False, "a priority is not set")
 
 
-def preemptable(preemptor: Pod, preemptee: Pod, ctx: Any = None) -> bool:
+def preemptable(preemptor: Pod, preemptee: Pod, ctx: Profiled | None = None) -> bool:
     """Upstream ``Preemptable(preemptor, preemptee)`` under the default rules."""
     from ..profile import Profile
 
@@ -162,7 +163,7 @@ def pods_to_preempt_by_distance(pods: Sequence[Pod], reqs: Sequence[Requirement]
 
 
 def pods_to_preempt(preemptor: Pod, pods: Sequence[Pod], reqs: Sequence[Requirement],
-                    ctx: Any = None) -> list[Pod]:
+                    ctx: Profiled | None = None) -> list[Pod]:
     """Victims in kill order: BestEffort, Burstable, Guaranteed (upstream getPodsToPreempt).
 
     Raises :class:`PreemptionError` when even every candidate together is not enough.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..context import Unread
 from ..registry import define_ruleset, rule
 
 __all__ = ["READINESS", "ready_at"]
@@ -20,7 +21,7 @@ READINESS = define_ruleset(
           "(the first probe is taken to succeed); without a probe, as soon as it runs.",
       source="pkg/kubelet/prober/worker.go (doProbe: no result before initialDelaySeconds); "
              "pkg/kubelet/status/status_manager.go (Ready condition)")
-def ready_at(ctx: Any, args: Mapping[str, Any], subject: tuple[int, int | None]) -> int:
+def ready_at(ctx: Unread, args: Mapping[str, Any], subject: tuple[int, int | None]) -> int:
     """The time a pod that started at ``subject[0]`` with probe delay ``subject[1]`` is Ready."""
     start, delay = subject
     return start if delay is None else start + delay

@@ -15,7 +15,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 
-from ..engine import UNRESOLVABLE, Failure, Trace
+from ..engine import UNRESOLVABLE, Failure, Trace, TraceSink
 from ..profile import Profile
 from ..registry import rule
 from ..scheduler.config import profile_for, register_plugin
@@ -152,7 +152,7 @@ class QuotaJudge:
         pod = ps.pod
         self.ctx = ctx
         self.ps = ps
-        self.trace: Trace | None = ctx.trace
+        self.trace: TraceSink | None = ctx.trace
         self.pre = pre = prefilter_state(ctx, pod)
         if self.trace is not None:
             _trace_mode(ctx, ps, pre)
@@ -260,8 +260,8 @@ def skip_entry(subject: str, node: str, least: tuple[int, ...] | None,
     return PLUGIN, subject, f"{node}: not dry-run", why
 
 
-def _trace_not_chosen(ctx: ScheduleContext, trace: Trace, pick: Any, subject: str, best: Candidate,
-                      candidates: Sequence[Candidate]) -> None:
+def _trace_not_chosen(ctx: ScheduleContext, trace: TraceSink, pick: Any, subject: str,
+                      best: Candidate, candidates: Sequence[Candidate]) -> None:
     """One ``not chosen`` entry per other candidate, with the criterion that ruled it out.
 
     With the default pick rules (which read the candidates' victims and the

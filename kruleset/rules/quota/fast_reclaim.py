@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from kruleset.model.objects import Pod
 from kruleset.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
@@ -200,7 +200,7 @@ class _Cycle:
         self.plan = plan
         self.order = order
         self.budgets = budgets
-        self.trace: Trace | None = ctx.trace
+        self.trace = cast("Trace | None", ctx.trace)  # the run's Trace: groups are deferred into it
         self.no_victims_reason = f"for preemptor pod {pod.name}"
         self.log: list[Any] = []
         self.logged = 0

@@ -35,9 +35,9 @@ from kruleset.model.objects import ElasticQuota, Pod
 from kruleset.model.resources import ZERO, Resources
 from kruleset.model.state import ClusterState, PodState
 
-from ..engine import UNSCHEDULABLE, Failure, Trace
+from ..engine import UNSCHEDULABLE, Failure, Trace, TraceSink
 from ..registry import define_ruleset, rule
-from ..scheduler.framework import PREFILTER
+from ..scheduler.framework import PREFILTER, ScheduleContext
 from .accounting import (
     CORE_RESOURCES,
     Amount,
@@ -94,7 +94,7 @@ class PreFilterState:
     nominated_other: tuple[str, ...] = ()
 
 
-def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
+def prefilter_state(ctx: ScheduleContext, pod: Pod) -> PreFilterState:
     """The cycle's :class:`PreFilterState` for ``pod`` (computed once, kept in ``ctx.extra``)."""
     st: PreFilterState | None = ctx.extra.get(PREFILTER_STATE)
     if st is not None and st.pod is pod:
@@ -141,7 +141,7 @@ def prefilter_state(ctx: Any, pod: Pod) -> PreFilterState:
     return st
 
 
-def _summed(ctx: Any, pod: Pod, req: Resources, usage: QuotaUsage, *,
+def _summed(ctx: ScheduleContext, pod: Pod, req: Resources, usage: QuotaUsage, *,
             keys: bool = False) -> PreFilterState:
     """:func:`prefilter_state` by namespace sums; the nominated pods' keys (which
     only feed the trace) with ``keys``, in creation order as the walk lists them.
@@ -198,7 +198,7 @@ def _seq(ps: PodState) -> int:
     return ps.seq
 
 
-def _note_left_out(trace: Trace, rule_name: str, subject: str, q: ElasticQuota, which: str,
+def _note_left_out(trace: TraceSink, rule_name: str, subject: str, q: ElasticQuota, which: str,
                    names: Iterable[str]) -> None:
     """Say loudly that a core resource left out of a present min/max list counts as 0."""
     listed: Resources | None = q.min if which == "min" else q.max
@@ -226,7 +226,7 @@ def _used_names(*xs: Amount) -> list[str]:
           "higher priority) is above the quota's max in any resource is refused.",
       source="seed 004 §1; capacity_scheduling.go PreFilter, elasticquota.go usedOverMaxWith",
       enabled=False)
-def _prefilter_max(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _prefilter_max(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     st = prefilter_state(ctx, pod)
     if not st.has_quota:
         if ctx.trace is not None:
@@ -260,7 +260,7 @@ def _prefilter_max(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | Non
       source="seed 004 §1; capacity_scheduling.go PreFilter, elasticquota.go "
              "aggregatedUsedOverMinWith",
       enabled=False)
-def _prefilter_total_min(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _prefilter_total_min(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> Failure | None:
     st = prefilter_state(ctx, pod)
     if not st.has_quota:
         return None
@@ -293,7 +293,7 @@ def _prefilter_total_min(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure
           "without a quota are not counted).",
       source="capacity_scheduling.go Reserve/Unreserve, addPod/updatePod/deletePod",
       enabled=False)
-def _reserve(ctx: Any, args: Mapping[str, Any], ps: PodState) -> None:
+def _reserve(ctx: ScheduleContext, args: Mapping[str, Any], ps: PodState) -> None:
     # The simulation counts bound pods through the QuotaUsage listener (the
     # informer path); this rule is the same idempotent add for callers that run
     # the reserve point themselves.

@@ -57,7 +57,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState, PodState
 
-from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from ..engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, TraceSink
 from ..registry import define_ruleset, rule
 from ..scheduler.cycle import FitError, ScheduleContext
 from ..scheduler.node_selection import run_filters_with_nominated
@@ -354,7 +354,8 @@ def select_victims_with(ctx: ScheduleContext, pod: Pod, node: NodeState,
     return reclaim_node_victims(ctx, node, order, violating, fine, kept)
 
 
-def reclaim_node_victims(ctx: Any, node: NodeState, order: Any, violating: Sequence[PodState],
+def reclaim_node_victims(ctx: ScheduleContext, node: NodeState, order: Any,
+                         violating: Sequence[PodState],
                          fine: Sequence[PodState], kept: Reprieve) -> NodeVictims:
     """The reprieve's victims as the candidate's ``Victims.Pods``: most important first.
 
@@ -384,7 +385,7 @@ def _potential_victims(ctx: ScheduleContext, vc: VictimContext, node: NodeState,
     rules judge the next pod with it gone (a borrower stops being a victim
     once its quota is back at its min).
     """
-    trace: Trace | None = ctx.trace
+    trace: TraceSink | None = ctx.trace
     pod = vc.preemptor
     rules = [(a.rule.fn, a.args, a.rule.name) for a in ctx.profile.active(VICTIM_RULES.name).rules]
     potential: list[PodState] = []

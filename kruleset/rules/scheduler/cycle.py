@@ -58,7 +58,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 
-from ..engine import UNRESOLVABLE, Failure, Trace
+from ..engine import UNRESOLVABLE, Failure, Trace, TraceSink
 from ..profile import Profile
 from .framework import (
     FEASIBLE,
@@ -238,7 +238,7 @@ def schedule_one(ctx: ScheduleContext, ps: PodState, *, advance: bool = True) ->
     )
 
 
-def _record_attempt(trace: Any, pod: str, node: str | None, feasible: Sequence[NodeState],
+def _record_attempt(trace: TraceSink, pod: str, node: str | None, feasible: Sequence[NodeState],
                     scores: Any = None) -> None:
     """Keep one scheduling attempt for the JSON report, if the trace keeps attempts.
 
@@ -265,7 +265,7 @@ def _rank_order(feasible: Sequence[NodeState], names: Sequence[str]) -> tuple[st
     return tuple(map(names.__getitem__, sorted(range(len(ranks)), key=ranks.__getitem__)))
 
 
-def _trace_scored(trace: Any, key: str, chosen: str, feasible: Sequence[NodeState],
+def _trace_scored(trace: TraceSink, key: str, chosen: str, feasible: Sequence[NodeState],
                   names: tuple[str, ...], totals: Sequence[int],
                   per_rule: Mapping[str, Sequence[int]],
                   raws: Mapping[str, tuple[int, Sequence[int]]]) -> None:
@@ -282,7 +282,7 @@ def _trace_scored(trace: Any, key: str, chosen: str, feasible: Sequence[NodeStat
         for r, v in listed.items()])))
 
 
-def _trace_scores(trace: Any, key: str, names: Sequence[str], totals: Sequence[int],
+def _trace_scores(trace: TraceSink, key: str, names: Sequence[str], totals: Sequence[int],
                   per_rule: Mapping[str, Sequence[int]]) -> None:
     """One ``scheduler.score`` entry per scored node: the total and each rule's score.
 

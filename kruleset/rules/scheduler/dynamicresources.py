@@ -35,6 +35,7 @@ from kruleset.model.objects import Pod
 from ..engine import UNRESOLVABLE
 from ..registry import rule
 from .defaults import POSTFILTER_DYNAMIC_RESOURCES, PREFILTER_NODE_AFFINITY
+from .framework import ScheduleContext
 from .preemption.postfilter import (
     POSTFILTER,
     POSTFILTER_MESSAGE,
@@ -56,7 +57,7 @@ NO_CLAIMS = "no new claims to deallocate"
 # state lookup: "not found").
 _NO_STATE = "not found"
 
-ClaimsPostFilter = Callable[[Any, Mapping[str, Any], PostFilterRequest],
+ClaimsPostFilter = Callable[[ScheduleContext, Mapping[str, Any], PostFilterRequest],
                             "PostFilterResult | None"]
 _hooks: dict[str, Any] = {}
 
@@ -80,7 +81,7 @@ def _claims(pod: Pod) -> Sequence[Any]:
     return read(pod) if read is not None else ()
 
 
-def _prefilter_never_ran(ctx: Any, request: PostFilterRequest) -> bool:
+def _prefilter_never_ran(ctx: ScheduleContext, request: PostFilterRequest) -> bool:
     """Whether PreFilter stopped, unresolvable, before DynamicResources' own ran.
 
     Only NodeAffinity's PreFilter (before DynamicResources in every order a
@@ -97,7 +98,7 @@ def _prefilter_never_ran(ctx: Any, request: PostFilterRequest) -> bool:
           "PostFilter plugin (preemption) runs.",
       source="v1.35 pkg/scheduler/framework/plugins/dynamicresources PostFilter; "
              "framework runtime RunPostFilterPlugins")
-def _dynamic_resources(ctx: Any, args: Mapping[str, Any], request: PostFilterRequest
+def _dynamic_resources(ctx: ScheduleContext, args: Mapping[str, Any], request: PostFilterRequest
                        ) -> PostFilterResult | None:
     if _prefilter_never_ran(ctx, request):
         ctx.extra[POSTFILTER_MESSAGE] = _NO_STATE

@@ -20,7 +20,7 @@ import attrs
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, PodState
 
-from ..engine import Failure, Trace
+from ..engine import Failure, Trace, TraceSink
 from ..profile import Profile
 from ..registry import define_ruleset
 from .paths import Paths, paths_for
@@ -125,7 +125,8 @@ class ScheduleContext:
                  now: int = 0) -> None:
         self.state = state
         self.profile = profile
-        self.trace = trace
+        # A fast path may record into a stand-in while it judges one node.
+        self.trace: TraceSink | None = trace
         self.now = now
         self.pod: Pod | None = None
         self.ps: PodState | None = None

@@ -46,7 +46,7 @@ from kruleset.model.state import ClusterState, NodeState, PodState
 
 from ..engine import UNRESOLVABLE, Failure
 from .defaults import PREFILTER_NODE_AFFINITY
-from .framework import FILTERS, PREFILTER_NODES
+from .framework import FILTERS, PREFILTER_NODES, ScheduleContext
 
 __all__ = [
     "OVERLAY",
@@ -116,7 +116,7 @@ def make_overlay(node: NodeState, removed: Iterable[str] = (),
     return Overlay(node.name, gone, extra, frozenset(ps.key for ps in gone), delta)
 
 
-def overlay_for(ctx: Any, node: NodeState) -> Overlay | None:
+def overlay_for(ctx: ScheduleContext, node: NodeState) -> Overlay | None:
     """The overlay in force for ``node``, if any (filters call this)."""
     ov: Overlay | None = ctx.extra.get(OVERLAY)
     if ov is not None and ov.node == node.name:
@@ -126,7 +126,8 @@ def overlay_for(ctx: Any, node: NodeState) -> Overlay | None:
 
 # --- per-cycle preparation ------------------------------------------------------
 
-def prepare_cycle(ctx: Any, pod: Pod) -> list[tuple[Callable[..., Any], Mapping[str, Any], str]]:
+def prepare_cycle(ctx: ScheduleContext,
+                  pod: Pod) -> list[tuple[Callable[..., Any], Mapping[str, Any], str]]:
     """Run every filter's PreFilter step once for ``pod``; the rules to run per node.
 
     Cached in ``ctx.extra`` for the pod, so :func:`run_filters` can be called
@@ -152,7 +153,7 @@ def prepare_cycle(ctx: Any, pod: Pod) -> list[tuple[Callable[..., Any], Mapping[
     return rules
 
 
-def nominated_pods(ctx: Any, pod: Pod, node: NodeState) -> list[PodState]:
+def nominated_pods(ctx: ScheduleContext, pod: Pod, node: NodeState) -> list[PodState]:
     """Pods nominated to ``node`` that ``pod`` must leave room for.
 
     Upstream ``addNominatedPods``: priority >= the pod's, not the pod itself.
@@ -226,7 +227,8 @@ def _by_seq(ps: PodState) -> int:
 
 # --- evaluating one node ------------------------------------------------------------
 
-def run_rules(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+def run_rules(ctx: ScheduleContext,
+              rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
               pod: Pod, node: NodeState) -> Failure | None:
     """Run ``rules`` (function, args, name) on ``node`` in order, tracing each: the first
     failure (named for its rule), or None when every one passes."""
@@ -244,7 +246,7 @@ def run_rules(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, A
     return None
 
 
-def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
+def run_filters(ctx: ScheduleContext, pod: Pod, node: NodeState, *,
                 removed: frozenset[str] | Iterable[str] = frozenset(),
                 added: Sequence[PodState] = ()) -> Failure | None:
     """Run the enabled filters on ``node`` for ``pod``: the first failure, or None.
@@ -289,7 +291,7 @@ def run_filters(ctx: Any, pod: Pod, node: NodeState, *,
             ctx.extra[OVERLAY] = previous
 
 
-def run_filters_with_nominated(ctx: Any, pod: Pod, node: NodeState, *,
+def run_filters_with_nominated(ctx: ScheduleContext, pod: Pod, node: NodeState, *,
                                removed: frozenset[str] | Iterable[str] = frozenset()
                                ) -> Failure | None:
     """Upstream ``RunFilterPluginsWithNominatedPods`` on ``node`` (minus ``removed``).
@@ -369,7 +371,8 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int | None) -> int:
     return n
 
 
-def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bool = True
+def find_feasible(ctx: ScheduleContext, pod: Pod, ps: PodState | None = None, *,
+                  advance: bool = True
                   ) -> tuple[Sequence[NodeState], dict[str, Failure]]:
     """Filter nodes for ``pod``: the feasible ones and each failed node's reason.
 
@@ -402,6 +405,7 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     start = cursor.next_start % n
     search = ctx.paths.search
     found = search(ctx, rules, pod, order, start, to_find, failures) if search else None
+    feasible: Sequence[NodeState]
     if found is None:
         feasible, processed = _find_one_by_one(ctx, rules, pod, order, start, to_find, failures)
     else:
@@ -415,7 +419,8 @@ def find_feasible(ctx: Any, pod: Pod, ps: PodState | None = None, *, advance: bo
     return feasible, failures
 
 
-def _find_one_by_one(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+def _find_one_by_one(ctx: ScheduleContext,
+                     rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                      pod: Pod, order: Sequence[NodeState], start: int, to_find: int,
                      failures: dict[str, Failure]) -> tuple[list[NodeState], int]:
     """Filter ``order`` from ``start`` node by node: the feasible nodes and how many
@@ -463,7 +468,8 @@ def _also_rejected_by(narrowed: tuple[frozenset[str], str], failure: Failure
     return names, "[" + " ".join(sorted(listed)) + "]"
 
 
-def _find_narrowed(ctx: Any, rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
+def _find_narrowed(ctx: ScheduleContext,
+                   rules: Sequence[tuple[Callable[..., Any], Mapping[str, Any], str]],
                    pod: Pod, narrowed: tuple[frozenset[str], str], failures: dict[str, Failure],
                    advance: bool) -> tuple[list[NodeState], dict[str, Failure]]:
     """The search when PreFilter named the nodes (upstream ``PreFilterResult``).

@@ -39,7 +39,7 @@ import attrs
 
 from kruleset.model.config import EvictionThreshold, KubeletConfig
 from kruleset.model.state import FAILED, ClusterState, NodeState, PodState
-from kruleset.rules.engine import Trace
+from kruleset.rules.engine import ActiveRuleSet, Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
 
@@ -224,7 +224,7 @@ class _Pass:
       doc="Thresholds met now (available < quantity), plus last pass's due thresholds still met "
           "with their minimum reclaim added (minimum-reclaim stickiness).",
       source="seed 001 synchronize; seed 003 §12.7; eviction_manager.go synchronize")
-def _step_met(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
+def _step_met(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> None:
     p.obs = observe(p.node, p.layout, p.signals)
     met = thresholds_met(p.thresholds, p.obs, False)
     if p.st.thresholds_met:
@@ -236,7 +236,7 @@ def _step_met(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
       doc="Node conditions come from the thresholds met, grace periods not yet applied, and stay "
           "while last observed within the pressure transition period.",
       source="seed 001; seed 003 §12.4; eviction_manager.go nodeConditionsObservedSince")
-def _step_conditions(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
+def _step_conditions(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> None:
     st, now = p.st, p.now
     first = {t: st.first_observed.get(t, now) for t in p.met}
     for t in p.met:
@@ -251,7 +251,7 @@ def _step_conditions(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
 @rule(PASS, "kubelet.eviction.pass.grace-period",
       doc="A threshold drives eviction once met for at least its grace period; hard ones at once.",
       source="seed 003 §12.3; eviction_manager.go thresholdsMetGracePeriod")
-def _step_grace(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
+def _step_grace(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> None:
     now = p.now
     p.due = [t for t, at in p.st.first_observed.items() if now - at >= t.grace_period]
     p.st.thresholds_met = list(p.due)
@@ -260,7 +260,7 @@ def _step_grace(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
 @rule(PASS, "kubelet.eviction.pass.stale-stats",
       doc="A threshold whose signal was not observed anew since the last pass is not acted on.",
       source="seed 001; eviction_manager.go thresholdsUpdatedStats")
-def _step_stale(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
+def _step_stale(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> None:
     last = p.st.last_obs_time
     fresh = [t for t in p.due if t.signal not in last or p.now > last[t.signal]]
     if len(fresh) != len(p.due):
@@ -275,7 +275,7 @@ def _step_stale(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
       doc="Pods over an emptyDir sizeLimit or an ephemeral-storage limit are evicted first, "
           "several in one pass, and then the pass ends.",
       source="seed 003 §12; eviction_manager.go localStorageEviction")
-def _step_local_storage(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
+def _step_local_storage(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> Any:
     from kruleset.rules.engine import Stop
 
     for ps in _active(p.node):
@@ -298,7 +298,7 @@ def _step_local_storage(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
 @rule(PASS, "kubelet.eviction.pass.starved-resource",
       doc="The resource to reclaim is the first due threshold's, memory signals first.",
       source="seed 001; eviction_manager.go byEvictionPriority, getReclaimableThreshold")
-def _step_starved(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
+def _step_starved(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> None:
     ordered = sorted(p.due, key=lambda t: 0 if t.signal in MEMORY_SIGNALS else 1)
     p.due = ordered
     p.starved = ordered[0]
@@ -308,7 +308,7 @@ def _step_starved(ctx: Any, args: Mapping[str, Any], p: _Pass) -> None:
       doc="Before any pod: dead containers and unused images are reclaimed (per filesystem "
           "layout); if no threshold is then met counting minimum reclaim, no pod is evicted.",
       source="seed 001 reclaimNodeLevelResources; seed 003 §12.5")
-def _step_reclaim(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
+def _step_reclaim(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> Any:
     from kruleset.rules.engine import Stop
 
     assert p.starved is not None
@@ -333,7 +333,7 @@ def _step_reclaim(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
       doc="Rank the pods for the starved signal and evict the first that is not critical; "
           "at most one pod per pass.",
       source="seed 001; seed 003 §12.6; eviction_manager.go synchronize, evictPod")
-def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
+def _step_evict(ctx: _Pass, args: Mapping[str, Any], p: _Pass) -> Any:
     from kruleset.rules.engine import Stop
 
     t = p.starved
@@ -349,7 +349,7 @@ def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
     ranking = p.profile.active(rank_name)
     ranked = ranking.sort(rctx, pods)
     if p.trace is not None:
-        _trace_ranking(p.trace, ranking, rctx, ranked, t.signal)
+        _trace_ranking(p.trace, ranking, rctx, p.node.name, ranked, t.signal)
     resource = SIGNAL_RESOURCE[t.signal]
     for ps in ranked:
         if ps.pod.critical:
@@ -365,10 +365,10 @@ def _step_evict(ctx: Any, args: Mapping[str, Any], p: _Pass) -> Any:
     return Stop(None, "every pod is critical")
 
 
-def _trace_ranking(trace: Any, ranking: Any, rctx: Any, ranked: list[PodState],
-                   signal: str) -> None:
+def _trace_ranking(trace: Trace, ranking: ActiveRuleSet, rctx: RankContext, node: str,
+                   ranked: list[PodState], signal: str) -> None:
     """For --explain: the ranking, and which rule put each pod before the next."""
-    trace.add(ranking.name, rctx.node.name, "ranked",
+    trace.add(ranking.name, node, "ranked",
               f"{signal}: " + ", ".join(ps.key for ps in ranked))
     for i, (a, b) in enumerate(zip(ranked, ranked[1:], strict=False)):
         decided = ranking.decider(rctx, a, b)

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kruleset.model.state import ClusterState, NodeState, PodState
+from kruleset.rules.engine import Trace
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
 
@@ -61,7 +62,7 @@ class RankContext:
     __slots__ = ("state", "node", "signal", "stats", "trace", "profile")
 
     def __init__(self, state: ClusterState | None, node: NodeState | None, signal: str,
-                 stats: frozenset[str] = frozenset(), trace: Any = None,
+                 stats: frozenset[str] = frozenset(), trace: Trace | None = None,
                  profile: Profile | None = None) -> None:
         self.state = state
         self.node = node

@@ -27,6 +27,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for
@@ -135,13 +136,13 @@ def _compute(state: ClusterState, pod: Pod) -> _AffinityState:
     return s
 
 
-def _interpod_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _interpod_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     s = _compute(ctx.state, pod)
     ctx.extra[STATE] = s
     return bool(s.affinity or s.anti or s.existing_anti)
 
 
-def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
+def _counts_for(ctx: ScheduleContext, s: _AffinityState, pod: Pod, node: NodeState
                 ) -> tuple[dict[Pair, int], dict[Pair, int], dict[Pair, int]]:
     ov = overlay_for(ctx, node)
     if ov is None:
@@ -154,7 +155,7 @@ def _counts_for(ctx: Any, s: _AffinityState, pod: Pod, node: NodeState
     return counts
 
 
-def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                          nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_interpod_filter` on each of ``nodes``, without a Python call per node.
 
@@ -219,7 +220,7 @@ def _interpod_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "anti-affinity of the pod and of existing pods must not.",
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/filtering.go",
       prepare=_interpod_prepare, batch=_interpod_filter_all, reads=Reads("pods", pod_shape))
-def _interpod_filter(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                      node: NodeState) -> Failure | None:
     s: _AffinityState | None = ctx.extra.get(STATE)
     if s is None:

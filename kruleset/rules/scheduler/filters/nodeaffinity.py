@@ -19,6 +19,7 @@ from kruleset.model.selectors import NodeSelectorTerm
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS, PREFILTER, PREFILTER_NODES
 from ..paths import pod_shape
@@ -50,7 +51,7 @@ def node_matches_pod_affinity(pod: Pod, node: NodeState) -> bool:
     return True
 
 
-def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _node_affinity_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     # PreFilter Skip: no nodeSelector, no required affinity, no addedAffinity.
     added: NodeAffinity | None = args.get("addedAffinity")
     has_added = added is not None and added.required is not None
@@ -63,7 +64,7 @@ def _node_affinity_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
           "(terms ORed, expressions ANDed), and the profile's addedAffinity.",
       source="seed 003 §2.1-2.2, §2.5; pkg/scheduler/framework/plugins/nodeaffinity Filter",
       prepare=_node_affinity_prepare, reads=Reads("node", pod_shape))
-def _node_affinity(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_affinity(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                    node: NodeState) -> Failure | None:
     added: NodeAffinity | None = args.get("addedAffinity")
     if (added is not None and added.required is not None
@@ -103,7 +104,8 @@ def named_nodes(pod: Pod) -> frozenset[str] | None:
           "name no common node: \"pod affinity terms conflict\".",
       source="v1.35 pkg/scheduler/framework/plugins/nodeaffinity PreFilter; schedule_one.go "
              "findNodesThatFitPod (PreFilterResult)")
-def _node_affinity_prefilter(ctx: Any, args: Mapping[str, Any], pod: Pod) -> Failure | None:
+def _node_affinity_prefilter(ctx: ScheduleContext, args: Mapping[str, Any],
+                             pod: Pod) -> Failure | None:
     names = named_nodes(pod)
     if names is None:
         return None

@@ -12,6 +12,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..paths import pod_shape
@@ -19,7 +20,7 @@ from ..paths import pod_shape
 __all__: list[str] = []
 
 
-def _node_name_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_name_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                    nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: the pod names no node, so every node passes.
     if not pod.node_name:
@@ -31,7 +32,8 @@ def _node_name_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       doc="A pod with spec.nodeName fits only that node.",
       source="seed 003 §2.4; pkg/scheduler/framework/plugins/nodename",
       batch=_node_name_all, reads=Reads("node", pod_shape))
-def _node_name(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _node_name(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+               node: NodeState) -> Failure | None:
     if pod.node_name and pod.node_name != node.name:
         return Failure("node(s) didn't match the requested node name", UNRESOLVABLE)
     return None

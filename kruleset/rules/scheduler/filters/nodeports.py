@@ -15,6 +15,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import overlay_for
@@ -23,7 +24,7 @@ from ..paths import pod_shape
 __all__: list[str] = []
 
 
-def _node_ports_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _node_ports_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     return bool(pod.host_ports)
 
 
@@ -31,7 +32,8 @@ def _node_ports_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
       doc="The pod's host ports (port and protocol) must be free on the node.",
       source="seed 003 §1; pkg/scheduler/framework/plugins/nodeports Filter",
       prepare=_node_ports_prepare, reads=Reads("ports", pod_shape))
-def _node_ports(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _node_ports(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                node: NodeState) -> Failure | None:
     if not pod.host_ports:
         return None
     wanted = set(pod.host_ports)

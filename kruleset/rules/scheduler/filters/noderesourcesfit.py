@@ -15,6 +15,7 @@ from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for
@@ -24,7 +25,7 @@ __all__ = ["insufficient_resources"]
 
 
 def insufficient_resources(pod: Pod, node: NodeState, ignored: frozenset[str] = frozenset(),
-                           ctx: Any = None) -> list[tuple[str, int, int, int]]:
+                           ctx: ScheduleContext | None = None) -> list[tuple[str, int, int, int]]:
     """Each short resource as ``(name, requested, used, allocatable)``, in upstream's order.
 
     The pod count is always checked; a pod requesting nothing else stops there.
@@ -74,7 +75,7 @@ def _ignored_group(name: str, ignored: frozenset[str]) -> bool:
     return name.split("/", 1)[0] + "/*" in ignored
 
 
-def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_resources_fit_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                             nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     req = pod.requests
     if req.ephemeral_storage or req.scalars:
@@ -109,7 +110,7 @@ def _node_resources_fit_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "free allocatable; a request above allocatable is unresolvable.",
       source="seed 003 §3, §10; pkg/scheduler/framework/plugins/noderesources/fit.go",
       batch=_node_resources_fit_all, reads=Reads("fit", pod_shape))
-def _node_resources_fit(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_resources_fit(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         node: NodeState) -> Failure | None:
     ignored = frozenset(args.get("ignoredResources") or ()) | frozenset(
         f"{g}/*" for g in (args.get("ignoredResourceGroups") or ()))

@@ -16,6 +16,7 @@ from kruleset.model.selectors import Taint
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..paths import pod_shape
@@ -25,7 +26,7 @@ __all__: list[str] = []
 _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
-def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_unschedulable_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                             nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: no node is cordoned, so every node passes.
     if not any(n.unschedulable for n in nodes):
@@ -37,7 +38,7 @@ def _node_unschedulable_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       doc="A cordoned node takes only pods tolerating node.kubernetes.io/unschedulable:NoSchedule.",
       source="seed 003 §6.6; pkg/scheduler/framework/plugins/nodeunschedulable",
       batch=_node_unschedulable_all, reads=Reads("node", pod_shape))
-def _node_unschedulable(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_unschedulable(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         node: NodeState) -> Failure | None:
     if not node.unschedulable:
         return None

@@ -31,6 +31,7 @@ from kruleset.model.selectors import IN, LabelSelector, Requirement
 from kruleset.model.state import ClusterState, NodeState
 from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..node_selection import OVERLAY, overlay_for
@@ -205,7 +206,7 @@ def _compute(state: ClusterState, pod: Pod, constraints: list[Constraint]) -> _S
     return s
 
 
-def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
+def _spread_prepare(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> bool:
     constraints, _ = constraints_for(pod, args, DO_NOT_SCHEDULE)
     if not constraints:
         ctx.extra[STATE] = None
@@ -214,7 +215,8 @@ def _spread_prepare(ctx: Any, args: Mapping[str, Any], pod: Pod) -> bool:
     return True
 
 
-def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list[int] | None:
+def _overlay_delta(ctx: ScheduleContext, s: _SpreadState, pod: Pod,
+                   node: NodeState) -> list[int] | None:
     ov = overlay_for(ctx, node)
     if ov is None or not _has_all_keys(node.labels, s.constraints):
         return None
@@ -236,7 +238,7 @@ def _overlay_delta(ctx: Any, s: _SpreadState, pod: Pod, node: NodeState) -> list
     return out
 
 
-def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _spread_filter_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                        nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     """:func:`_spread_filter` on each of ``nodes``, without a Python call per node.
 
@@ -282,7 +284,8 @@ def _spread_filter_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "global minimum must not exceed maxSkew; nodes without the topology key fail.",
       source="seed 003 §5; pkg/scheduler/framework/plugins/podtopologyspread/filtering.go",
       prepare=_spread_prepare, batch=_spread_filter_all, reads=Reads("pods", pod_shape))
-def _spread_filter(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> Failure | None:
+def _spread_filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                   node: NodeState) -> Failure | None:
     s: _SpreadState | None = ctx.extra.get(STATE)
     if s is None:
         return None

@@ -17,6 +17,7 @@ from kruleset.model.selectors import Taint, Toleration
 from kruleset.model.state import NodeState
 from kruleset.rules.engine import UNRESOLVABLE, Failure, Reads
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
 from ..paths import pod_shape
@@ -45,7 +46,7 @@ def find_untolerated_taint(taints: Iterable[Taint], tolerations: Sequence[Tolera
     return None
 
 
-def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_toleration_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                           nodes: Sequence[NodeState]) -> list[Failure | None] | None:
     # None: no node is tainted, so every node passes.
     if not any(n.taints for n in nodes):
@@ -58,7 +59,7 @@ def _taint_toleration_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "(PreferNoSchedule only scores).",
       source="seed 003 §6.1-6.3; pkg/scheduler/framework/plugins/tainttoleration Filter",
       batch=_taint_toleration_all, reads=Reads("node", pod_shape))
-def _taint_toleration(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_toleration(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                       node: NodeState) -> Failure | None:
     if not node.taints:
         return None

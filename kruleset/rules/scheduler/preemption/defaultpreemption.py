@@ -43,14 +43,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from kruleset.errors import ScenarioError
 from kruleset.model.objects import Pod
 from kruleset.model.state import ClusterState, NodeState, PodState
-from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace
+from kruleset.rules.engine import UNRESOLVABLE, UNSCHEDULABLE, Failure, Trace, TraceSink
 from kruleset.rules.profile import Profile
 from kruleset.rules.registry import define_ruleset, rule
 
@@ -214,7 +214,8 @@ class DefaultJudge:
     def finish(self, run: DryRun) -> DryRun:
         """``run``, traced as one group."""
         if self.ctx.trace is not None:
-            _trace_dry_run(self.ctx.trace, self.ps, self.nodes, run)
+            # Only a real Trace is on the context once the dry run ends.
+            _trace_dry_run(cast(Trace, self.ctx.trace), self.ps, self.nodes, run)
         return run
 
 
@@ -349,8 +350,8 @@ def _dry_run_entries(key: str, size: int, nodes: Sequence[NodeState], num_candid
                f"reprieved {_keys(c.reprieved)}")
 
 
-def _trace_choice(ctx: ScheduleContext, trace: Trace, ps: PodState, best: Candidate, run: DryRun,
-                  decided: str, clear: Sequence[PodState]) -> None:
+def _trace_choice(ctx: ScheduleContext, trace: TraceSink, ps: PodState, best: Candidate,
+                  run: DryRun, decided: str, clear: Sequence[PodState]) -> None:
     pick = ctx.profile.active(PICK.name)
     candidates = run.candidates
     trace.add(PICK.name, ps.key, f"chose {best.node}", decided or "the only candidate")

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kruleset.rules.context import Unread
 from kruleset.rules.registry import define_ruleset, rule
 
 __all__ = [
@@ -48,7 +49,7 @@ FLUSH_LEFTOVER_RULE = "scheduler.queue.flush-leftover"
           "podMaxBackoffSeconds, from its last failure; the expiry is truncated to the second.",
       source="pkg/scheduler/backend/queue/backoff_queue.go calculateBackoffDuration, "
              "getBackoffTime, alignToWindow")
-def backoff_expiry(ctx: Any, args: Mapping[str, Any], attempts: int, failed_ms: int,
+def backoff_expiry(ctx: Unread, args: Mapping[str, Any], attempts: int, failed_ms: int,
                    initial_ms: int, max_ms: int) -> int | None:
     """When a pod's backoff ends (a whole second), or None if it never had an attempt."""
     if attempts == 0:
@@ -72,7 +73,7 @@ def backing_off(expiry: int | None, now: int) -> bool:
       doc="Every whole second, pods whose backoff is over leave backoffQ (and the error "
           "backoffQ) for activeQ.",
       source="pkg/scheduler/backend/queue/scheduling_queue.go flushBackoffQCompleted")
-def backoff_flush_due(ctx: Any, args: Mapping[str, Any], expiry: int) -> int:
+def backoff_flush_due(ctx: Unread, args: Mapping[str, Any], expiry: int) -> int:
     """The first whole-second flush that releases a pod whose backoff ends at ``expiry``."""
     return expiry + WINDOW_MS
 
@@ -81,7 +82,7 @@ def backoff_flush_due(ctx: Any, args: Mapping[str, Any], expiry: int) -> int:
       doc="Every 30 s, pods that waited more than 5 minutes in unschedulablePods are "
           "retried (after their backoff).",
       source="pkg/scheduler/backend/queue/scheduling_queue.go flushUnschedulablePodsLeftover")
-def leftover_due(ctx: Any, args: Mapping[str, Any], failed_ms: int) -> int:
+def leftover_due(ctx: Unread, args: Mapping[str, Any], failed_ms: int) -> int:
     """The 30 s flush that moves a pod that failed at ``failed_ms`` (strictly more than
     5 minutes later)."""
     return ((failed_ms + MAX_IN_UNSCHEDULABLE_MS) // LEFTOVER_PERIOD_MS + 1) * LEFTOVER_PERIOD_MS

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kruleset.model.state import PodState
+from kruleset.rules.context import Unread
 from kruleset.rules.registry import rule
 
 from ..framework import QUEUE
@@ -26,7 +27,7 @@ __all__: list[str] = []
       doc="Higher priority first.",
       source="seed 003 §11.3; pkg/scheduler/framework/plugins/queuesort Less",
       describe=lambda k: f"priority {-k}")
-def _queue_priority(ctx: Any, args: Mapping[str, Any], ps: PodState) -> int:
+def _queue_priority(ctx: Unread, args: Mapping[str, Any], ps: PodState) -> int:
     return -ps.pod.effective_priority
 
 
@@ -40,6 +41,6 @@ def _describe_time(k: tuple[int, int]) -> str:
       doc="Then the pod queued first: created, or failed its last attempt, earlier.",
       source="pkg/scheduler/framework/plugins/queuesort Less (QueuedPodInfo.Timestamp)",
       describe=_describe_time)
-def _queue_time(ctx: Any, args: Mapping[str, Any], ps: PodState) -> tuple[int, int]:
+def _queue_time(ctx: Unread, args: Mapping[str, Any], ps: PodState) -> tuple[int, int]:
     got = ps.queue_time
     return got if got is not None else (ps.created, ps.seq)

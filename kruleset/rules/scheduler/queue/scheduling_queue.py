@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from kruleset.model.state import PodState
+from kruleset.rules.context import Unread
 from kruleset.rules.engine import Trace
 from kruleset.rules.registry import rule
 
@@ -67,7 +68,7 @@ SCHEDULING_GATES = "SchedulingGates"
 def _doc_rule(name: str, doc: str, source: str) -> None:
     # Decisions made by SchedulingQueue's methods, registered for `kruleset
     # rules` and --explain; the function only names the decision.
-    def decide(ctx: Any, args: Mapping[str, Any], *subject: Any) -> str:
+    def decide(ctx: Unread, args: Mapping[str, Any], *subject: Any) -> str:
         return name
 
     rule(QUEUEING, name, doc=doc, source=source)(decide)

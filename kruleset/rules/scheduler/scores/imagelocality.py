@@ -20,6 +20,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..defaults import SCORE_IMAGE_LOCALITY
 from ..framework import SCORES
@@ -59,7 +60,7 @@ def image_score(pod: Pod, node: NodeState, images: Mapping[str, list[Any]], tota
     return 100 * (summed - MIN_THRESHOLD) // (top - MIN_THRESHOLD)
 
 
-def _image_locality_batch(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _image_locality_batch(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                           nodes: Sequence[NodeState]) -> list[int]:
     state = ctx.state
     images = state.images
@@ -75,6 +76,7 @@ def _image_locality_batch(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "0-100.",
       source="v1.35 pkg/scheduler/framework/plugins/imagelocality Score",
       batch=_image_locality_batch)
-def _image_locality(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _image_locality(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                    node: NodeState) -> int:
     state = ctx.state
     return image_score(pod, node, state.images, len(state.nodes))

@@ -19,6 +19,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..filters.topology_index import pod_index, resolve_term
 from ..framework import SCORES
@@ -30,7 +31,8 @@ _STATE = "interpod.score"
 Pair = tuple[str, str]
 
 
-def interpod_topology_score(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+def interpod_topology_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> dict[Pair,
+                            int]:
     """The PreScore map ``(key, value) -> score`` for ``pod`` (empty: nothing to score)."""
     state = ctx.state
     idx = pod_index(state)
@@ -71,7 +73,7 @@ def interpod_topology_score(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict
     return {k: v for k, v in scores.items() if v != 0} if scores else scores
 
 
-def interpod_state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
+def interpod_state(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> dict[Pair, int]:
     """The pod's PreScore state (topology pair -> score), computed once per cycle."""
     cached = ctx.extra.get(_STATE)
     if cached is not None and cached[0] is pod:
@@ -82,7 +84,7 @@ def interpod_state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> dict[Pair, in
     return s
 
 
-def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+def _normalize(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
     if not interpod_state(ctx, args, pod):
         return raw
@@ -94,7 +96,7 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
     return [int(float(MAX_NODE_SCORE) * (float(v - lo) / float(diff))) for v in raw]
 
 
-def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _interpod_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         nodes: Sequence[NodeState]) -> list[int]:
     if not interpod_state(ctx, args, pod):
         return [0] * len(nodes)
@@ -107,7 +109,8 @@ def _interpod_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       source="seed 003 §2.3; pkg/scheduler/framework/plugins/interpodaffinity/scoring.go",
       normalize=_normalize,
       batch=_interpod_score_all)
-def _interpod_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _interpod_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                    node: NodeState) -> int:
     scores = interpod_state(ctx, args, pod)
     if not scores:
         return 0

@@ -13,6 +13,7 @@ from typing import Any
 from kruleset.model.objects import NodeAffinity, Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import SCORES
 from .normalize import normalized
@@ -20,7 +21,7 @@ from .normalize import normalized
 __all__: list[str] = []
 
 
-def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _node_affinity_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                              nodes: Sequence[NodeState]) -> list[int]:
     na = pod.node_affinity
     added: NodeAffinity | None = args.get("addedAffinity")
@@ -35,7 +36,8 @@ def _node_affinity_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       source="seed 003 §2.2; pkg/scheduler/framework/plugins/nodeaffinity Score",
       normalize=normalized,
       batch=_node_affinity_score_all)
-def _node_affinity_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _node_affinity_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
+                         node: NodeState) -> int:
     total = 0
     labels, name = node.labels, node.name
     na = pod.node_affinity

@@ -17,6 +17,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import SCORES
 from .normalize import MAX_NODE_SCORE
@@ -43,7 +44,7 @@ def balanced_score(pairs: Sequence[tuple[int, int, int]]) -> int:
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
-def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _balanced_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                   nodes: Sequence[NodeState]) -> list[int]:
     resources = scored_resources(args)
     req = pod.requests
@@ -78,7 +79,7 @@ def _balanced_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
           "(skipped for pods requesting nothing).",
       source="pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go",
       batch=_balanced_all)
-def _balanced(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _balanced(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     resources = scored_resources(args)
     req = pod.requests
     if all(req.get(name) == 0 for name, _ in resources):

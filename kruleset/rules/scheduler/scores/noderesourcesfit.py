@@ -26,6 +26,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..defaults import DEFAULT_SHAPE
 from ..framework import SCORES
@@ -104,7 +105,7 @@ def requested_to_capacity_ratio(pairs: Sequence[tuple[int, int, int]],
     return _go_round(score / total) if total else 0
 
 
-def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _fit_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                    nodes: Sequence[NodeState]) -> list[int]:
     weights = default_weights(args)
     kind = args.get("type") or "LeastAllocated"
@@ -136,7 +137,7 @@ def _fit_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       source="seed 003 §10; pkg/scheduler/framework/plugins/noderesources "
              "(least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go)",
       batch=_fit_score_all)
-def _fit_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _fit_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     pairs = scored_pairs(node, pod.nonzero_requests, node.nonzero, scored_resources(args))
     kind = args.get("type") or "LeastAllocated"
     if kind == "MostAllocated":

@@ -14,6 +14,8 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 
+from ..framework import ScheduleContext
+
 __all__ = ["MAX_NODE_SCORE", "default_normalize", "normalized", "reversed_normalized"]
 
 MAX_NODE_SCORE = 100
@@ -33,13 +35,13 @@ def default_normalize(raw: Sequence[int], reverse: bool) -> list[int]:
     return out
 
 
-def normalized(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+def normalized(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
     """A score rule's ``normalize``: :func:`default_normalize`, higher raw scores higher."""
     return default_normalize(raw, False)
 
 
-def reversed_normalized(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def reversed_normalized(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                         nodes: Sequence[NodeState], raw: list[int]) -> list[int]:
     """A score rule's ``normalize``: :func:`default_normalize` reversed, lower raw scores higher."""
     return default_normalize(raw, True)

@@ -21,6 +21,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..filters.podtopologyspread import (
     HOSTNAME,
@@ -53,7 +54,7 @@ def _go_round(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
-def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def spread_prescore(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                     feasible: Sequence[NodeState]) -> _PreScore | None:
     """The PreScore state for ``pod`` over ``feasible`` (None: nothing to score)."""
     constraints, system = constraints_for(pod, args, SCHEDULE_ANYWAY)
@@ -112,7 +113,7 @@ def spread_prescore(ctx: Any, args: Mapping[str, Any], pod: Pod,
     return s
 
 
-def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
+def _state(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
     feasible = ctx.extra.get(FEASIBLE) or ()
     cached = ctx.extra.get(_STATE)
     if cached is not None and cached[0] is feasible:
@@ -123,7 +124,7 @@ def _state(ctx: Any, args: Mapping[str, Any], pod: Pod) -> _PreScore | None:
     return s
 
 
-def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
+def _normalize(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, nodes: Sequence[NodeState],
                raw: list[int]) -> list[int]:
     s = _state(ctx, args, pod)
     if s is None:
@@ -144,7 +145,7 @@ def _normalize(ctx: Any, args: Mapping[str, Any], pod: Pod, nodes: Sequence[Node
             for skipped, v in zip(skip, raw, strict=True)]
 
 
-def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _spread_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                       nodes: Sequence[NodeState]) -> list[int]:
     s = _state(ctx, args, pod)
     if s is None:
@@ -177,7 +178,7 @@ def _spread_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       source="seed 003 §5.1, §5.5; pkg/scheduler/framework/plugins/podtopologyspread/scoring.go",
       normalize=_normalize,
       batch=_spread_score_all)
-def _spread_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _spread_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     s = _state(ctx, args, pod)
     if s is None or node.name in s.ignored:
         return 0

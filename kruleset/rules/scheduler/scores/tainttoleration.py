@@ -13,6 +13,7 @@ from typing import Any
 from kruleset.model.objects import Pod
 from kruleset.model.state import NodeState
 from kruleset.rules.registry import rule
+from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import SCORES
 from .normalize import reversed_normalized
@@ -20,7 +21,7 @@ from .normalize import reversed_normalized
 __all__: list[str] = []
 
 
-def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
+def _taint_score_all(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
                      nodes: Sequence[NodeState]) -> list[int]:
     return [_taint_score(ctx, args, pod, n) if n.taints else 0 for n in nodes]
 
@@ -30,7 +31,7 @@ def _taint_score_all(ctx: Any, args: Mapping[str, Any], pod: Pod,
       source="seed 003 §6.2-6.3; pkg/scheduler/framework/plugins/tainttoleration Score",
       normalize=reversed_normalized,
       batch=_taint_score_all)
-def _taint_score(ctx: Any, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
+def _taint_score(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod, node: NodeState) -> int:
     if not node.taints:
         return 0
     # Only tolerations with an empty or PreferNoSchedule effect count (upstream
