@@ -131,15 +131,15 @@ def test_pod_request_upstream_example() -> None:
     g = 1 << 30
     pod = Pod("ns", "p", (Container("c1", Resources(cpu=2000, memory=g)),
                           Container("c2", Resources(cpu=1000, memory=g))),
-              (Container("i1", Resources(cpu=2000, memory=g)),
-               Container("i2", Resources(cpu=2000, memory=3 * g))))
+              init_containers=(Container("i1", Resources(cpu=2000, memory=g)),
+                               Container("i2", Resources(cpu=2000, memory=3 * g))))
     r = quota_request(pod)
     assert (r.cpu, r.memory, r.pods) == (3000, 3 * g, 0)
 
 
 def test_pod_request_treats_sidecars_as_plain_init_containers() -> None:
     pod = Pod("ns", "p", (Container("c", Resources(cpu=1000)),),
-              (Container("side", Resources(cpu=500), restart_always=True),),
+              init_containers=(Container("side", Resources(cpu=500), restart_always=True),),
               overhead=Resources(cpu=100))
     assert quota_request(pod).cpu == 1100        # max(1000, 500) + 100, not 1000 + 500 + 100
     assert pod.requests.cpu == 1600               # what the node sees

@@ -137,14 +137,22 @@ def test_run_filters_anti_affinity_follows_the_overlay():
     f2 = nsel.run_filters(ctx, p, n1, removed={"default/guard"})
     assert f2 is not None and f2.reason == "node(s) didn't match pod anti-affinity rules"
     assert nsel.run_filters(ctx, p, n1, removed={"default/guard", "default/web"}) is None
-    # An added pod's anti-affinity counts too, even for a pod with no terms of its own.
+    # An added pod's anti-affinity counts too for a pod with no terms of its own, when
+    # InterPodAffinity's PreFilter kept the plugin (a bound pod's anti-affinity matches it).
     plain = pod("plain", labels={"app": "p"})
-    s2 = cluster(node("m1"))
+    s2 = cluster(node("m1"), node("m2"))
+    bind(s2, pod("far", pod_anti_affinity=(term(HOST, sel(app="p")),)), "m2")
     ctx2 = ScheduleContext(s2, Profile.default())
     assert nsel.run_filters(ctx2, plain, s2.nodes["m1"]) is None
     f3 = nsel.run_filters(ctx2, plain, s2.nodes["m1"], added=(guard,))
     assert f3 is not None
     assert f3.reason == "node(s) didn't satisfy existing pods anti-affinity rules"
+    # Skipped by its PreFilter (no terms, no bound pod's anti-affinity matching), the
+    # plugin stays skipped with pods added: upstream's RunFilterPlugins and the
+    # AddPod extensions pass over the cycle state's SkipFilterPlugins.
+    s3 = cluster(node("m1"))
+    ctx3 = ScheduleContext(s3, Profile.default())
+    assert nsel.run_filters(ctx3, plain, s3.nodes["m1"], added=(guard,)) is None
 
 
 def test_run_filters_with_nominated_two_passes():
