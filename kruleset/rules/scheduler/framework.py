@@ -136,7 +136,7 @@ class ScheduleContext:
         self.memo: Any = None
         self._fast = ALL_FAST
         # The fast paths this cycle takes, chosen once from ``fast``.
-        self.paths: Paths = paths_for(ALL_FAST)
+        self.paths: Paths[ScheduleContext] = paths_for(ALL_FAST)
 
     @property
     def fast(self) -> FastPaths:

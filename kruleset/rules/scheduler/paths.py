@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -34,12 +34,13 @@ if TYPE_CHECKING:
     from ..engine import Failure, Trace
     from ..profile import Profile
 
-# ``ctx`` below is the cycle's ScheduleContext, and the judges, budgets, states and
-# results are the evaluator's, quota's and kubelet's types; all of those modules
-# import this one (the context holds its Paths), so a type-only import back would
-# close a cycle that tests/test_architecture.py forbids: they are named here and
-# typed at each implementation.
-_Context = Any  # the cycle's ScheduleContext
+# ``C`` is the context a fast path is called with: the cycle's ScheduleContext holds a
+# ``Paths[ScheduleContext]``.  The judges, budgets, states and results are the
+# evaluator's, quota's and kubelet's types; all of those modules import this one (the
+# context holds its Paths), so a type-only import back would close a cycle that
+# tests/test_architecture.py forbids: they are named here and typed at each
+# implementation.
+C = TypeVar("C", contravariant=True)
 _Judge = Any  # preemption.evaluator.NodeJudge (defaultpreemption.DefaultJudge)
 _Budget = Any  # preemption.victims.PdbBudget
 _VictimPredicate = Any  # preemption.victims.VictimPredicate
@@ -69,20 +70,20 @@ __all__ = [
 GENERAL: Any = object()
 
 
-class BatchSearch(Protocol):
+class BatchSearch(Protocol[C]):
     """``FastPaths.batch_search``: the node search a chunk of nodes at a time."""
 
-    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
+    def __call__(self, ctx: C, rules: Any, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int, failures: dict[str, Failure]
                  ) -> tuple[Sequence[NodeState], dict[str, Failure], int | None] | None:
         """Feasible nodes, failures, nodes given a status (None: the cache answered); or
         None when it cannot take the search."""
 
 
-class VectorSearch(Protocol):
+class VectorSearch(Protocol[C]):
     """``FastPaths.node_vectors``: the batch search's chunk loop as array operations."""
 
-    def __call__(self, ctx: _Context, rules: Any, pod: Pod, order: Sequence[NodeState],
+    def __call__(self, ctx: C, rules: Any, pod: Pod, order: Sequence[NodeState],
                  start: int, to_find: int, failures: dict[str, Failure],
                  fail_at: dict[str, int] | None = None,
                  nom_entries: dict[str, Sequence[tuple[str, str, str, str]]] | None = None
@@ -90,20 +91,20 @@ class VectorSearch(Protocol):
         """``(feasible, processed, extra)`` as the batch search's, or None."""
 
 
-class VectorPick(Protocol):
+class VectorPick(Protocol[C]):
     """``FastPaths.node_vectors``: the cycle's scoring and choice as array operations."""
 
-    def __call__(self, ctx: _Context, pod: Pod, feasible: Any) -> Any:
+    def __call__(self, ctx: C, pod: Pod, feasible: Any) -> Any:
         """The cycle's ScheduleResult, or None (the cycle scores)."""
 
 
-class DryRunJudge(Protocol):
+class DryRunJudge(Protocol[C]):
     """DefaultPreemption's ``SelectVictimsOnNode`` for one attempt's dry run: a
     :class:`~kruleset.rules.scheduler.preemption.evaluator.NodeJudge` made per attempt
     (``FastPaths.cycle_cache``: from kept judgements; ``FastPaths.victims``: by arithmetic;
     the reference: ``DefaultJudge``)."""
 
-    def __call__(self, ctx: _Context, ps: PodState, nodes: Sequence[NodeState],
+    def __call__(self, ctx: C, ps: PodState, nodes: Sequence[NodeState],
                  budgets: Sequence[_Budget], may_be_victim: _VictimPredicate | None
                  ) -> _Judge:
         """The attempt's judge."""
@@ -127,17 +128,17 @@ class FitCheck(Protocol):
 FitFor = Callable[["NodeState", Sequence["PodState"]], "FitCheck | None"]
 
 
-class VictimFit(Protocol):
+class VictimFit(Protocol[C]):
     """``FastPaths.victims``: quota reclaim's fit checks by arithmetic, for one attempt."""
 
-    def __call__(self, ctx: _Context, pod: Pod, /) -> FitFor | None:
+    def __call__(self, ctx: C, pod: Pod, /) -> FitFor | None:
         """The attempt's fit checks, or None where the filters decide."""
 
 
-class ReclaimStart(Protocol):
+class ReclaimStart(Protocol[C]):
     """``FastPaths.reclaim``: quota reclaim's dry run as arithmetic."""
 
-    def __call__(self, ctx: _Context, pod: Pod, pre: _PreFilter,
+    def __call__(self, ctx: C, pod: Pod, pre: _PreFilter,
                  budgets: Sequence[_Budget]) -> Any:
         """The attempt's arithmetic cycle, or None where only the reference applies."""
 
@@ -177,30 +178,34 @@ class PdbIndex(Protocol):
 
 
 @attrs.frozen(slots=True)
-class Paths:
-    """One implementation per question; None: the reference answers."""
+class Paths(Generic[C]):
+    """One implementation per question, called with a context of type ``C``; None: the
+    reference answers."""
 
-    search: BatchSearch | None = None
-    vector_search: VectorSearch | None = None
-    vector_pick: VectorPick | None = None
-    dry_run: DryRunJudge | None = None
-    victim_judge: DryRunJudge | None = None
-    victim_fit: VictimFit | None = None
-    reclaim: ReclaimStart | None = None
+    search: BatchSearch[C] | None = None
+    vector_search: VectorSearch[C] | None = None
+    vector_pick: VectorPick[C] | None = None
+    dry_run: DryRunJudge[C] | None = None
+    victim_judge: DryRunJudge[C] | None = None
+    victim_fit: VictimFit[C] | None = None
+    reclaim: ReclaimStart[C] | None = None
     pdb_index: PdbIndex | None = None
     kubelet_pass: KubeletPass | None = None
 
 
 #: Every question answered by the reference.
-REFERENCE = Paths()
+REFERENCE: Paths[Any] = Paths()
 
-_BUILT: dict[Any, Paths] = {}
+_BUILT: dict[Any, Paths[Any]] = {}
 # The composition root, imported by name (a reference module never imports a fast one).
 _ROOT = "kruleset.rules.scheduler.fast.compose"
 
 
-def paths_for(fast: Any) -> Paths:
-    """The :class:`Paths` a FastPaths chooses (None: every option off), built once per value."""
+def paths_for(fast: Any) -> Paths[Any]:
+    """The :class:`Paths` a FastPaths chooses (None: every option off), built once per value.
+
+    Its context type is the composition root's to name (``Paths[ScheduleContext]``).
+    """
     if fast is None:
         return REFERENCE
     got = _BUILT.get(fast)

@@ -17,7 +17,7 @@ from kruleset.model.state import ClusterState, PodState
 from ...disruption import fast_selection
 from ...kubelet.eviction.fast_pass import FirstPasses, idle_pass, quiet_pass
 from ...quota.fast_reclaim import start_cycle
-from ..framework import FastPaths
+from ..framework import FastPaths, ScheduleContext
 from ..paths import Paths
 from .batch_search import search
 from .dry_run import ArithmeticJudge, CachedJudge
@@ -54,7 +54,7 @@ _PDB_INDEX = _PdbIndex()
 _KUBELET_PASS = _KubeletPass()
 
 
-def compose(fast: FastPaths) -> Paths:
+def compose(fast: FastPaths) -> Paths[ScheduleContext]:
     """The implementations ``fast`` chooses (an option off: the reference answers)."""
     return Paths(
         search=search if fast.batch_search else None,
