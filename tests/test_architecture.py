@@ -83,6 +83,15 @@ def _type_only(tree: ast.AST) -> set[int]:
     return out
 
 
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a ``from … import`` in ``package`` reads from."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _imports(name: str, path: Path, known: set[str], *, runtime: bool = False) -> set[str]:
     """The kruleset modules ``name`` imports (a package import counts as its __init__).
 
@@ -99,12 +108,7 @@ def _imports(name: str, path: Path, known: set[str], *, runtime: bool = False) -
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod
                        for a in node.names]
         else:
@@ -256,12 +260,7 @@ def _private_uses(name: str, text: str, known: set[str], *, is_pkg: bool = False
                 if a.name in known:
                     modules[a.asname or a.name] = a.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             if not mod.startswith("kruleset"):
                 continue
             for a in node.names:
