@@ -282,7 +282,7 @@ def _kr_row(a: Any) -> tuple[Any, ...]:
     return (a.time, a.result, a.node, a.message, a.nominated, tuple(a.victims))
 
 
-def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6,
+def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 20,
                    follow_ties: int = 8) -> Outcome:
     """Compare kruleset with the oracle on ``case``.
 
@@ -293,9 +293,14 @@ def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 6,
     The oracle is not always deterministic: whether a victim deleted at once
     by an asynchronous preemption is seen by the queue before or after the
     preemptor's PreEnqueue gate is lifted is a race its harness does not pin
-    (measured: the same input gives either outcome).  On a disagreement the
-    oracle is run again; kruleset agreeing with one of its outcomes counts as
-    agreement, marked ``varied``.
+    (measured: the same input gives either outcome).  And where preemption's
+    candidates tie on every criterion, upstream takes "the first such node"
+    of a list filled from a Go map (``pickOneNodeForPreemption``, step 6:
+    "sort of randomly"), so each such preemption may nominate any of them
+    (measured: images seed 124502's three preemptors agreed with kruleset on
+    one run of three).  On a disagreement the oracle is run again, up to
+    ``reruns`` times (only a disagreeing case pays for them); kruleset agreeing
+    with one of its outcomes counts as agreement, marked ``varied``.
     """
     case, first = oracle_case(binary, case)
     out, run = _follow(case, first, follow_ties)
