@@ -296,22 +296,15 @@ def _spread_filter(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
         if value is None:
             return Failure(MSG_LABEL, UNRESOLVABLE)
         counts = s.counts[i]
-        match = counts.get(value, 0)
-        paths = s.paths[i]
         if delta is not None and delta[i] and value in counts:
             # The node's domain changes; the minimum is it or the smallest other domain.
-            match += delta[i]
-            others = [n for n, v in paths if v != value]
-            minimum = min([match] + others[:1])
+            match = counts[value] + delta[i]
+            others = [n for n, v in s.paths[i] if v != value]
+            f = _skew_failure(s, i, c, value, match, min([match] + others[:1]))
         else:
-            minimum = paths[0][0] if paths else 0
-        if len(counts) < c.min_domains:
-            minimum = 0
-        skew = match + (1 if s.self_match[i] else 0) - minimum
-        if skew > c.max_skew:
-            return Failure(MSG_SKEW, UNSCHEDULABLE,
-                           detail={"topologyKey": c.key, "domain": value, "matching": match,
-                                   "globalMinimum": minimum, "maxSkew": c.max_skew})
+            f = _domain_failure(s, i, c, value)
+        if f is not None:
+            return f
     return None
 
 
@@ -320,11 +313,15 @@ _FAIL_LABEL = Failure(MSG_LABEL, UNRESOLVABLE)
 
 def _domain_failure(s: _SpreadState, i: int, c: Constraint, value: str) -> Failure | None:
     """The per-node form's answer for constraint ``i`` on a node in domain ``value``, no overlay."""
-    counts = s.counts[i]
-    match = counts.get(value, 0)
     paths = s.paths[i]
-    minimum = paths[0][0] if paths else 0
-    if len(counts) < c.min_domains:
+    return _skew_failure(s, i, c, value, s.counts[i].get(value, 0), paths[0][0] if paths else 0)
+
+
+def _skew_failure(s: _SpreadState, i: int, c: Constraint, value: str, match: int,
+                  minimum: int) -> Failure | None:
+    """Constraint ``i``'s answer for a node in domain ``value`` with ``match`` matching
+    pods there and ``minimum`` the global minimum (0 below ``minDomains`` domains)."""
+    if len(s.counts[i]) < c.min_domains:
         minimum = 0
     skew = match + (1 if s.self_match[i] else 0) - minimum
     if skew > c.max_skew:
