@@ -25,7 +25,7 @@ Each decision is a named rule, traced with the pod as subject.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from kruleset.model.state import PodState
@@ -453,6 +453,10 @@ class SchedulingQueue:
             return False
         if event.resource == WILDCARD:
             return True
+        return next(self._hearers(event), None) is not None
+
+    def _hearers(self, event: ClusterEvent) -> Iterator[set[str]]:
+        """The waiting pods of each plugin registered for ``event`` (its hints cached)."""
         cache, resource, action = self._hint_cache, event.resource, event.action
         for plugin, members in self.by_plugin.items():
             if members:
@@ -460,8 +464,7 @@ class SchedulingQueue:
                 if got is None:
                     got = self._hints(plugin, event)
                 if got:
-                    return True
-        return False
+                    yield members
 
     def event(self, occ: Occurrence,
               pre_check: Callable[[PodState], bool] | None = None) -> None:
@@ -476,14 +479,8 @@ class SchedulingQueue:
             keys: Iterable[str] = list(self.unschedulable)
         else:
             found: set[str] = set()
-            cache, resource, action = self._hint_cache, event.resource, event.action
-            for plugin, members in self.by_plugin.items():
-                if members:
-                    got = cache.get((plugin, resource, action))
-                    if got is None:
-                        got = self._hints(plugin, event)
-                    if got:
-                        found |= members
+            for members in self._hearers(event):
+                found |= members
             keys = found
         unschedulable = self.unschedulable
         chosen = [unschedulable[k] for k in keys]
