@@ -61,7 +61,6 @@ __all__ = [
     "run_filters",
     "run_filters_with_nominated",
     "zone_key",
-    "ALL_RULES_KEY",
     "NOMINATED_KEY",
     "run_rules",
 ]
@@ -69,9 +68,7 @@ __all__ = [
 OVERLAY = "filters.overlay"
 _PREPARED = "filters.prepared"
 _RULES = "filters.rules"
-#: ``ctx.extra`` keys: every enabled filter as (function, args, name), and the pods
-#: nominated to each node (the fast searches read what the cycle's PreFilter kept).
-ALL_RULES_KEY = "filters.all_rules"
+#: ``ctx.extra`` key: the pods nominated to each node (the fast searches read it).
 NOMINATED_KEY = "filters.nominated"
 
 # Upstream constants (pkg/scheduler/schedule_one.go).
@@ -139,15 +136,11 @@ def prepare_cycle(ctx: ScheduleContext,
         return rules
     active = ctx.profile.active(FILTERS.name)
     rules = []
-    every = []
     for a in active.rules:
-        entry = (a.rule.fn, a.args, a.rule.name)
-        every.append(entry)
         prep = a.rule.prepare
         if prep is None or prep(ctx, a.args, pod):
-            rules.append(entry)
+            rules.append((a.rule.fn, a.args, a.rule.name))
     ctx.extra[_RULES] = rules
-    ctx.extra[ALL_RULES_KEY] = every
     ctx.extra[NOMINATED_KEY] = _nominated_by_node(ctx.state, pod)
     ctx.extra[_PREPARED] = pod
     return rules

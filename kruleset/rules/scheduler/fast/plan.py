@@ -38,7 +38,7 @@ from kruleset.model.state import NodeState, PodState
 from kruleset.rules.engine import ActiveRuleSet, Failure
 
 from ..framework import FILTERS, ScheduleContext
-from ..node_selection import ALL_RULES_KEY, OVERLAY, nominated_pods, prepare_cycle
+from ..node_selection import OVERLAY, nominated_pods, prepare_cycle
 from ..paths import GENERAL, FitFor
 from ..preemption.evaluator import reprieve
 from ..preemption.victims import (
@@ -82,8 +82,7 @@ class FastPlan:
     checks: tuple[str, ...]
     ignored: frozenset[str]
     ports: frozenset[Any]
-    all_names: tuple[str, ...] = ()  # every enabled filter (a run with an overlay)
-    prepared_names: tuple[str, ...] = ()  # those PreFilter kept (a run without)
+    prepared_names: tuple[str, ...] = ()  # the filters PreFilter kept: every run's
     check_names: tuple[str, ...] = ()
 
     def failing(self, why: str) -> str:
@@ -134,7 +133,6 @@ def fast_plan(ctx: ScheduleContext, pod: Pod, *, traced: bool = False) -> FastPl
             # Reads other pods: only skipped by its PreFilter does it pass every node.
             return None
     return FastPlan(tuple(node_only), tuple(checks), ignored, frozenset(pod.host_ports),
-                    tuple(name for _, _, name in ctx.extra[ALL_RULES_KEY]),
                     tuple(name for _, _, name in prepared), tuple(names))
 
 
