@@ -97,12 +97,14 @@ def _over_time(timeline: Path, binary: Path, case: dict[str, Any]) -> dict[str, 
     except RuntimeError as err:  # an oracle failure is a finding, not the run's end
         return {"incoming": len(case.get("incoming") or ()), "compared": 0, "agreeing": 0,
                 "unsupported": "", "stopped": "", "ties": 0, "varied": False,
-                "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0}
+                "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0, "warmed": 0,
+                "restarted": 0}
     o = r.outcome
     return {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
             "unsupported": r.unsupported, "stopped": r.stopped,
             "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
-            "mismatches": r.mismatches, "resynced": r.resynced}
+            "mismatches": r.mismatches, "resynced": r.resynced, "warmed": r.warmed,
+            "restarted": r.restarted}
 
 
 def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
@@ -128,6 +130,12 @@ def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
     for why, n in stopped.most_common():
         print(f"  over time stopped in {n} clusters, then every attempt compared from "
               f"kruleset's state: {why}")
+    warmed, restarted = sum(t["warmed"] for t in rows), sum(t["restarted"] for t in rows)
+    if warmed or restarted:
+        print(f"  of the attempts compared from kruleset's state, {warmed} began their node "
+              f"search past node 0 and the oracle's was moved there first; {restarted} did "
+              "with NodeAffinity disabled, and were compared taken again from node 0 "
+              "(tests/differential/resync.py)")
     bad = [r for r in results if r.get("timeline", {}).get("mismatches")]
     if bad:
         out.mkdir(parents=True, exist_ok=True)

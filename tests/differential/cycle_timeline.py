@@ -67,6 +67,8 @@ class Result:
     stopped: str = ""            # why the comparison stopped early (see the module doc)
     outcome: Outcome | None = None
     resynced: int = 0            # attempts compared one by one from kruleset's state
+    warmed: int = 0              # of which the oracle's node search was moved to kruleset's
+    restarted: int = 0           # of which kruleset's node search was started at node 0
     resync_mismatches: list[str] = attrs.field(factory=list)
 
     @property
@@ -133,4 +135,5 @@ def check_every_pod(timeline: Path, oracle: Path | None, case: dict[str, Any]) -
         rs = check_resynced(oracle, case)
         res.compared, res.agreeing = rs.incoming, rs.pods_agreeing
         res.resynced, res.resync_mismatches = rs.attempts, rs.mismatches
+        res.warmed, res.restarted = rs.warmed, rs.restarted
     return res

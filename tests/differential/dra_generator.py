@@ -290,8 +290,8 @@ def generate_dra(seed: int) -> dict[str, Any]:
     incoming = []
     for i in range(rng.randint(1, 5)):
         used = rng.sample(claim_names, k=min(len(claim_names), rng.choice([0, 1, 1, 1, 2])))
-        cpu = rng.choice(["100m", "100m", "1", "2", "3"])
-        pod = _pod(rng, f"p{i}", used, cpu=cpu, priority=rng.choice(["", "", "high", "mid"]))
+        wanted = rng.choice(["100m", "100m", "1", "2", "3"])
+        pod = _pod(rng, f"p{i}", used, cpu=wanted, priority=rng.choice(["", "", "high", "mid"]))
         # The oracle starts a bound pod at its creationTimestamp (the oldest pod when
         # absent); a pod created now starts after every running pod, as in kruleset.
         pod["metadata"]["creationTimestamp"] = _iso(BASE_TIME + 10**6 + i)

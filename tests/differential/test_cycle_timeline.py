@@ -27,7 +27,9 @@ Where the timeline oracle's emulation cannot be matched (its README):
 * a pod kruleset's kubelet refuses (a profile disabled a filter its
   admission checks): the timeline oracle runs no kubelet, so its pod stays
   bound; the comparison over time stops at that bind and the cluster is
-  compared attempt by attempt from kruleset's state (``resync.py``);
+  compared attempt by attempt from kruleset's state (``resync.py``, which
+  also starts the oracle's node search where kruleset's began:
+  ``test_resync.py``);
 * feasible-node sets and per-node scores are not in its output; the
   one-cycle comparison checks them.
 """

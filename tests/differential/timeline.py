@@ -244,7 +244,7 @@ def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None
         # refused: bound, then refused by kubelet admission (the oracle has no kubelet)
         final[key] = {"state": state, "node": ps.node or "",
                       "refused": ps.outcome == "rejected"}
-    return sim.attempts, final, ties
+    return list(sim.attempts), final, ties
 
 
 # --- the comparison -----------------------------------------------------------------------

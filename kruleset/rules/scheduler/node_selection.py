@@ -53,6 +53,7 @@ __all__ = [
     "Overlay",
     "find_feasible",
     "invalidate_node_order",
+    "next_start_index",
     "nominated_pods",
     "node_order",
     "num_feasible_nodes_to_find",
@@ -63,6 +64,7 @@ __all__ = [
     "zone_key",
     "NOMINATED_KEY",
     "run_rules",
+    "set_next_start_index",
 ]
 
 OVERLAY = "filters.overlay"
@@ -321,6 +323,18 @@ def _cursor(state: ClusterState) -> _Cursor:
     if c is None:
         c = _CURSORS[state] = _Cursor()
     return c
+
+
+def next_start_index(state: ClusterState) -> int:
+    """Where the next cycle's node search begins (upstream ``nextStartNodeIndex``),
+    before it is taken modulo the number of nodes searched."""
+    return _cursor(state).next_start
+
+
+def set_next_start_index(state: ClusterState, index: int) -> None:
+    """Start the next cycle's node search at ``index``: a cycle judged on its own
+    (a scheduler just started begins at 0) is compared with one taken over time."""
+    _cursor(state).next_start = index
 
 
 def node_order(state: ClusterState) -> list[NodeState]:
