@@ -96,13 +96,14 @@ def _over_time(timeline: Path, binary: Path, case: dict[str, Any]) -> dict[str, 
         r = check_every_pod(timeline, binary, case)
     except RuntimeError as err:  # an oracle failure is a finding, not the run's end
         return {"incoming": len(case.get("incoming") or ()), "compared": 0, "agreeing": 0,
-                "unsupported": "", "stopped": "", "ties": 0, "varied": False,
+                "unsupported": "", "stopped": "", "ties": 0, "offsets": 0, "varied": False,
                 "mismatches": [f"error: {str(err)[:300]}"], "resynced": 0, "warmed": 0,
                 "restarted": 0}
     o = r.outcome
     return {"incoming": r.incoming, "compared": r.compared, "agreeing": r.agreeing,
             "unsupported": r.unsupported, "stopped": r.stopped,
-            "ties": o.ties_followed if o else 0, "varied": bool(o and o.varied),
+            "ties": o.ties_followed if o else 0, "offsets": o.offsets_followed if o else 0,
+            "varied": bool(o and o.varied),
             "mismatches": r.mismatches, "resynced": r.resynced, "warmed": r.warmed,
             "restarted": r.restarted}
 
@@ -118,7 +119,8 @@ def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
     unsupported = Counter(t["unsupported"] for t in rows if t["unsupported"])
     print(f"\nevery incoming pod: {incoming} incoming pods, {compared} compared, "
           f"{agreeing} agree on every attempt (and, over time, placement); "
-          f"score ties followed: {sum(t['ties'] for t in rows)}; oracle race matched: "
+          f"score ties followed: {sum(t['ties'] for t in rows)}; preemption dry runs started "
+          f"elsewhere: {sum(t['offsets'] for t in rows)}; oracle race matched: "
           f"{sum(t['varied'] for t in rows)}")
     for why, n in unsupported.most_common():
         pods = sum(t["incoming"] for t in rows if t["unsupported"] == why)
@@ -155,7 +157,8 @@ def _one_timeline(job: tuple[str, int, bool]) -> dict[str, Any]:
     binary, seed, topology = job
     out = check_timeline(Path(binary), _timeline_case(seed, topology))
     return {"seed": seed, "pods": out.pods, "agreeing": out.agreeing, "attempts": out.attempts,
-            "tie": out.tie, "varied": out.varied, "mismatches": out.mismatches}
+            "tie": out.tie, "varied": out.varied, "mismatches": out.mismatches,
+            "ties": out.ties_followed, "offsets": out.offsets_followed}
 
 
 def timelines(args: argparse.Namespace) -> int:
@@ -175,7 +178,9 @@ def timelines(args: argparse.Namespace) -> int:
     print(f"{len(results)} timelines in {took:.0f} s: {agree} agree entirely "
           f"({100 * agree / max(1, len(results)):.1f}%); pods {pods_ok}/{pods} agree on "
           f"every attempt and placement; {sum(r['attempts'] for r in results)} oracle "
-          f"attempts compared; stopped at a score tie: {sum(r['tie'] for r in results)}; "
+          f"attempts compared; score ties followed: {sum(r['ties'] for r in results)}; "
+          f"preemption dry runs started elsewhere: {sum(r['offsets'] for r in results)}; "
+          f"stopped at a score tie: {sum(r['tie'] for r in results)}; "
           f"oracle outcome varied between runs: {sum(r['varied'] for r in results)}")
     bad = [r for r in results if r["mismatches"]]
     if bad:

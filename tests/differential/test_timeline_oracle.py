@@ -13,6 +13,11 @@ Where the oracle's emulation cannot be matched:
   upstream's score heap; at a tie the oracle resolved otherwise kruleset is
   run again taking the oracle's node (``timeline.check_timeline``), and the
   comparison stops only past eight such ties;
+* where preemption's dry run starts when it wants fewer candidates than
+  nodes: upstream starts at a random offset into a map's order; where the
+  oracle nominated another node kruleset's dry run is started at each other
+  node in turn, and the comparison goes on with the one that agrees
+  (``test_preemption_ties.py``);
 * the oracle's own race between an asynchronous preemption's victim
   deletions and the preemptor's PreEnqueue gate (the same input gives either
   outcome): kruleset must match one of the oracle's outcomes;

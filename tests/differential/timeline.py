@@ -17,6 +17,29 @@ oracle's node at that attempt, so that the comparison goes on (counted as a
 tie followed); past ``follow_ties`` of them it stops there, counted as a tie,
 not a disagreement.  A pod kruleset's kubelet refuses (the oracle runs no
 kubelet) stops the comparison at that bind (``Outcome.refused``).
+
+Where preemption's dry run starts: with fewer candidates wanted than nodes
+to try (``minCandidateNodesPercentage``/``minCandidateNodesAbsolute``), which
+nodes become candidates depends on the order the dry run visits them in.
+Upstream starts it at a random offset (``GetOffsetAndNumCandidates``) into a
+list of the potential nodes filled from a map (``NodesForStatusCode``), so
+any rotation of the node order is an outcome upstream can give; kruleset
+starts at the first node (documented), the timeline oracle takes the map's
+order as it comes.  Where the two nominate different nodes at an attempt,
+kruleset is run again with its dry run started at each other offset in turn
+(``offsets``), and the comparison goes on with the first that makes that
+attempt agree (counted as an offset followed); if none does, the
+disagreement stands.
+
+Preemption ties: where kruleset's candidates tie on every criterion but the
+last (the node order), upstream takes the first key of a map
+(``pickOneNodeForPreemption``: "sort of randomly"), and start times it
+compares are ``metav1.Time``, whole seconds once through the API server;
+the timeline oracle breaks such ties by node order too, but keeps its
+start times to the microsecond of its ticks, so a pod bound in the same
+instant as a pod already running counts as started later there.  Where the
+oracle nominated another node of kruleset's tie, kruleset is made to take it
+(counted with the score ties followed).
 """
 
 from __future__ import annotations
@@ -44,13 +67,17 @@ from kruleset.model.scenario import (
     Ungate,
 )
 from kruleset.model.selectors import Taint
+from kruleset.rules.scheduler.framework import FastPaths
+from kruleset.rules.scheduler.preemption import evaluator
+from kruleset.rules.scheduler.preemption.defaultpreemption import DefaultPreemption
+from kruleset.rules.scheduler.preemption.pick import default_pick_key
 from kruleset.sim import scheduler as sim_scheduler
 from kruleset.sim.core import Simulation
 from kruleset.sim.scheduler import SchedulerController
 
 from .oracle import find_binary
 
-__all__ = ["TIMELINE_ENV", "Outcome", "check_timeline", "compare_timeline",
+__all__ = ["TIMELINE_ENV", "Outcome", "Ties", "check_timeline", "compare_timeline",
            "find_timeline_oracle", "oracle_case", "run_kruleset_timeline", "run_timeline_oracle"]
 
 TIMELINE_ENV = "KRULESET_TIMELINE_ORACLE"
@@ -185,23 +212,47 @@ def _actions(ev: dict[str, Any], folder: Path, i: int,
     raise ValueError(f"timeline op {op!r} is not generated")
 
 
-def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None = None
-                          ) -> tuple[list[Any], dict[str, dict[str, Any]], list[set[str]]]:
-    """kruleset's attempts, final states, and per attempt the nodes tied at the best score.
+@attrs.define
+class Ties:
+    """What one kruleset attempt could have decided otherwise, as upstream may."""
+
+    best: set[str] = attrs.field(factory=set)  # the nodes tied at the best score
+    potential: int = 0  # the nodes its preemption dry run could start at
+    # the candidates tied with the chosen one on every criterion but node order (known
+    # where the reference pick ran: ``run_kruleset_timeline(reference=True)``)
+    picks: set[str] = attrs.field(factory=set)
+
+
+def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None = None,
+                          offsets: Mapping[int, int] | None = None, *, reference: bool = False
+                          ) -> tuple[list[Any], dict[str, dict[str, Any]], list[Ties]]:
+    """kruleset's attempts, final states, and per attempt what it could have chosen.
 
     ``forced`` maps an attempt's index to a node tied at the best score that
     attempt must take instead of kruleset's first in node order: the oracle's
-    choice at a tie, so that the comparison can go on past it.
+    choice at a tie, so that the comparison can go on past it; at a
+    preemption, a candidate tied with kruleset's on every criterion but node
+    order.  ``offsets`` maps an attempt's index to where its preemption dry run
+    starts instead of the first potential node (module doc).  With any of them
+    given, or ``reference``, the preemption fast paths are off: the reference
+    dry run and pick run, and each attempt's tied candidates are recorded.
     """
-    ties: list[set[str]] = []
+    ties: list[Ties] = []
     picks = dict(forced or {})
+    starts = dict(offsets or {})
+    potential = [0]
+    tied: set[str] = set()
     original = SchedulerController._attempt
+    original_pick = evaluator.pick_candidate
     original_cycle = sim_scheduler.schedule_one
+    original_offset = DefaultPreemption.offset_and_num_candidates
 
     def attempt(self: SchedulerController, sim: Simulation, ctx: Any, qp: Any) -> bool:
         trace = sim.trace
         assert trace is not None
         start = len(trace.attempts)
+        potential[0] = 0
+        tied.clear()
         changed = original(self, sim, ctx, qp)
         best: set[str] = set()
         for rec in trace.attempts[start:]:
@@ -210,8 +261,26 @@ def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None
                 names, totals, _ = scored
                 top = max(totals)
                 best = {n for n, t in zip(names, totals, strict=True) if t == top}
-        ties.append(best)
+        ties.append(Ties(best, potential[0], set(tied)))
         return changed
+
+    def pick(ctx: Any, candidates: Any, order: Any = None) -> Any:
+        found, decided = original_pick(ctx, candidates, order)
+        if found is None or len(candidates) < 2:
+            return found, decided
+        key = default_pick_key(ctx)
+        top = key(found)[:-1]
+        same = {c.node: c for c in candidates if key(c)[:-1] == top}
+        tied.update(same)
+        node = picks.get(len(ties))
+        if node is not None and node in same and node != found.node:
+            return same[node], decided
+        return found, decided
+
+    def offset(self: DefaultPreemption, ctx: Any, num_nodes: int) -> tuple[int, int]:
+        first, wanted = original_offset(self, ctx, num_nodes)
+        potential[0] = num_nodes
+        return starts.get(len(ties), first) % max(num_nodes, 1), wanted
 
     def cycle(ctx: Any, ps: Any, *, advance: bool = True) -> Any:
         result = original_cycle(ctx, ps, advance=advance)
@@ -225,12 +294,18 @@ def run_kruleset_timeline(case: dict[str, Any], forced: Mapping[int, str] | None
         scenario = scenario_of(json.loads(json.dumps(case)), Path(tmp))
         SchedulerController._attempt = attempt  # type: ignore[method-assign]
         sim_scheduler.schedule_one = cycle  # type: ignore[assignment]
+        DefaultPreemption.offset_and_num_candidates = offset  # type: ignore[method-assign]
+        evaluator.pick_candidate = pick
         try:
-            sim = Simulation(scenario, trace=True)
+            slow = reference or starts or picks
+            fast = FastPaths(cycle_cache=False, victims=False) if slow else None
+            sim = Simulation(scenario, trace=True, fast=fast)
             sim.run()
         finally:
             SchedulerController._attempt = original  # type: ignore[method-assign]
             sim_scheduler.schedule_one = original_cycle  # type: ignore[assignment]
+            DefaultPreemption.offset_and_num_candidates = original_offset  # type: ignore
+            evaluator.pick_candidate = original_pick
     final: dict[str, dict[str, Any]] = {}
     for key, ps in sim.state.pods.items():
         if ps.gone:
@@ -260,6 +335,10 @@ class Outcome:
     tie_at: tuple[int, str] | None = None  # (attempt index, the oracle's tied node) there
     tie_time: int | None = None  # the simulated time of that attempt
     ties_followed: int = 0       # score ties where kruleset was made to take the oracle's node
+    # (attempt index, its number of potential nodes) where the two nominated different
+    # nodes and kruleset's dry run could start elsewhere (module doc)
+    pick_at: tuple[int, int] | None = None
+    offsets_followed: int = 0    # attempts whose dry run kruleset was made to start elsewhere
     refused: tuple[str, int] | None = None  # (pod, ms): kruleset's kubelet refused it there
     varied: bool = False         # the oracle's runs differed; kruleset matched one of them
     mismatches: list[str] = attrs.field(factory=list)
@@ -322,32 +401,66 @@ def check_timeline(binary: Path, case: dict[str, Any], reruns: int = 20,
 
 def _follow(case: dict[str, Any], oracle: dict[str, Any], follow_ties: int
             ) -> tuple[Outcome, Any]:
-    """Compare, taking the oracle's node at each score tie it resolved differently."""
+    """Compare, taking the oracle's node at each score tie it resolved differently and
+    starting a dry run elsewhere where the two nominated different nodes (module doc)."""
     forced: dict[int, str] = {}
+    offsets: dict[int, int] = {}
     run = run_kruleset_timeline(case)
     out = compare_timeline(case, oracle, run)
-    while out.tie_at is not None and len(forced) < follow_ties \
-            and out.tie_at[0] not in forced:
-        forced[out.tie_at[0]] = out.tie_at[1]
-        run = run_kruleset_timeline(case, forced)
+    while len(forced) + len(offsets) < follow_ties:
+        if out.tie_at is not None and out.tie_at[0] not in forced:
+            forced[out.tie_at[0]] = out.tie_at[1]
+        elif out.pick_at is not None and out.pick_at[0] not in offsets \
+                and out.pick_at[0] not in forced:
+            i, potential = out.pick_at
+            want = [a for a in oracle["attempts"] if a["result"] != "skipped"][i]["nominated"]
+            _, _, ties = run_kruleset_timeline(case, forced, offsets, reference=True)
+            if want in ties[i].picks:
+                forced[i] = want
+            else:
+                found = _offset_agreeing(case, oracle, forced, offsets, i, potential)
+                if found is None:
+                    break
+                offsets[i] = found
+        else:
+            break
+        run = run_kruleset_timeline(case, forced, offsets)
         out = compare_timeline(case, oracle, run)
-    out.ties_followed = len(forced)
+    out.ties_followed, out.offsets_followed = len(forced), len(offsets)
     return out, run
 
 
+def _offset_agreeing(case: dict[str, Any], oracle: dict[str, Any], forced: dict[int, str],
+                     offsets: dict[int, int], i: int, potential: int) -> int | None:
+    """The first dry-run start, past kruleset's own, that makes attempt ``i`` agree."""
+    want = [a for a in oracle["attempts"] if a["result"] != "skipped"]
+    for start in range(1, potential):
+        attempts, _, _ = run_kruleset_timeline(case, forced, {**offsets, i: start})
+        if i < len(attempts) and _oracle_row(want[i]) == _kr_row(attempts[i]) \
+                and want[i]["pod"] == attempts[i].pod:
+            return start
+    return None
+
+
 def compare_timeline(case: dict[str, Any], oracle: dict[str, Any],
-                     run: tuple[list[Any], dict[str, dict[str, Any]], list[set[str]]]
+                     run: tuple[list[Any], dict[str, dict[str, Any]], list[Ties]]
                      | None = None) -> Outcome:
     """Compare kruleset's run of ``case`` (made here if not given) with the oracle's output."""
     attempts, final, ties = run if run is not None else run_kruleset_timeline(case)
     want = [a for a in oracle["attempts"] if a["result"] != "skipped"]
     out = Outcome()
-    # Attempts in order, until the first score tie the two resolve differently.
+    # Attempts in order, until the first score tie the two resolve differently
+    # (or the first preemption that nominated another node, which is not cut).
     stop_time: int | None = None
     for i, (o, k) in enumerate(zip(want, attempts, strict=False)):
+        if o["pod"] == k.pod and o["time"] == k.time and o["result"] == k.result \
+                == "unschedulable" and o.get("nominated") and k.nominated \
+                and o["nominated"] != k.nominated and ties[i].potential > 1:
+            out.pick_at = (i, ties[i].potential)
+            break
         if (o["pod"], o.get("node")) != (k.pod, k.node or None) and o["result"] == "scheduled" \
                 and k.result == "scheduled" and o["time"] == k.time \
-                and o.get("node") in ties[i] and k.node in ties[i]:
+                and o.get("node") in ties[i].best and k.node in ties[i].best:
             out.tie = True
             out.tie_at = (i, o["node"])
             out.tie_time = o["time"]
