@@ -3,7 +3,7 @@
     python scripts/differential.py --count 2000 --seed 1 [--group spread] [--jobs 2]
                                    [--out differential-out] [--no-scores] [--no-shrink]
     python scripts/differential.py --replay differential-out/3-spread-17/case.json
-    python scripts/differential.py --timeline --count 2000 --seed 1 [--jobs 2]
+    python scripts/differential.py --timeline --count 2000 --seed 1 [--jobs 2] [--topology|--config]
     python scripts/differential.py --dra --count 2000 --seed 1 [--jobs 2] [--out dra-out]
 
 Clusters ``seed``, ``seed + 1``, … are drawn over the feature groups in
@@ -149,13 +149,15 @@ def _report_over_time(results: list[dict[str, Any]], out: Path) -> bool:
     return not bad and compared == incoming
 
 
-def _timeline_case(seed: int, topology: bool) -> dict[str, Any]:
-    return generate_topology_timeline(seed) if topology else generate_timeline(seed)
+def _timeline_case(seed: int, kind: str) -> dict[str, Any]:
+    if kind == "topology":
+        return generate_topology_timeline(seed)
+    return generate_timeline(seed, config=kind == "config")
 
 
-def _one_timeline(job: tuple[str, int, bool]) -> dict[str, Any]:
-    binary, seed, topology = job
-    out = check_timeline(Path(binary), _timeline_case(seed, topology))
+def _one_timeline(job: tuple[str, int, str]) -> dict[str, Any]:
+    binary, seed, kind = job
+    out = check_timeline(Path(binary), _timeline_case(seed, kind))
     return {"seed": seed, "pods": out.pods, "agreeing": out.agreeing, "attempts": out.attempts,
             "tie": out.tie, "varied": out.varied, "mismatches": out.mismatches,
             "ties": out.ties_followed, "offsets": out.offsets_followed}
@@ -167,7 +169,8 @@ def timelines(args: argparse.Namespace) -> int:
     if binary is None:
         print(f"skipped: {why}", file=sys.stderr)
         return 2
-    jobs = [(str(binary), args.seed + i, args.topology) for i in range(args.count)]
+    kind = "topology" if args.topology else "config" if args.config else "plain"
+    jobs = [(str(binary), args.seed + i, kind) for i in range(args.count)]
     began = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(_one_timeline, jobs, chunksize=4))
@@ -188,7 +191,7 @@ def timelines(args: argparse.Namespace) -> int:
         for r in bad:
             print(f"\nseed {r['seed']}:\n  " + "\n  ".join(r["mismatches"][:5]))
             path = args.out / f"timeline-{r['seed']}.json"
-            path.write_text(json.dumps(_timeline_case(r["seed"], args.topology), indent=1)
+            path.write_text(json.dumps(_timeline_case(r["seed"], kind), indent=1)
                             + "\n")
     return 0 if not bad else 1
 def _dra_one(job: tuple[str, int]) -> dict[str, Any]:
@@ -277,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                          "incoming pod against the timeline oracle)")
     ap.add_argument("--topology", action="store_true",
                     help="with --timeline: pods with spread constraints and pod (anti-)affinity")
+    ap.add_argument("--config", action="store_true",
+                    help="with --timeline: each timeline with a random scheduler configuration "
+                         "(backoff seconds, DefaultPreemption's candidate counts)")
     args = ap.parse_args(argv)
     if args.timeline:
         return timelines(args)

@@ -111,3 +111,33 @@ def test_random_timelines_agree() -> None:
             failures.append(f"seed {seed}:\n  " + "\n  ".join(out.mismatches[:5]))
     assert not failures, f"{len(failures)} of {SAMPLE} timelines disagree:\n" + \
         "\n".join(failures)
+
+
+CONFIG_SAMPLE = 24  # timelines with a random scheduler configuration (about 5 s)
+# Where the configuration changes kruleset's attempts (their order within an instant:
+# a longer backoff keeps a pod in backoffQ while a freed pod goes first), found among
+# the 300 seeds from SEED.
+RETIMED = (20261246, 20261319)
+
+
+def _attempts(case: dict[str, Any]) -> list[tuple[int, str, str]]:
+    return [(a.time, a.pod, a.result) for a in run_kruleset_timeline(case)[0]]
+
+
+def test_random_timelines_with_a_scheduler_configuration_agree() -> None:
+    # podInitialBackoffSeconds, podMaxBackoffSeconds and DefaultPreemption's candidate
+    # counts drawn per timeline (timeline_generator.scheduler_config).
+    assert BINARY is not None
+    failures = []
+    for seed in [*range(SEED, SEED + CONFIG_SAMPLE), *RETIMED]:
+        out = check_timeline(BINARY, generate_timeline(seed, config=True))
+        if not out.agreed:
+            failures.append(f"seed {seed}:\n  " + "\n  ".join(out.mismatches[:5]))
+    assert not failures, f"{len(failures)} timelines disagree:\n" + "\n".join(failures)
+
+
+def test_the_configuration_changes_what_kruleset_does() -> None:
+    # Not vacuous: with the configuration the attempts differ from the default's.
+    for seed in RETIMED:
+        assert _attempts(generate_timeline(seed, config=True)) != \
+            _attempts(generate_timeline(seed))

@@ -15,6 +15,12 @@ inter-pod affinity and topology spread (``timeline_topology.py`` generates
 those, ``scripts/differential.py --timeline --topology``), binding
 failures (kruleset has none) and nodes deleted with pods on them (the
 oracle has no pod GC).
+
+With ``config=True`` the case also carries a KubeSchedulerConfiguration
+drawn from a second generator seeded from ``seed``: ``podInitialBackoffSeconds``
+(1-5 s), ``podMaxBackoffSeconds`` (at least that, up to 60 s) and, half the
+time, DefaultPreemption's ``minCandidateNodesPercentage``/``Absolute``; the
+cluster and the timeline stay those of ``config=False``.
 """
 
 from __future__ import annotations
@@ -145,8 +151,24 @@ def _patch_node(b: _Builder, at: int) -> dict[str, Any]:
     return ev
 
 
-def generate_timeline(seed: int) -> dict[str, Any]:
-    """The timeline case for ``seed``."""
+def scheduler_config(seed: int) -> dict[str, Any]:
+    """The random KubeSchedulerConfiguration of ``generate_timeline(seed, config=True)``."""
+    rnd = random.Random(f"config-{seed}")
+    initial = rnd.choice((1, 2, 3, 5))
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler"}
+    if rnd.random() < 0.5:
+        profile["pluginConfig"] = [{"name": "DefaultPreemption", "args": {
+            "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "DefaultPreemptionArgs",
+            "minCandidateNodesPercentage": rnd.choice((0, 10, 50)),
+            "minCandidateNodesAbsolute": rnd.choice((1, 2, 100))}}]
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration", "podInitialBackoffSeconds": initial,
+            "podMaxBackoffSeconds": max(initial, rnd.choice((initial, 5, 10, 20, 60))),
+            "profiles": [profile]}
+
+
+def generate_timeline(seed: int, *, config: bool = False) -> dict[str, Any]:
+    """The timeline case for ``seed`` (with a random scheduler configuration: ``config``)."""
     rnd = random.Random(seed)
     b = _Builder(rnd)
     nodes = [b.new_node() for _ in range(rnd.randint(1, 3))]
@@ -170,5 +192,8 @@ def generate_timeline(seed: int) -> dict[str, Any]:
     classes = [{"metadata": {"name": n}, "value": v,
                 **({"preemptionPolicy": p} if p else {})} for n, v, p in _CLASSES]
     until = at + (400_000 if rnd.random() < 0.25 else 60_000)
-    return {"priorityClasses": classes, "nodes": nodes, "pods": pods,
+    case = {"priorityClasses": classes, "nodes": nodes, "pods": pods,
             "timeline": timeline, "until": until}
+    if config:
+        case["config"] = scheduler_config(seed)
+    return case
