@@ -50,6 +50,18 @@ def env(**extra: str) -> dict[str, str]:
     return out
 
 
+def python_with_plugins(args: list[str], cwd: Path, env: dict[str, str] | None = None,
+                        timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``python ARGS`` in ``cwd`` as a plugin author does: the source and ``cwd``
+    importable, no plugin module named by ``KRULESET_RULES`` unless ``env`` names one."""
+    full = dict(os.environ)
+    full["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd)])
+    full.pop("KRULESET_RULES", None)
+    full.update(env or {})
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
 def kruleset(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     """Run ``kruleset ARGS`` in a child process with pipes for its streams."""
     return subprocess.run([sys.executable, "-m", "kruleset", *args], capture_output=True,

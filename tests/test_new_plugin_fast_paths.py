@@ -27,7 +27,7 @@ from kruleset.rules.engine import Reads
 from kruleset.rules.registry import get_ruleset
 from kruleset.rules.scheduler.fast import dry_run
 from kruleset.rules.scheduler.framework import FastPaths, ScheduleContext
-from kruleset.rules.scheduler.node_selection import overlay_for
+from kruleset.rules.scheduler.node_selection import node_pods
 from kruleset.sim.core import Simulation
 
 CROWDED = "test.filter.TwoOfAppA"
@@ -41,9 +41,7 @@ def _two_of_app_a(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
     dry run takes away, which the overlay says)."""
     if pod.labels.get("app") != "a":
         return None
-    ov = overlay_for(ctx, node)
-    pods = ov.pods(node) if ov is not None else node.pods.values()
-    if sum(1 for ps in pods if ps.pod.labels.get("app") == "a") >= 2:
+    if sum(1 for ps in node_pods(ctx, node) if ps.pod.labels.get("app") == "a") >= 2:
         return kruleset.Failure("node(s) already run two app=a pods")
     return None
 

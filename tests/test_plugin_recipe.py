@@ -13,12 +13,10 @@ the fast paths must step aside for it).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_files import python_with_plugins
 from test_preemption_fastpath import scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,16 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES_PY = '''\
 """AppAQuota's rules: at most two app=a pods per node; fewer pods score higher."""
 import kruleset
-from kruleset.rules.scheduler.node_selection import overlay_for
+from kruleset.rules.scheduler.node_selection import node_pods
 
 
 def crowded(ctx, args, pod, node):
     if pod.labels.get("app") != "a":
         return None
     # The node's pods as a preemption dry run sees them (victims taken away).
-    ov = overlay_for(ctx, node)
-    pods = ov.pods(node) if ov is not None else node.pods.values()
-    if sum(1 for ps in pods if ps.pod.labels.get("app") == "a") >= 2:
+    if sum(1 for ps in node_pods(ctx, node) if ps.pod.labels.get("app") == "a") >= 2:
         return kruleset.Failure("node(s) already run two app=a pods")
     return None
 
@@ -126,16 +122,6 @@ def _recipe_files() -> set[str]:
     return set(re.findall(r"`(myplugin/[\w./]+)`", recipe))
 
 
-def _kruleset(args: list[str], cwd: Path, env: dict[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ)
-    full["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd)])
-    full.pop("KRULESET_RULES", None)
-    full.update(env or {})
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=600, check=False)
-
-
 def test_the_recipe_names_the_files_written_here() -> None:
     assert _recipe_files() == set(PLUGIN_FILES)
 
@@ -149,12 +135,12 @@ def test_a_plugin_made_by_the_recipe_is_enabled_by_name_and_decides(tmp_path: Pa
     (tmp_path / "off.kr").write_text(SMALL.replace('config scheduler "sched.yaml"\n', ""),
                                      encoding="utf-8")
     cli = ["-m", "kruleset", "run"]
-    done = _kruleset([*cli, "--rules", "myplugin", "s.kr"], tmp_path)
+    done = python_with_plugins([*cli, "--rules", "myplugin", "s.kr"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     # Registered but not enabled by the configuration: a3 goes where the defaults put it.
-    assert _kruleset([*cli, "--rules", "myplugin", "off.kr"], tmp_path).returncode == 1
+    assert python_with_plugins([*cli, "--rules", "myplugin", "off.kr"], tmp_path).returncode == 1
     # Not loaded: the configuration names an unknown plugin.
-    unknown = _kruleset([*cli, "s.kr"], tmp_path)
+    unknown = python_with_plugins([*cli, "s.kr"], tmp_path)
     assert unknown.returncode == 2 and "unknown scheduler plugin 'AppAQuota'" in unknown.stderr
 
     paths = []
@@ -163,7 +149,7 @@ def test_a_plugin_made_by_the_recipe_is_enabled_by_name_and_decides(tmp_path: Pa
         path.write_text('config scheduler "sched.yaml"\n' + scenario(seed), encoding="utf-8")
         paths.append(path.name)
     (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
-    run = _kruleset(["driver.py", *paths], tmp_path, {"KRULESET_RULES": "myplugin"})
+    run = python_with_plugins(["driver.py", *paths], tmp_path, {"KRULESET_RULES": "myplugin"})
     assert run.returncode == 0, run.stderr
     differ, rejected, preempted = json.loads(run.stdout)
     assert differ == []

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from cli_files import python_with_plugins
 
 import kruleset
 from kruleset.model import Container, Pod
@@ -190,12 +191,7 @@ def test_rule_failure_register_are_exported() -> None:
 
 def _kruleset(args: list[str], cwd: Path, env: dict[str, str] | None = None
               ) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ)
-    full["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd)])
-    full.pop("KRULESET_RULES", None)
-    full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kruleset", *args], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return python_with_plugins(["-m", "kruleset", *args], cwd, env, timeout=300)
 
 
 GOOD = """\

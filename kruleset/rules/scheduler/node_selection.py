@@ -54,6 +54,7 @@ __all__ = [
     "find_feasible",
     "invalidate_node_order",
     "next_start_index",
+    "node_pods",
     "nominated_pods",
     "node_order",
     "num_feasible_nodes_to_find",
@@ -121,6 +122,13 @@ def overlay_for(ctx: ScheduleContext, node: NodeState) -> Overlay | None:
     if ov is not None and ov.node == node.name:
         return ov
     return None
+
+
+def node_pods(ctx: ScheduleContext, node: NodeState) -> Iterable[PodState]:
+    """``node``'s pods as this check sees them: without the pods a preemption dry run
+    takes away and with the nominated pods it adds (the overlay in force), else all."""
+    ov = overlay_for(ctx, node)
+    return ov.pods(node) if ov is not None else node.pods.values()
 
 
 # --- per-cycle preparation ------------------------------------------------------

@@ -18,7 +18,7 @@ from kruleset.rules.registry import rule
 from kruleset.rules.scheduler.framework import ScheduleContext
 
 from ..framework import FILTERS
-from ..node_selection import overlay_for
+from ..node_selection import node_pods
 from ..paths import pod_shape
 
 __all__: list[str] = []
@@ -37,9 +37,7 @@ def _node_ports(ctx: ScheduleContext, args: Mapping[str, Any], pod: Pod,
     if not pod.host_ports:
         return None
     wanted = set(pod.host_ports)
-    ov = overlay_for(ctx, node)
-    pods = ov.pods(node) if ov is not None else node.pods.values()
-    for ps in pods:
+    for ps in node_pods(ctx, node):
         for hp in ps.pod.host_ports:
             if hp in wanted:
                 return Failure("node(s) didn't have free ports for the requested pod ports",
